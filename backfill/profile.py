@@ -1,0 +1,312 @@
+"""Free processors over time, as a step function: the data structure every backfilling scheduler plans on.
+
+Design (after sortedcontainers): two parallel Python lists, ``_times`` (strictly increasing breakpoints)
+and ``_free`` (free processors from ``_times[i]`` until ``_times[i + 1]``; the last step extends to
+infinity). There is no object per step, every lookup is a C-level :func:`bisect`, and every update is one
+slice assignment plus at most four list insertions or deletions, which move memory in C. Adjacent steps
+always differ, so the profile holds at most two steps per planned job and stays short.
+
+Complexities below use *n* for the number of steps and *k* for the number of steps a call spans or scans.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+
+from backfill.errors import BackfillError
+
+__all__ = ["Profile", "ProfileError"]
+
+
+class ProfileError(BackfillError):
+    """A reservation or release would take the profile outside ``[0, capacity]``."""
+
+
+class Profile:
+    """Free processors of a machine as a step function of time, from an origin onwards.
+
+    Before any reservation every processor is free at every time. :meth:`reserve` takes processors over
+    a half-open interval ``[start, end)``, :meth:`release` gives them back, and :meth:`earliest_fit`
+    finds where a job fits. Times before :attr:`origin` are outside the profile.
+
+    Args:
+        capacity: Number of processors of the machine.
+        origin: First time the profile describes.
+
+    Example:
+        >>> p = Profile(8)
+        >>> p.reserve(0, 10, 6)
+        >>> p.earliest_fit(0, 4, 5)
+        10
+        >>> p.earliest_fit(0, 2, 50)
+        0
+        >>> list(p)
+        [(0, 2), (10, 8)]
+    """
+
+    __slots__ = ("_free", "_times", "capacity")
+
+    def __init__(self, capacity: int, origin: float = 0) -> None:
+        if capacity <= 0:
+            raise ProfileError(f"capacity must be positive, got {capacity}")
+        self.capacity = capacity
+        self._times: list[float] = [origin]
+        self._free: list[int] = [capacity]
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    @property
+    def origin(self) -> float:
+        """The first time the profile describes. O(1)."""
+        return self._times[0]
+
+    def __len__(self) -> int:
+        """Number of steps. O(1)."""
+        return len(self._times)
+
+    def __iter__(self) -> Iterator[tuple[float, int]]:
+        """Iterate over ``(time, free)`` steps in time order. O(n) for the whole iteration."""
+        return zip(self._times, self._free, strict=True)
+
+    def __repr__(self) -> str:
+        steps = ", ".join(f"{t:g}:{f}" for t, f in self)
+        return f"Profile(capacity={self.capacity}, steps=[{steps}])"
+
+    def free_at(self, time: float) -> int:
+        """Return the free processors at ``time`` (at or after the origin). O(log n).
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(5, 10, 3)
+            >>> p.free_at(4.9), p.free_at(5), p.free_at(10)
+            (4, 1, 4)
+        """
+        return self._free[max(bisect_right(self._times, time) - 1, 0)]
+
+    def min_free(self, start: float, end: float) -> int:
+        """Return the fewest free processors over ``[start, end)``. O(log n + k).
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(5, 10, 3)
+            >>> p.min_free(0, 5), p.min_free(0, 6)
+            (4, 1)
+        """
+        times = self._times
+        i = max(bisect_right(times, start) - 1, 0)
+        j = max(bisect_left(times, end), i + 1)
+        return min(self._free[i:j])
+
+    def earliest_fit(self, time: float, processors: int, duration: float) -> float:
+        """Return the earliest start ``s >= time`` with ``processors`` free throughout ``[s, s + duration)``.
+
+        A zero ``duration`` still needs the processors free at ``s``. A start always exists because every
+        processor is free after the last step. O(log n + k), k = steps scanned from ``time``.
+
+        Raises:
+            ProfileError: If ``processors`` exceeds the capacity.
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 10, 2)
+            >>> p.reserve(20, 30, 3)
+            >>> p.earliest_fit(0, 2, 20), p.earliest_fit(0, 2, 21), p.earliest_fit(0, 3, 10)
+            (0, 30, 10)
+        """
+        if processors > self.capacity:
+            raise ProfileError(f"{processors} processors exceed the capacity {self.capacity}")
+        times = self._times
+        free = self._free
+        n = len(times)
+        if time < times[0]:
+            time = times[0]
+        i = bisect_right(times, time) - 1
+        start = time
+        while True:
+            while free[i] < processors:
+                i += 1
+                start = times[i]
+            end = start + duration
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < processors:
+                    break
+                j += 1
+            else:
+                return start
+            i = j
+
+    def earliest_move(
+        self, time: float, processors: int, duration: float, current: float
+    ) -> float | None:
+        """Return where a job planned at ``current`` could start earlier, or ``None`` if nowhere.
+
+        This is the compression step of Conservative backfilling without touching the profile: the job's
+        own reservation ``[current, current + duration)`` counts as free, and the result is the earliest
+        start ``s`` with ``time <= s < current`` at which the job fits, exactly what removing the job and
+        re-inserting it at its earliest fit would give. A job that cannot move costs no update.
+        O(log n + k), k = steps scanned from ``time`` up to ``current``.
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(10, 20, 4)  # a job planned at 10; nothing else in the way
+            >>> p.earliest_move(0, 4, 10, current=10)
+            0
+            >>> p.reserve(0, 5, 1)
+            >>> p.earliest_move(0, 4, 10, current=10)
+            5
+            >>> p.reserve(5, 10, 1)
+            >>> p.earliest_move(0, 4, 10, current=10) is None
+            True
+        """
+        # Past ``current`` the job's own reservation covers it, so a window that starts earlier needs
+        # the processors free only until ``min(start + duration, current)``.
+        times = self._times
+        free = self._free
+        n = len(times)
+        if time < times[0]:
+            time = times[0]
+        i = bisect_right(times, time) - 1
+        start = time
+        while start < current:
+            if free[i] < processors:
+                i += 1
+                start = times[i]
+                continue
+            end = min(start + duration, current)
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < processors:
+                    break
+                j += 1
+            else:
+                return start
+            i = j
+            start = times[i]
+        return None
+
+    # -- updates -------------------------------------------------------------------------------------
+
+    def _split(self, time: float) -> int:
+        """Ensure a breakpoint at ``time`` and return its index. O(log n + n) for the list insert."""
+        times = self._times
+        i = bisect_left(times, time)
+        if i < len(times) and times[i] == time:
+            return i
+        if i == 0:
+            raise ProfileError(f"time {time} is before the profile origin {times[0]}")
+        times.insert(i, time)
+        self._free.insert(i, self._free[i - 1])
+        return i
+
+    def _merge(self, i: int) -> None:
+        """Drop the breakpoint at ``i`` if the step before it has the same free count."""
+        if 0 < i < len(self._times) and self._free[i - 1] == self._free[i]:
+            del self._times[i]
+            del self._free[i]
+
+    def reserve(self, start: float, end: float, processors: int) -> None:
+        """Take ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
+
+        Raises:
+            ProfileError: If fewer than ``processors`` are free somewhere in the interval (nothing changes).
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 5, 3)
+            >>> p.reserve(2, 4, 2)
+            Traceback (most recent call last):
+            ...
+            backfill.profile.ProfileError: cannot reserve 2 processors over [2, 4): only 1 free
+        """
+        if not end > start:
+            return
+        i = self._split(start)
+        j = self._split(end)
+        free = self._free
+        lowest = min(free[i:j])
+        if lowest < processors:
+            self._merge(j)
+            self._merge(i)
+            raise ProfileError(
+                f"cannot reserve {processors} processors over [{start:g}, {end:g}): "
+                f"only {lowest} free"
+            )
+        free[i:j] = [f - processors for f in free[i:j]]
+        self._merge(j)
+        self._merge(i)
+
+    def release(self, start: float, end: float, processors: int) -> None:
+        """Give back ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
+
+        Raises:
+            ProfileError: If that would free more than the capacity somewhere (nothing changes).
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 10, 3)
+            >>> p.release(4, 10, 3)
+            >>> list(p)
+            [(0, 1), (4, 4)]
+        """
+        if not end > start:
+            return
+        i = self._split(start)
+        j = self._split(end)
+        free = self._free
+        highest = max(free[i:j])
+        if highest + processors > self.capacity:
+            self._merge(j)
+            self._merge(i)
+            raise ProfileError(
+                f"cannot release {processors} processors over [{start:g}, {end:g}): "
+                f"{highest} already free of {self.capacity}"
+            )
+        free[i:j] = [f + processors for f in free[i:j]]
+        self._merge(j)
+        self._merge(i)
+
+    def advance(self, time: float) -> None:
+        """Forget the profile before ``time``, which becomes the origin. O(log n + k), k = steps dropped.
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 10, 3)
+            >>> p.advance(6)
+            >>> list(p)
+            [(6, 1), (10, 4)]
+        """
+        times = self._times
+        if time <= times[0]:
+            return
+        i = bisect_right(times, time) - 1
+        if i:
+            del times[:i]
+            del self._free[:i]
+        times[0] = time
+
+    def copy(self) -> Profile:
+        """Return an independent copy. O(n).
+
+        Example:
+            >>> p = Profile(4)
+            >>> q = p.copy()
+            >>> q.reserve(0, 1, 4)
+            >>> p.free_at(0), q.free_at(0)
+            (4, 0)
+        """
+        other = Profile.__new__(Profile)
+        other.capacity = self.capacity
+        other._times = self._times.copy()
+        other._free = self._free.copy()
+        return other
+
+    def _check(self) -> None:
+        """Assert every invariant of the representation. O(n)."""
+        times, free = self._times, self._free
+        assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
+        assert all(a < b for a, b in zip(times, times[1:], strict=False)), "times strictly increase"
+        assert all(0 <= f <= self.capacity for f in free), "free within [0, capacity]"
+        assert free[-1] == self.capacity, "everything is free after the last step"
+        assert all(a != b for a, b in zip(free, free[1:], strict=False)), "adjacent steps differ"

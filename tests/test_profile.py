@@ -1,0 +1,164 @@
+"""The Profile against a naive model: a plain list of reservations, checked after every step."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from backfill.profile import Profile, ProfileError
+
+CAPACITY = 6
+times = st.integers(min_value=0, max_value=40)
+widths = st.integers(min_value=1, max_value=CAPACITY)
+durations = st.integers(min_value=0, max_value=15)
+
+
+class NaiveProfile:
+    """Free processors as capacity minus every reservation covering the instant."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.origin = 0
+        self.intervals: list[tuple[int, int, int]] = []
+
+    def free_at(self, t: float) -> int:
+        return self.capacity - sum(p for s, e, p in self.intervals if s <= t < e)
+
+    def fits(self, s: float, p: int, d: float) -> bool:
+        # The free count only changes at reservation boundaries, so checking those inside the
+        # window (and its start) is exhaustive.
+        points = {s} | {x for a, b, _ in self.intervals for x in (a, b) if s < x < s + d}
+        return all(self.free_at(x) >= p for x in points)
+
+    def earliest_fit(self, t: float, p: int, d: float) -> float:
+        t = max(t, self.origin)
+        candidates = sorted({t} | {e for _, e, _ in self.intervals if e > t})
+        return next(c for c in candidates if self.fits(c, p, d))
+
+
+class ProfileMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.profile = Profile(CAPACITY)
+        self.model = NaiveProfile(CAPACITY)
+
+    @rule(start=times, duration=durations, p=widths)
+    def reserve(self, start: int, duration: int, p: int) -> None:
+        start = max(start, self.model.origin)
+        end = start + duration
+        ok = duration == 0 or self.model.fits(start, p, duration)
+        if ok:
+            self.profile.reserve(start, end, p)
+            if duration:
+                self.model.intervals.append((start, end, p))
+        else:
+            with pytest.raises(ProfileError):
+                self.profile.reserve(start, end, p)
+
+    @rule(t=times, p=widths, d=durations)
+    def reserve_at_earliest_fit(self, t: int, p: int, d: int) -> None:
+        s = self.profile.earliest_fit(t, p, d)
+        assert s == self.model.earliest_fit(t, p, d)
+        self.profile.reserve(s, s + d, p)
+        if d:
+            self.model.intervals.append((s, s + d, p))
+
+    @precondition(lambda self: self.model.intervals)
+    @rule(data=st.data())
+    def release_part(self, data: st.DataObject) -> None:
+        k = data.draw(st.integers(0, len(self.model.intervals) - 1))
+        s, e, p = self.model.intervals.pop(k)
+        cut = data.draw(st.integers(max(s, self.model.origin), e))
+        self.profile.release(cut, e, p)
+        if cut > s:
+            self.model.intervals.append((s, cut, p))
+
+    @rule(p=widths)
+    def release_too_much(self, p: int) -> None:
+        t = self.model.origin
+        if self.model.free_at(t) + p > CAPACITY:
+            with pytest.raises(ProfileError):
+                self.profile.release(t, t + 1, p)
+
+    @precondition(lambda self: self.model.intervals)
+    @rule(data=st.data())
+    def move_earlier(self, data: st.DataObject) -> None:
+        k = data.draw(st.integers(0, len(self.model.intervals) - 1))
+        s, e, p = self.model.intervals[k]
+        t = data.draw(st.integers(self.model.origin, self.model.origin + 40))
+        got = self.profile.earliest_move(t, p, e - s, current=s)
+        # The definition: remove the job, find its earliest fit, keep it only if earlier.
+        del self.model.intervals[k]
+        fit = self.model.earliest_fit(t, p, e - s)
+        self.model.intervals.insert(k, (s, e, p))
+        assert got == (fit if fit < s else None)
+
+    @rule(dt=st.integers(0, 10))
+    def advance(self, dt: int) -> None:
+        t = self.model.origin + dt
+        self.profile.advance(t)
+        self.model.origin = max(self.model.origin, t)
+        self.model.intervals = [(max(s, t), e, p) for s, e, p in self.model.intervals if e > t]
+
+    @rule(t=times, p=widths, d=durations)
+    def earliest_fit_matches(self, t: int, p: int, d: int) -> None:
+        assert self.profile.earliest_fit(t, p, d) == self.model.earliest_fit(t, p, d)
+
+    @rule(a=times, b=times)
+    def min_free_matches(self, a: int, b: int) -> None:
+        a, b = sorted((max(a, self.model.origin), max(b, self.model.origin)))
+        assume(b > a)
+        points = {a} | {x for s, e, _ in self.model.intervals for x in (s, e) if a < x < b}
+        assert self.profile.min_free(a, b) == min(self.model.free_at(x) for x in points)
+
+    @invariant()
+    def same_step_function(self) -> None:
+        self.profile._check()
+        assert self.profile.origin == self.model.origin
+        steps = list(self.profile)
+        for t, f in steps:
+            assert self.model.free_at(t) == f
+        # Between breakpoints nothing changes: every model boundary agrees with the step it is in.
+        for s, e, _ in self.model.intervals:
+            for x in (s, e):
+                if x >= self.model.origin:
+                    assert self.profile.free_at(x) == self.model.free_at(x)
+
+
+TestProfileMachine = ProfileMachine.TestCase
+TestProfileMachine.settings = settings(max_examples=200, stateful_step_count=30, deadline=None)
+
+
+def test_wider_than_capacity_is_an_error() -> None:
+    with pytest.raises(ProfileError, match="exceed the capacity"):
+        Profile(4).earliest_fit(0, 5, 1)
+
+
+def test_reserve_before_origin_is_an_error() -> None:
+    p = Profile(4, origin=10)
+    with pytest.raises(ProfileError, match="before the profile origin"):
+        p.reserve(5, 20, 1)
+
+
+def test_failed_reserve_leaves_profile_unchanged() -> None:
+    p = Profile(4)
+    p.reserve(0, 10, 3)
+    before = list(p)
+    with pytest.raises(ProfileError):
+        p.reserve(5, 15, 2)
+    assert list(p) == before
+    p._check()
+
+
+@given(st.lists(st.tuples(times, durations, widths), max_size=30))
+def test_reserving_at_earliest_fit_never_fails(jobs: list[tuple[int, int, int]]) -> None:
+    p = Profile(CAPACITY)
+    for t, d, w in jobs:
+        s = p.earliest_fit(t, w, d)
+        assert s >= t
+        p.reserve(s, s + d, w)
+        p._check()
+    # Each planned job adds at most two breakpoints.
+    assert len(p) <= 2 * len(jobs) + 1
