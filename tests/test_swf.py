@@ -1,0 +1,960 @@
+"""The SWF reader and writer: cleaning rules, malformed input, round trips, archive traces."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backfill.errors import BackfillError, SWFError
+from backfill.swf import CleaningPolicy, ReadReport, read_swf, write_swf
+from backfill.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
+
+TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+needs_traces = pytest.mark.skipif(
+    not TRACES.is_dir(), reason=f"trace folder {TRACES} is absent (the archive logs live there)"
+)
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+
+FIELD_DEFAULTS: dict[str, float] = {
+    "id": 1,
+    "submit": 0,
+    "wait": -1,
+    "runtime": 100,
+    "processors": 4,
+    "cpu_time": -1,
+    "memory": -1,
+    "requested_processors": 4,
+    "estimate": 200,
+    "requested_memory": -1,
+    "status": 1,
+    "user": 1,
+    "group": 1,
+    "executable": -1,
+    "queue": 1,
+    "partition": -1,
+    "preceding_job": -1,
+    "think_time": -1,
+}
+
+
+def line(**fields: float | str) -> str:
+    """One SWF data line; unspecified fields take FIELD_DEFAULTS."""
+    unknown = set(fields) - set(SWF_FIELDS)
+    assert not unknown, unknown
+    values = {**FIELD_DEFAULTS, **fields}
+    return " ".join(str(values[name]) for name in SWF_FIELDS)
+
+
+def swf(*lines: str, header: str = "; MaxProcs: 16") -> io.StringIO:
+    return io.StringIO("\n".join([header, *lines]) + "\n" if header else "\n".join(lines) + "\n")
+
+
+def read(*lines: str, policy: CleaningPolicy | None = None) -> tuple[Workload, ReadReport]:
+    return read_swf(swf(*lines), policy or CleaningPolicy())
+
+
+def ids(workload: Workload) -> list[int]:
+    return workload.column("id").tolist()
+
+
+def check_invariant(report: ReadReport) -> None:
+    assert report.lines == report.kept + sum(report.dropped.values()) + len(report.skipped_lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cleaning rules
+# ---------------------------------------------------------------------------------------------
+
+
+def test_clean_job_is_kept_unchanged() -> None:
+    w, report = read(line(id=7, submit=3, runtime=50, processors=2, estimate=60))
+    assert len(w) == 1 and report.kept == 1 and report.lines == 1
+    job = w[0]
+    assert (job.id, job.submit, job.runtime, job.processors, job.estimate) == (
+        7,
+        3.0,
+        50.0,
+        2,
+        60.0,
+    )
+    assert dict(report.dropped) == {} and dict(report.altered) == {}
+    assert report.skipped_lines == ()
+
+
+@pytest.mark.parametrize("status", [2, 3, 4])
+def test_partial_executions_are_dropped(status: int) -> None:
+    w, report = read(line(id=1), line(id=2, status=status))
+    assert ids(w) == [1]
+    assert dict(report.dropped) == {"partial_execution": 1}
+    assert report.dropped_ids["partial_execution"] == (2,)
+    w, report = read(
+        line(id=1), line(id=2, status=status), policy=CleaningPolicy(drop_partial=False)
+    )
+    assert ids(w) == [1, 2]
+
+
+def test_cancelled_jobs_are_dropped_only_if_they_never_ran() -> None:
+    lines = [line(id=1, status=5, runtime=0), line(id=2, status=5, runtime=30), line(id=3)]
+    w, report = read(*lines)
+    assert ids(w) == [2, 3]
+    assert report.dropped_ids == {"cancelled_before_start": (1,)}
+    w, _ = read(*lines, policy=CleaningPolicy(drop_cancelled_unstarted=False))
+    assert ids(w) == [1, 2, 3]
+
+
+def test_unknown_runtime_is_dropped() -> None:
+    lines = [line(id=1, runtime=-1), line(id=2, runtime=0)]
+    w, report = read(*lines)
+    assert ids(w) == [2]
+    assert report.dropped_ids == {"unknown_runtime": (1,)}
+    w, report = read(*lines, policy=CleaningPolicy(drop_unknown_runtime=False))
+    assert ids(w) == [1, 2]
+    # An unknown runtime gives no estimate to copy, so the estimate is left alone.
+    assert w[0].runtime == -1 and w[0].estimate == 200
+
+
+def test_unknown_submit_is_always_dropped() -> None:
+    lines = [line(id=1, submit=-1), line(id=2, submit=5)]
+    for policy in (CleaningPolicy(), CleaningPolicy.raw()):
+        w, report = read(*lines, policy=policy)
+        assert ids(w) == [2]
+        assert report.dropped_ids == {"unknown_submit": (1,)}
+
+
+def test_jobs_without_processors_are_dropped() -> None:
+    lines = [line(id=1, processors=0), line(id=2, processors=-1), line(id=3, processors=1)]
+    w, report = read(*lines)
+    assert ids(w) == [3]
+    assert report.dropped == {"no_processors": 2}
+    assert report.dropped_ids == {"no_processors": (1, 2)}
+    w, _ = read(*lines, policy=CleaningPolicy(drop_no_processors=False))
+    assert ids(w) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("choice", "expected"),
+    [
+        ("allocated", {1: 4, 3: 2}),
+        ("requested", {1: 8, 2: 6}),
+        ("allocated_or_requested", {1: 4, 2: 6, 3: 2}),
+    ],
+)
+def test_processors_choice(choice: str, expected: dict[int, int]) -> None:
+    lines = [
+        line(id=1, processors=4, requested_processors=8),
+        line(id=2, processors=-1, requested_processors=6),
+        line(id=3, processors=2, requested_processors=-1),
+    ]
+    w, report = read(*lines, policy=CleaningPolicy(processors=choice))
+    assert {job.id: job.processors for job in w} == expected
+    # The requested count itself is kept as it was in the file.
+    assert {job.id: job.requested_processors for job in w} == {
+        k: v for k, v in {1: 8, 2: 6, 3: -1}.items() if k in expected
+    }
+    check_invariant(report)
+
+
+def test_missing_estimate_becomes_exact() -> None:
+    lines = [
+        line(id=1, runtime=70, estimate=-1),
+        line(id=2, runtime=70, estimate=0),
+        line(id=3),
+        line(id=4, runtime=0, estimate=0),  # already exact: not counted as a change
+    ]
+    w, report = read(*lines)
+    assert [job.estimate for job in w] == [70.0, 70.0, 200.0, 0.0]
+    assert report.altered == {"estimate_from_runtime": 2}
+    w, report = read(*lines, policy=CleaningPolicy(fill_missing_estimate=False))
+    assert [job.estimate for job in w] == [-1.0, 0.0, 200.0, 0.0]
+    assert report.altered == {}
+
+
+@pytest.mark.parametrize(
+    ("overrun", "kept", "runtime", "estimate", "dropped", "altered"),
+    [
+        ("raise_estimate", [1, 2], 300.0, 300.0, {}, {"estimate_raised_to_runtime": 1}),
+        ("truncate_runtime", [1, 2], 200.0, 200.0, {}, {"runtime_truncated_to_estimate": 1}),
+        ("keep", [1, 2], 300.0, 200.0, {}, {}),
+        ("drop", [2], None, None, {"runtime_over_estimate": 1}, {}),
+    ],
+)
+def test_overrun_policy(
+    overrun: str,
+    kept: list[int],
+    runtime: float | None,
+    estimate: float | None,
+    dropped: dict[str, int],
+    altered: dict[str, int],
+) -> None:
+    lines = [line(id=1, runtime=300, estimate=200), line(id=2, runtime=100, estimate=200)]
+    w, report = read(*lines, policy=CleaningPolicy(overrun=overrun))
+    assert ids(w) == kept
+    if runtime is not None:
+        assert (w[0].runtime, w[0].estimate) == (runtime, estimate)
+    assert dict(report.dropped) == dropped
+    assert dict(report.altered) == altered
+    if overrun == "drop":
+        assert report.dropped_ids == {"runtime_over_estimate": (1,)}
+    assert w[-1].runtime == 100 and w[-1].estimate == 200
+    check_invariant(report)
+
+
+def test_filled_estimates_never_count_as_overruns() -> None:
+    w, report = read(line(id=1, runtime=500, estimate=-1), policy=CleaningPolicy(overrun="drop"))
+    assert ids(w) == [1] and w[0].estimate == 500
+    assert report.altered == {"estimate_from_runtime": 1}
+
+
+def test_a_job_is_counted_under_the_first_rule_only() -> None:
+    # Partial, cancelled, no runtime and no processors at once: counted once, as partial.
+    bad = line(id=1, status=3, runtime=-1, processors=-1, submit=-1)
+    w, report = read(bad, line(id=2))
+    assert ids(w) == [2]
+    assert report.dropped == {"partial_execution": 1}
+    check_invariant(report)
+
+
+def test_dropped_jobs_are_not_counted_as_altered() -> None:
+    w, report = read(line(id=1, status=2, estimate=-1), line(id=2, runtime=900, processors=0))
+    assert len(w) == 0
+    assert report.altered == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Machine size
+# ---------------------------------------------------------------------------------------------
+
+
+def test_jobs_wider_than_the_machine_are_rejected_with_their_ids() -> None:
+    lines = [line(id=i, processors=p) for i, p in [(1, 8), (2, 9), (3, 1), (4, 30)]]
+    w, report = read_swf(swf(*lines, header="; MaxProcs: 8"))
+    assert w.machine_size == 8 and ids(w) == [1, 3]
+    assert report.dropped == {"wider_than_machine": 2}
+    assert report.dropped_ids == {"wider_than_machine": (2, 4)}
+    assert "wider_than_machine: 2" in report.summary()
+    # Even the most permissive policy cannot run a job wider than the machine.
+    w, report = read_swf(swf(*lines, header="; MaxProcs: 8"), CleaningPolicy.raw())
+    assert ids(w) == [1, 3]
+
+
+def test_machine_size_argument_overrides_the_header() -> None:
+    lines = [line(id=i, processors=p) for i, p in [(1, 8), (2, 9)]]
+    w, report = read_swf(swf(*lines, header="; MaxProcs: 8"), machine_size=64)
+    assert w.machine_size == 64 and ids(w) == [1, 2]
+    assert report.machine_size_from == "argument"
+    w, report = read_swf(swf(*lines, header="; MaxProcs: 8"), machine_size=4)
+    assert len(w) == 0 and report.dropped_ids == {"wider_than_machine": (1, 2)}
+
+
+def test_machine_size_from_max_nodes_then_widest_job() -> None:
+    w, report = read_swf(swf(line(processors=3), header="; MaxNodes: 32 (dual CPU)"))
+    assert (w.machine_size, report.machine_size_from) == (32, "MaxNodes")
+    w, report = read_swf(swf(line(id=1, processors=3), line(id=2, processors=12), header=""))
+    assert (w.machine_size, report.machine_size_from) == (12, "widest_job")
+    # A header value that is not a number is ignored rather than trusted.
+    w, report = read_swf(swf(line(processors=5), header="; MaxProcs: unknown"))
+    assert (w.machine_size, report.machine_size_from) == (5, "widest_job")
+
+
+def test_machine_size_reads_the_leading_number_of_annotated_values() -> None:
+    w, _ = read_swf(swf(line(), header="; MaxProcs: 1664 (72, 1368, 224)"))
+    assert w.machine_size == 1664
+
+
+@pytest.mark.parametrize("bad", [0, -4, 2.5, True, "8"])
+def test_machine_size_argument_is_checked(bad: object) -> None:
+    with pytest.raises(BackfillError, match="machine_size"):
+        read_swf(swf(line()), machine_size=bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# Empty and header-only input, ordering, provenance
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "   \n\t\n", "; just a comment\n;\n"])
+def test_input_without_data_lines_gives_an_empty_workload(text: str) -> None:
+    w, report = read_swf(io.StringIO(text))
+    assert len(w) == 0 and report.lines == 0 and report.kept == 0
+    assert w.machine_size == 1 and report.machine_size_from == "default"
+
+
+def test_header_only_file_keeps_its_machine_size() -> None:
+    w, _ = read_swf(io.StringIO("; Version: 2.2\n; MaxProcs: 128\n"))
+    assert len(w) == 0 and w.machine_size == 128
+    assert w.header["Version"] == "2.2"
+
+
+def test_all_jobs_dropped_still_gives_a_workload() -> None:
+    w, report = read(line(id=1, status=2), line(id=2, runtime=-1))
+    assert len(w) == 0 and report.lines == 2
+    check_invariant(report)
+
+
+def test_jobs_are_sorted_by_submit_time_stably() -> None:
+    lines = [line(id=i, submit=s) for i, s in [(1, 50), (2, 10), (3, 50), (4, 0), (5, 10)]]
+    w, _ = read(*lines)
+    assert ids(w) == [4, 2, 5, 1, 3]
+
+
+def test_provenance_names_the_file_but_not_its_directory(tmp_path: Path) -> None:
+    path = tmp_path / "sub dir" / "mylog.swf"
+    path.parent.mkdir()
+    path.write_text("; MaxProcs: 16\n" + line(id=1) + "\n" + line(id=2, status=4) + "\n")
+    w, report = read_swf(path)
+    prov = dict(w.provenance)
+    assert prov["source"] == "mylog.swf" == report.source
+    assert str(tmp_path) not in repr(prov)
+    assert prov["policy"] == repr(CleaningPolicy())
+    assert prov["lines"] == 2 and prov["kept"] == 1
+    assert prov["dropped"] == {"partial_execution": 1}
+    assert prov["machine_size_from"] == "MaxProcs"
+    # str paths work as well as Path objects.
+    assert len(read_swf(str(path))[0]) == 1
+
+
+def test_unnamed_streams_are_called_string() -> None:
+    _, report = read(line())
+    assert report.source == "<string>"
+
+
+def test_summary_mentions_the_counts() -> None:
+    _, report = read(line(id=1), line(id=2, status=2), line(id=3, estimate=-1))
+    text = report.summary()
+    assert "3 data lines: 2 jobs kept, 1 dropped, 0 malformed lines skipped" in text
+    assert "partial_execution: 1" in text and "estimate_from_runtime: 1" in text
+    assert "machine size 16 (from MaxProcs)" in text
+
+
+def test_report_rejects_counts_that_do_not_add_up() -> None:
+    with pytest.raises(BackfillError, match="does not add up"):
+        ReadReport(source="x", lines=3, kept=1, machine_size=1, machine_size_from="default")
+
+
+# ---------------------------------------------------------------------------------------------
+# Header parsing
+# ---------------------------------------------------------------------------------------------
+
+HEADER = """\
+;       Version: 2.2
+;      Computer: Pentium-III Linux cluster
+;   Information: http://www.cs.huji.ac.il/labs/parallel/workload
+;   Information: http://www.cs.vu.nl/das2
+;TimeZoneString: Europe/Amsterdam  # CET
+; UnixStartTime: 1041377305
+;
+;      MaxNodes: 32 (dual CPU)
+;      MaxProcs: 64
+; Note: hybrid nodes are not taken into account in the MaxNodes
+;\tand MaxProcs fields.
+;\tsee: http://example.org/curie
+;
+;   --- a free-form comment without a key ---
+;              http://www.cs.huji.ac.il/labs/parallel/workload/
+; Partition:  1  pbatch
+; Partition:  2  pdebug
+; Queue:
+"""
+
+
+def test_header_keys_values_repeats_and_continuations() -> None:
+    w, _ = read_swf(io.StringIO(HEADER + line() + "\n"))
+    h = dict(w.header)
+    assert h["Version"] == "2.2"
+    assert h["Computer"] == "Pentium-III Linux cluster"
+    assert h["Information"] == (
+        "http://www.cs.huji.ac.il/labs/parallel/workload\nhttp://www.cs.vu.nl/das2"
+    )
+    assert h["TimeZoneString"] == "Europe/Amsterdam  # CET"
+    assert h["UnixStartTime"] == "1041377305"
+    assert h["MaxNodes"] == "32 (dual CPU)"
+    assert h["MaxProcs"] == "64"
+    assert h["Note"] == (
+        "hybrid nodes are not taken into account in the MaxNodes\nand MaxProcs fields.\n"
+        "see: http://example.org/curie"
+    )
+    assert h["Partition"] == "1  pbatch\n2  pdebug"
+    assert h["Queue"] == ""
+    # Lower-case words before a colon ("see:", "http:") continue a value; they are not keys.
+    assert "see" not in h and "http" not in h
+    assert w.machine_size == 64
+
+
+def test_comment_lines_between_data_lines_are_allowed() -> None:
+    w, report = read(line(id=1), "; Note: halfway", "   ; indented comment", line(id=2))
+    assert ids(w) == [1, 2] and report.lines == 2
+    assert w.header["Note"] == "halfway\nindented comment"
+
+
+# ---------------------------------------------------------------------------------------------
+# Malformed input
+# ---------------------------------------------------------------------------------------------
+
+GOOD = line(id=1)
+MALFORMED = {
+    "17 fields": (" ".join(line(id=2).split()[:17]), "expected 18 fields, got 17"),
+    "19 fields": (line(id=2) + " 5", "expected 18 fields, got 19"),
+    "word": (line(id=2, runtime="abc"), r"field 4 \(runtime\) is not a number: 'abc'"),
+    "two dots": (line(id=2, submit="1.2.3"), "field 2 .* is not a number"),
+    "underscore": (line(id=2, submit="1_000"), "field 2 .* is not a number"),
+    "unicode digit": (line(id=2, submit="\u0665"), "field 2 .* is not a number"),
+    "nan": (line(id=2, runtime="nan"), r"field 4 \(runtime\) is not a finite number"),
+    "inf": (line(id=2, estimate="-inf"), r"field 9 \(estimate\) is not a finite number"),
+    "overflow": (line(id=2, wait="1e400"), r"field 3 \(wait\) is not a finite number"),
+    "fractional width": (line(id=2, processors=2.5), r"field 5 \(processors\) must be an integer"),
+    "fractional id": (line(id=2.5), r"field 1 \(id\) must be an integer, got 2.5"),
+    "fractional status": (line(id=2, status="1.5"), r"field 11 \(status\) must be an integer"),
+    "huge id": (line(id="1e20"), r"field 1 \(id\) is out of range"),
+    "negative submit": (line(id=2, submit=-5), r"field 2 \(submit\) is negative: -5.0"),
+    "duplicate id": (line(id=1, submit=9), r"duplicate job id 1 \(first on line 2\)"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_malformed_line_raises_with_its_line_number(case: str) -> None:
+    bad, message = MALFORMED[case]
+    # Line 1 is the header, 2 a good job, 3 blank, 4 a comment, 5 the bad line, 6 another good job.
+    text = "\n".join(["; MaxProcs: 16", GOOD, "", "; Note: x", bad, line(id=3)]) + "\n"
+    with pytest.raises(SWFError, match=message) as info:
+        read_swf(io.StringIO(text))
+    assert info.value.line == 5
+    assert info.value.path == "<string>"
+    assert str(info.value).startswith("<string>:5: ")
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_lenient_mode_skips_and_counts_malformed_lines(case: str) -> None:
+    bad, _ = MALFORMED[case]
+    text = "\n".join(["; MaxProcs: 16", GOOD, "", "; Note: x", bad, line(id=3)]) + "\n"
+    w, report = read_swf(io.StringIO(text), lenient=True)
+    assert ids(w) == [1, 3]
+    assert report.skipped_lines == (5,)
+    assert report.lines == 3
+    check_invariant(report)
+    assert "skipped lines: 5" in report.summary()
+
+
+def test_the_first_bad_line_is_reported() -> None:
+    text = "\n".join([GOOD, line(id=2, processors=1.5), "1 2 3", line(id=2)])
+    with pytest.raises(SWFError) as info:
+        read_swf(io.StringIO(text))
+    assert info.value.line == 2
+    w, report = read_swf(io.StringIO(text), lenient=True)
+    # Line 2 was bad, so the job id 2 on line 4 is not a duplicate.
+    assert ids(w) == [1, 2] and report.skipped_lines == (2, 3)
+
+
+def test_error_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.swf"
+    path.write_text("; MaxProcs: 4\n" + GOOD + "\n" + "1 2 3\n")
+    with pytest.raises(SWFError) as info:
+        read_swf(path)
+    assert info.value.path == str(path) and info.value.line == 3
+    assert str(info.value) == f"{path}:3: expected 18 fields, got 3"
+
+
+def test_lenient_mode_agrees_with_the_fast_path_on_good_lines() -> None:
+    # Enough lines for several of the slow path's blocks, with bad lines in two of them.
+    rng = np.random.default_rng(5)
+    n = 5000
+    submits, runtimes = rng.integers(0, 10**6, n).tolist(), rng.uniform(1, 99, n).tolist()
+    good = [
+        line(id=i, submit=s, runtime=r, cpu_time=round(r / 3, 4))
+        for i, (s, r) in enumerate(zip(submits, runtimes, strict=True))
+    ]
+    clean, _ = read_swf(swf(*good))
+    dirty_lines = [*good[:100], "garbage", *good[100:4000], line(id=4, submit=0.5), *good[4000:]]
+    dirty, report = read_swf(swf(*dirty_lines), lenient=True)
+    assert report.skipped_lines == (102, 4003)
+    assert clean.records.tobytes() == dirty.records.tobytes()
+    with pytest.raises(SWFError, match=r"duplicate job id 4 \(first on line 6\)") as info:
+        read_swf(swf(*good[:4000], line(id=4, submit=0.5), *good[4000:]))
+    assert info.value.line == 4002
+
+
+def test_tabs_and_runs_of_spaces_separate_fields() -> None:
+    text = "\t".join(line(id=1).split()) + "\n   " + "    ".join(line(id=2).split()) + "   \n"
+    w, _ = read_swf(io.StringIO(text))
+    assert ids(w) == [1, 2]
+
+
+def test_non_utf8_data_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin.swf"
+    path.write_bytes(b"; MaxProcs: 4\n" + GOOD.encode() + b"\n" + b"2 0 \xff\xfe 1\n")
+    with pytest.raises(SWFError, match="not valid UTF-8") as info:
+        read_swf(path)
+    assert info.value.line == 3
+    w, report = read_swf(path, lenient=True)
+    assert ids(w) == [1] and report.skipped_lines == (3,)
+
+
+def test_non_utf8_header_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin.swf"
+    path.write_bytes(b"; MaxProcs: 4\n; Acknowledge: J\xe9r\xf4me\n" + GOOD.encode() + b"\n")
+    with pytest.raises(SWFError, match="not valid UTF-8") as info:
+        read_swf(path)
+    assert info.value.line == 2
+    w, report = read_swf(path, lenient=True)
+    assert w.header["Acknowledge"] == "J\ufffdr\ufffdme"
+    assert len(w) == 1 and report.skipped_lines == ()
+
+
+def test_crlf_line_endings_and_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "dos.swf"
+    path.write_bytes(b"\xef\xbb\xbf; MaxProcs: 4\r\n" + GOOD.encode() + b"\r\n\r\n")
+    w, report = read_swf(path)
+    assert ids(w) == [1] and w.header["MaxProcs"] == "4" and report.lines == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# gzip and file objects
+# ---------------------------------------------------------------------------------------------
+
+TEXT = "; MaxProcs: 4\n" + GOOD + "\n" + line(id=2, submit=7) + "\n"
+
+
+def test_gzip_is_detected_by_magic_bytes_not_suffix(tmp_path: Path) -> None:
+    hidden = tmp_path / "compressed.swf"
+    hidden.write_bytes(gzip.compress(TEXT.encode()))
+    assert ids(read_swf(hidden)[0]) == [1, 2]
+    plain_named_gz = tmp_path / "plain.swf.gz"
+    plain_named_gz.write_text(TEXT)
+    assert ids(read_swf(plain_named_gz)[0]) == [1, 2]
+    normal = tmp_path / "log.swf.gz"
+    normal.write_bytes(gzip.compress(TEXT.encode()))
+    w, report = read_swf(normal)
+    assert ids(w) == [1, 2] and report.source == "log.swf.gz"
+
+
+def test_corrupt_gzip_raises(tmp_path: Path) -> None:
+    path = tmp_path / "broken.swf.gz"
+    path.write_bytes(gzip.compress(TEXT.encode())[:-12])
+    with pytest.raises(SWFError, match="not a valid gzip file") as info:
+        read_swf(path)
+    assert info.value.line is None and info.value.path == str(path)
+
+
+def test_file_objects_text_and_binary(tmp_path: Path) -> None:
+    path = tmp_path / "obj.swf.gz"
+    path.write_bytes(gzip.compress(TEXT.encode()))
+    with open(path, "rb") as f:
+        w, report = read_swf(f)
+    assert ids(w) == [1, 2] and report.source == "obj.swf.gz"
+    assert ids(read_swf(io.BytesIO(TEXT.encode()))[0]) == [1, 2]
+    text_path = tmp_path / "obj.swf"
+    text_path.write_text(TEXT)
+    with open(text_path, encoding="utf-8") as f:
+        w, report = read_swf(f)
+    assert ids(w) == [1, 2] and report.source == "obj.swf"
+
+
+def test_missing_file_raises_the_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        read_swf(tmp_path / "nope.swf")
+
+
+# ---------------------------------------------------------------------------------------------
+# CleaningPolicy
+# ---------------------------------------------------------------------------------------------
+
+
+def test_policy_defaults_and_repr() -> None:
+    p = CleaningPolicy()
+    assert p.processors == "allocated" and p.overrun == "raise_estimate"
+    assert p.drop_partial and p.drop_cancelled_unstarted and p.drop_unknown_runtime
+    assert p.drop_no_processors and p.fill_missing_estimate
+    assert repr(p).startswith("CleaningPolicy(processors='allocated', overrun='raise_estimate'")
+    assert p == CleaningPolicy() and hash(p) == hash(CleaningPolicy())
+    with pytest.raises(AttributeError):
+        p.overrun = "drop"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"processors": "nodes"},
+        {"processors": None},
+        {"overrun": "ignore"},
+        {"overrun": "RAISE_ESTIMATE"},
+    ],
+)
+def test_policy_rejects_unknown_choices(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="must be one of"):
+        CleaningPolicy(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "drop_partial",
+        "drop_cancelled_unstarted",
+        "drop_unknown_runtime",
+        "drop_no_processors",
+        "fill_missing_estimate",
+    ],
+)
+@pytest.mark.parametrize("value", [0, 1, "no", None])
+def test_policy_switches_must_be_booleans(name: str, value: object) -> None:
+    with pytest.raises(TypeError, match=f"{name} must be True or False"):
+        CleaningPolicy(**{name: value})
+
+
+def test_raw_policy_keeps_everything_it_can() -> None:
+    lines = [
+        line(id=1, status=2),
+        line(id=2, status=5, runtime=0),
+        line(id=3, runtime=-1),
+        line(id=4, processors=0),
+        line(id=5, estimate=-1),
+        line(id=6, runtime=900, estimate=10),
+    ]
+    w, report = read(*lines, policy=CleaningPolicy.raw())
+    assert ids(w) == [1, 2, 3, 4, 5, 6]
+    assert report.altered == {} and report.dropped == {}
+    assert w[4].estimate == -1 and (w[5].runtime, w[5].estimate) == (900, 10)
+
+
+# ---------------------------------------------------------------------------------------------
+# write_swf
+# ---------------------------------------------------------------------------------------------
+
+
+def small_workload() -> Workload:
+    jobs = [
+        Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.5, cpu_time=0.1),
+        Job(id=2, submit=3.0, processors=4, runtime=1e20, estimate=1.5e20, memory=-0.0),
+        Job(id=3, submit=3.0, processors=1, runtime=0.0, estimate=1.0, think_time=1e-05),
+    ]
+    return Workload.from_jobs(jobs, 8, header={"Version": "2.2", "Note": "one\ntwo"})
+
+
+def test_write_formats_numbers_exactly() -> None:
+    out = io.StringIO()
+    write_swf(out, small_workload())
+    lines = out.getvalue().splitlines()
+    assert lines[:4] == ["; Version: 2.2", "; Note: one", "; Note: two", "; MaxProcs: 8"]
+    assert lines[4] == "1 0 -1 5 2 0.1 -1 -1 9.5 -1 1 -1 -1 -1 -1 -1 -1 -1"
+    assert lines[5].split()[3:9] == ["1e+20", "4", "-1", "-0", "-1", "1.5e+20"]
+    assert lines[6].split()[-1] == "1e-05"
+    assert not any(re.search(r"\.0\b", x) for x in lines[4:])
+
+
+def test_write_with_wait_writes_a_schedule() -> None:
+    w = small_workload()
+    out = io.StringIO()
+    write_swf(out, w, wait=np.array([0.0, 12.5, np.nan]))
+    back, _ = read_swf(io.StringIO(out.getvalue()), CleaningPolicy.raw())
+    assert back.column("wait").tolist() == [0.0, 12.5, -1.0]
+    assert w.column("wait").tolist() == [-1.0, -1.0, -1.0]
+
+
+def test_write_rejects_bad_wait_and_non_finite_values() -> None:
+    w = small_workload()
+    with pytest.raises(SWFError, match="one value per job"):
+        write_swf(io.StringIO(), w, wait=[1.0, 2.0])
+    with pytest.raises(SWFError, match="wait is inf"):
+        write_swf(io.StringIO(), w, wait=[1.0, np.inf, 2.0])
+    records = w.records.copy()
+    records["runtime"][1] = np.nan
+    with pytest.raises(SWFError, match="job 2: runtime is nan"):
+        write_swf(io.StringIO(), Workload(records, 8))
+
+
+def test_write_states_the_machine_size() -> None:
+    w = small_workload()
+    out = io.StringIO()
+    write_swf(out, w, header={"MaxProcs": "4", "MaxNodes": "2"})
+    assert out.getvalue().startswith("; MaxProcs: 8\n; MaxNodes: 2\n")
+    out = io.StringIO()
+    write_swf(out, w, header={"MaxProcs": "8 (all of them)"})
+    assert out.getvalue().startswith("; MaxProcs: 8 (all of them)\n1 ")
+    with pytest.raises(SWFError, match="not an SWF key"):
+        write_swf(io.StringIO(), w, header={"max procs": "8"})
+
+
+def test_write_gzip_when_the_path_says_so(tmp_path: Path) -> None:
+    w = small_workload()
+    write_swf(tmp_path / "a.swf.gz", w)
+    write_swf(str(tmp_path / "b.swf.gz"), w)
+    write_swf(tmp_path / "c.swf", w)
+    a, b = (tmp_path / "a.swf.gz").read_bytes(), (tmp_path / "b.swf.gz").read_bytes()
+    assert a[:2] == b"\x1f\x8b" and a == b  # no timestamp inside: reproducible
+    assert gzip.decompress(a).decode() == (tmp_path / "c.swf").read_text()
+    for name in ("a.swf.gz", "c.swf"):
+        back, _ = read_swf(tmp_path / name)
+        assert back.records.tobytes() == w.records.tobytes()
+
+
+def test_round_trip_keeps_header() -> None:
+    w, _ = read_swf(io.StringIO(HEADER + line() + "\n"))
+    out = io.StringIO()
+    write_swf(out, w)
+    back, _ = read_swf(io.StringIO(out.getvalue()))
+    assert dict(back.header) == dict(w.header)
+    assert back.machine_size == w.machine_size
+
+
+# Values the default policy leaves alone, so write-then-read must reproduce them bit for bit.
+finite = st.floats(allow_nan=False, allow_infinity=False)
+non_negative = st.floats(min_value=0.0, max_value=1e12, allow_nan=False)
+small_ints = st.integers(min_value=-(2**53), max_value=2**53)
+
+
+@st.composite
+def clean_workloads(draw: st.DrawFn) -> Workload:
+    n = draw(st.integers(min_value=0, max_value=25))
+    size = draw(st.integers(min_value=1, max_value=1024))
+    job_ids = draw(st.lists(small_ints, min_size=n, max_size=n, unique=True))
+    jobs = []
+    for job_id in job_ids:
+        runtime = draw(non_negative)
+        jobs.append(
+            Job(
+                id=job_id,
+                submit=draw(non_negative),
+                processors=draw(st.integers(min_value=1, max_value=size)),
+                runtime=runtime,
+                estimate=draw(st.floats(min_value=max(runtime, 1e-300), max_value=1e13)),
+                user=draw(small_ints),
+                group=draw(small_ints),
+                wait=draw(finite),
+                cpu_time=draw(finite),
+                memory=draw(finite),
+                requested_processors=draw(small_ints),
+                requested_memory=draw(finite),
+                status=draw(st.sampled_from([-1, 0, 1, 5])) if runtime > 0 else 1,
+                executable=draw(small_ints),
+                queue=draw(small_ints),
+                partition=draw(small_ints),
+                preceding_job=draw(small_ints),
+                think_time=draw(finite),
+            )
+        )
+    return Workload.from_jobs(jobs, size)
+
+
+@settings(max_examples=150, deadline=None)
+@given(clean_workloads())
+def test_round_trip_is_exact(w: Workload) -> None:
+    out = io.StringIO()
+    write_swf(out, w)
+    back, report = read_swf(io.StringIO(out.getvalue()))
+    assert back.machine_size == w.machine_size
+    assert back.records.dtype == JOB_DTYPE
+    assert back.records.tobytes() == w.records.tobytes()
+    assert report.kept == len(w) and report.dropped == {} and report.altered == {}
+
+
+@st.composite
+def raw_records(draw: st.DrawFn) -> Workload:
+    """Any values the reader accepts; the raw policy must keep them all unchanged."""
+    n = draw(st.integers(min_value=0, max_value=20))
+    size = 2**40
+    rows = []
+    job_ids = draw(st.lists(small_ints, min_size=n, max_size=n, unique=True))
+    for job_id in job_ids:
+        row: list[float | int] = []
+        for name in SWF_FIELDS:
+            if name == "id":
+                row.append(job_id)
+            elif name == "submit":
+                row.append(draw(st.floats(min_value=0.0, allow_nan=False, allow_infinity=False)))
+            elif name == "processors":
+                row.append(draw(st.integers(min_value=-(2**53), max_value=size)))
+            elif JOB_DTYPE[name].kind == "i":
+                row.append(draw(small_ints))
+            else:
+                row.append(draw(finite))
+        rows.append(tuple(row))
+    records = np.array(rows, dtype=JOB_DTYPE) if rows else np.empty(0, dtype=JOB_DTYPE)
+    return Workload.from_records(records, size)
+
+
+@settings(max_examples=100, deadline=None)
+@given(raw_records())
+def test_round_trip_is_exact_for_any_values_under_the_raw_policy(w: Workload) -> None:
+    out = io.StringIO()
+    write_swf(out, w)
+    back, _ = read_swf(io.StringIO(out.getvalue()), CleaningPolicy.raw())
+    assert back.records.tobytes() == w.records.tobytes()
+
+
+# Lines that are good, bad, dropped or comments, to check the report's bookkeeping.
+any_line = st.one_of(
+    st.builds(
+        lambda i, s, st_, r, p: line(id=i, submit=s, status=st_, runtime=r, processors=p),
+        st.integers(0, 30),
+        st.sampled_from([-1, 0, 5, 10]),
+        st.sampled_from([0, 1, 2, 3, 4, 5]),
+        st.sampled_from([-1, 0, 10, 500]),
+        st.sampled_from([-1, 0, 4, 40]),
+    ),
+    st.sampled_from(["1 2 3", "x " * 18, "; comment", "", line(id=1, processors=0.5)]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(any_line, max_size=30),
+    st.sampled_from(["raise_estimate", "truncate_runtime", "keep", "drop"]),
+)
+def test_report_counts_always_add_up(lines: list[str], overrun: str) -> None:
+    text = "\n".join(["; MaxProcs: 16", *lines]) + "\n"
+    policy = CleaningPolicy(overrun=overrun)
+    w, report = read_swf(io.StringIO(text), policy, lenient=True)
+    check_invariant(report)
+    assert report.kept == len(w)
+    assert report.lines == sum(1 for x in lines if x.strip() and not x.lstrip().startswith(";"))
+    for reason, count in report.dropped.items():
+        assert len(report.dropped_ids[reason]) == count
+    try:
+        read_swf(io.StringIO(text), policy)
+    except SWFError as e:
+        assert e.line == min(report.skipped_lines)
+    else:
+        assert report.skipped_lines == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The archive traces
+# ---------------------------------------------------------------------------------------------
+
+# (data lines, kept with the default policy) — the "lines" and "kept+alloc" columns of
+# ../shared/traces/SOURCES.md.
+TRACE_COUNTS = {
+    "CEA-Curie-2011-2.1-cln": (312826, 296970),
+    "CTC-SP2-1996-3.1-cln": (77222, 77222),
+    "DAS2-fs1-2003-1": (40315, 39348),
+    "HPC2N-2002-2.1-cln": (202876, 202876),
+    "KTH-SP2-1996-2.1-cln": (28476, 28475),
+    "KTH-SP2-1996-2": (28489, 28489),
+    "LANL-CM5-1994-4.1-cln": (122060, 122057),
+    "LCG-2005-1": (188041, 188041),
+    "LLNL-Atlas-2006-2.1-cln": (43778, 39139),
+    "LLNL-Thunder-2007-1.1-cln": (121039, 118754),
+    "LPC-EGEE-2004-1.2-cln": (234889, 220679),
+    "NASA-iPSC-1993-3.1-cln": (18239, 18239),
+    "OSC-Clust-2000-3.1-cln": (36097, 36097),
+    "RICC-2010-2": (447794, 447786),
+    "SDSC-BLUE-2000-4.2-cln": (243306, 223641),
+    "SDSC-DS-2004-2.1-cln": (96069, 84969),
+    "SDSC-Par-1996-3.1-cln": (32135, 32135),
+    "SDSC-SP2-1998-4.2-cln": (59715, 54034),
+    "Sandia-Ross-2001-1.1-cln": (57882, 55872),
+}
+
+# Job counts published for these logs (the ones the literature simulates).
+PUBLISHED = {
+    "CTC-SP2-1996-3.1-cln": 77222,
+    "KTH-SP2-1996-2": 28489,
+    "HPC2N-2002-2.1-cln": 202876,
+    "DAS2-fs1-2003-1": 39348,
+    "LPC-EGEE-2004-1.2-cln": 220679,
+    "LANL-CM5-1994-4.1-cln": 122057,
+    "LLNL-Thunder-2007-1.1-cln": 118754,
+}
+
+
+@functools.cache
+def trace(name: str) -> tuple[Workload, ReadReport]:
+    return read_swf(TRACES / f"{name}.swf.gz")
+
+
+@needs_traces
+@pytest.mark.parametrize("name", PUBLISHED)
+def test_default_policy_reproduces_published_job_counts(name: str) -> None:
+    w, report = trace(name)
+    assert len(w) == report.kept == PUBLISHED[name]
+
+
+@needs_traces
+@pytest.mark.parametrize("name", TRACE_COUNTS)
+def test_every_trace_reads_with_the_expected_counts(name: str) -> None:
+    w, report = trace(name)
+    lines, kept = TRACE_COUNTS[name]
+    assert (report.lines, report.kept, len(w)) == (lines, kept, kept)
+    assert report.skipped_lines == ()
+    check_invariant(report)
+    assert w.machine_size == int(re.match(r"\d+", w.header["MaxProcs"]).group())
+    assert report.machine_size_from == "MaxProcs"
+    assert "wider_than_machine" not in report.dropped
+    assert w.provenance["source"] == f"{name}.swf.gz"
+    submit = w.column("submit")
+    assert bool(np.all(submit[1:] >= submit[:-1])) and submit.min() >= 0
+    assert w.column("runtime").min() >= 0 and w.column("processors").min() >= 1
+    assert bool(np.all(w.column("estimate") >= w.column("runtime")))
+
+
+@needs_traces
+def test_sources_md_agrees_with_the_counts_used_here() -> None:
+    table: dict[str, tuple[int, int]] = {}
+    for row in (TRACES / "SOURCES.md").read_text().splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        # | file | version | cln | lines | MaxRecords | hdr ok | MaxProcs | MaxNodes | kept |
+        # kept+alloc | published |
+        if len(cells) == 11 and cells[0].endswith(".swf.gz"):
+            table[cells[0].removesuffix(".swf.gz")] = (int(cells[3]), int(cells[9]))
+    assert table == TRACE_COUNTS
+
+
+@needs_traces
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # SOURCES.md "kept": status rules only (plus runtime = -1 for SDSC-DS).
+        ("KTH-SP2-1996-2.1-cln", 28476),
+        ("LANL-CM5-1994-4.1-cln", 122060),
+        ("LLNL-Atlas-2006-2.1-cln", 39177),
+        ("Sandia-Ross-2001-1.1-cln", 55887),
+        ("SDSC-DS-2004-2.1-cln", 84969),
+        # 120867 in SOURCES.md, less 1190 phantom jobs whose every field is -1 (submit included),
+        # which no policy keeps.
+        ("LLNL-Thunder-2007-1.1-cln", 120867 - 1190),
+    ],
+)
+def test_status_rules_alone_reproduce_the_kept_column(name: str, expected: int) -> None:
+    policy = CleaningPolicy(
+        drop_unknown_runtime=name.startswith("SDSC-DS"), drop_no_processors=False
+    )
+    w, report = read_swf(TRACES / f"{name}.swf.gz", policy)
+    assert len(w) == expected
+    check_invariant(report)
+
+
+@needs_traces
+def test_thunder_phantom_jobs_are_dropped_as_unknown_submit() -> None:
+    _, report = trace("LLNL-Thunder-2007-1.1-cln")
+    assert report.dropped["unknown_submit"] == 1190
+    assert report.dropped["no_processors"] == 923
+    assert report.dropped_ids["unknown_submit"][:3] == (299, 306, 1208)
+
+
+@needs_traces
+def test_real_trace_round_trip(tmp_path: Path) -> None:
+    w, _ = trace("CTC-SP2-1996-3.1-cln")
+    path = tmp_path / "ctc.swf.gz"
+    write_swf(path, w)
+    back, report = read_swf(path)
+    assert back.records.tobytes() == w.records.tobytes()
+    assert dict(back.header) == dict(w.header)
+    assert back.machine_size == w.machine_size == 338
+    assert report.altered == {} and report.dropped == {}
+
+
+@needs_traces
+def test_real_trace_header() -> None:
+    w, _ = trace("HPC2N-2002-2.1-cln")
+    assert w.header["MaxProcs"] == "240" and w.header["MaxNodes"] == "240"
+    assert w.header["UnixStartTime"].isdigit()
+    assert "THIS IS A CLEANED VERSION" in w.header["Note"]
