@@ -138,15 +138,21 @@ class Profile:
             i = j
 
     def earliest_move(
-        self, time: float, processors: int, duration: float, current: float
+        self,
+        time: float,
+        processors: int,
+        duration: float,
+        current: float,
+        before: float | None = None,
     ) -> float | None:
         """Return where a job planned at ``current`` could start earlier, or ``None`` if nowhere.
 
         This is the compression step of Conservative backfilling without touching the profile: the job's
         own reservation ``[current, current + duration)`` counts as free, and the result is the earliest
         start ``s`` with ``time <= s < current`` at which the job fits, exactly what removing the job and
-        re-inserting it at its earliest fit would give. A job that cannot move costs no update.
-        O(log n + k), k = steps scanned from ``time`` up to ``current``.
+        re-inserting it at its earliest fit would give. A job that cannot move costs no update. With
+        ``before``, only starts earlier than ``before`` count (a caller that knows where space was freed
+        can bound the search). O(log n + k), k = steps scanned from ``time`` up to ``current``.
 
         Example:
             >>> p = Profile(4)
@@ -168,8 +174,15 @@ class Profile:
         if time < times[0]:
             time = times[0]
         i = bisect_right(times, time) - 1
+        bound = current if before is None or before > current else before
+        if not time < bound:
+            return None
+        # Most jobs in a compression cannot move; one C-level max over the steps where a start could
+        # be rules them out without a Python loop.
+        if max(free[i : bisect_left(times, bound, i)]) < processors:
+            return None
         start = time
-        while start < current:
+        while start < bound:
             if free[i] < processors:
                 i += 1
                 start = times[i]

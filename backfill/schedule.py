@@ -1,0 +1,99 @@
+"""A finished (or partial) simulation: when every job started and ended, and every reservation change."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import IO, Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from backfill.workload import Workload
+
+__all__ = ["RESERVATION_DTYPE", "Schedule"]
+
+#: One reservation change: at ``time`` the guaranteed start of job ``job_id`` became ``start``
+#: (``NaN`` when a still-queued job lost its reservation, as EASY's head does when a job overtakes it).
+RESERVATION_DTYPE = np.dtype([("time", np.float64), ("job_id", np.int64), ("start", np.float64)])
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    a = np.asarray(a)
+    a.flags.writeable = False
+    return a
+
+
+@attrs.frozen(eq=False)
+class Schedule:
+    """What happened to every job of a workload under one scheduler.
+
+    Arrays are aligned with the rows of :attr:`workload`. A job that was rejected (see :attr:`rejected`)
+    or has not started yet has ``NaN`` start and end.
+
+    Attributes:
+        workload: The simulated jobs.
+        scheduler: Name of the scheduler.
+        start: Start time of each job.
+        end: Completion time of each job.
+        runtime: Runtime each job ran for (its actual runtime, unless the overrun policy cut it).
+        estimate: Runtime estimate the scheduler saw (after the overrun policy).
+        start_order: Row indices of jobs in the order the simulator started them (each once).
+        rejected: Reason each rejected job was not scheduled, by job id.
+        altered: How many jobs the overrun policy changed, by reason.
+        reservations: Every reservation change, as an array of :data:`RESERVATION_DTYPE`.
+    """
+
+    workload: Workload
+    scheduler: str
+    start: FloatArray = attrs.field(converter=_readonly, repr=False)
+    end: FloatArray = attrs.field(converter=_readonly, repr=False)
+    runtime: FloatArray = attrs.field(converter=_readonly, repr=False)
+    estimate: FloatArray = attrs.field(converter=_readonly, repr=False)
+    start_order: npt.NDArray[np.int64] = attrs.field(converter=_readonly, repr=False)
+    rejected: Mapping[int, str] = attrs.field(converter=lambda m: MappingProxyType(dict(m)))
+    altered: Mapping[str, int] = attrs.field(converter=lambda m: MappingProxyType(dict(m)))
+    reservations: npt.NDArray[np.void] = attrs.field(converter=_readonly, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.workload)
+
+    @property
+    def submit(self) -> FloatArray:
+        """Submit time of each job."""
+        return self.workload.column("submit")
+
+    @property
+    def processors(self) -> npt.NDArray[np.int64]:
+        """Width of each job."""
+        return self.workload.column("processors")
+
+    @property
+    def started(self) -> npt.NDArray[np.bool_]:
+        """Mask of jobs that started."""
+        return ~np.isnan(self.start)
+
+    @property
+    def wait(self) -> FloatArray:
+        """Wait time (start - submit) of each job; NaN if it did not start."""
+        return self.start - self.submit
+
+    @property
+    def response(self) -> FloatArray:
+        """Response (turnaround) time (end - submit) of each job; NaN if it did not run."""
+        return self.end - self.submit
+
+    def reservations_of(self, job_id: int) -> FloatArray:
+        """Return the successive reservations of one job, in the order they were made."""
+        r = self.reservations
+        return np.asarray(r["start"][r["job_id"] == job_id])
+
+    def to_swf(self, target: str | os.PathLike[str] | IO[str]) -> None:
+        """Write the simulated schedule as SWF, with the wait field from the simulation."""
+        from backfill.swf import write_swf
+
+        write_swf(target, self.workload, wait=np.where(self.started, self.wait, -1.0))
