@@ -1,11 +1,23 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
 from backfill.errors import BackfillError, ScheduleError, SWFError
+from backfill.lublin import lublin_feitelson
+from backfill.metrics import (
+    bounded_slowdowns,
+    makespan,
+    metrics_table,
+    response_times,
+    summarize,
+    to_rows,
+    utilization,
+    wait_times,
+)
 from backfill.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.profile import Profile, ProfileError
 from backfill.schedule import Schedule
 from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
 from backfill.simulator import Simulator, simulate
+from backfill.swf import CleaningPolicy, ReadReport, read_swf, write_swf
 from backfill.validation import check_reservations, validate_schedule
 from backfill.workload import Job, Workload
 
@@ -13,23 +25,36 @@ __all__ = [
     "EASY",
     "FCFS",
     "BackfillError",
+    "CleaningPolicy",
     "Conservative",
     "Job",
     "Profile",
     "ProfileError",
+    "ReadReport",
     "SWFError",
     "Schedule",
     "ScheduleError",
     "Scheduler",
     "Simulator",
     "Workload",
+    "bounded_slowdowns",
     "check_reservations",
     "fcfs",
     "ljf",
+    "lublin_feitelson",
     "lxf",
+    "makespan",
+    "metrics_table",
     "njf",
+    "read_swf",
+    "response_times",
     "simulate",
     "sjf",
+    "summarize",
+    "to_rows",
+    "utilization",
     "validate_schedule",
+    "wait_times",
     "wjf",
+    "write_swf",
 ]

@@ -1,6 +1,7 @@
 """The library's exception types.
 
-Every error the library raises on bad input is a :class:`BackfillError`, so a caller can catch one type.
+Every error the library raises on bad input is a :class:`BackfillError`, so a caller can catch one
+type.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Queue-order (priority) functions.
 
-A priority is any callable ``priority(job, now)`` returning a sort key: the job with the *smallest* key is
-served first, and schedulers break ties by arrival order. Plain functions are enough; parametrised
-priorities are small frozen attrs classes with a ``__call__``.
+A priority is any callable ``priority(job, now)`` returning a sort key: the job with the *smallest*
+key is served first, and schedulers break ties by arrival order. Plain functions are enough;
+parametrised priorities are small frozen attrs classes with a ``__call__``.
 
 A scheduler that keeps its queue sorted must know whether the key changes as time passes. Built-in
 priorities that ignore ``now`` say so with the attribute ``depends_on_time = False``; any callable
@@ -43,7 +43,7 @@ def _static(func: _F) -> _F:
 
 
 def depends_on_time(priority: Priority) -> bool:
-    """Return whether a priority's key may change as time passes (``True`` unless it says otherwise).
+    """Return whether a priority's key may change as time passes (True unless it says otherwise).
 
     Example:
         >>> depends_on_time(fcfs), depends_on_time(lxf), depends_on_time(lambda job, now: 0)
@@ -119,7 +119,7 @@ def njf(job: Job, now: float) -> int:
 
 
 def lxf(job: Job, now: float) -> float:
-    """Largest expansion factor first: ``(wait + estimate) / estimate``, which grows while a job waits.
+    """Largest expansion factor first: ``(wait + estimate) / estimate``, growing while a job waits.
 
     A zero estimate counts as one second, so such jobs get a large but finite factor.
 

@@ -170,33 +170,32 @@ class Profile:
         # the processors free only until ``min(start + duration, current)``.
         times = self._times
         free = self._free
-        n = len(times)
         if time < times[0]:
             time = times[0]
-        i = bisect_right(times, time) - 1
         bound = current if before is None or before > current else before
         if not time < bound:
             return None
-        # Most jobs in a compression cannot move; one C-level max over the steps where a start could
-        # be rules them out without a Python loop.
-        if max(free[i : bisect_left(times, bound, i)]) < processors:
+        i = bisect_right(times, time) - 1
+        k = bisect_left(times, bound, i)  # steps i..k-1 are where a start can be
+        # Most jobs in a compression cannot move; one C-level max rules them out without a loop.
+        if max(free[i:k]) < processors:
             return None
-        start = time
-        while start < bound:
+        while i < k:
             if free[i] < processors:
                 i += 1
-                start = times[i]
                 continue
-            end = min(start + duration, current)
-            j = i + 1
-            while j < n and times[j] < end:
-                if free[j] < processors:
-                    break
-                j += 1
-            else:
+            start = times[i] if times[i] > time else time
+            end = start + duration
+            if end > current:
+                end = current
+            j = bisect_left(times, end, i + 1)
+            if j == i + 1 or min(free[i + 1 : j]) >= processors:
                 return start
-            i = j
-            start = times[i]
+            # Jump past the last step in the window that is too full: no start before it can work.
+            j -= 1
+            while free[j] >= processors:
+                j -= 1
+            i = j + 1
         return None
 
     # -- updates -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A finished (or partial) simulation: when every job started and ended, and every reservation change."""
+"""A finished (or partial) simulation: when each job started and ended, every reservation change."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from backfill.workload import Workload
 __all__ = ["RESERVATION_DTYPE", "Schedule"]
 
 #: One reservation change: at ``time`` the guaranteed start of job ``job_id`` became ``start``
-#: (``NaN`` when a still-queued job lost its reservation, as EASY's head does when a job overtakes it).
+#: (``NaN`` when a still-queued job lost its reservation, as EASY's head does when a job overtakes
+#: it).
 RESERVATION_DTYPE = np.dtype([("time", np.float64), ("job_id", np.int64), ("start", np.float64)])
 
 FloatArray = npt.NDArray[np.float64]
@@ -28,12 +29,20 @@ def _readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return a
 
 
+def _frozen_reasons(m: Mapping[int, str]) -> Mapping[int, str]:
+    return MappingProxyType(dict(m))
+
+
+def _frozen_counts(m: Mapping[str, int]) -> Mapping[str, int]:
+    return MappingProxyType(dict(m))
+
+
 @attrs.frozen(eq=False)
 class Schedule:
     """What happened to every job of a workload under one scheduler.
 
-    Arrays are aligned with the rows of :attr:`workload`. A job that was rejected (see :attr:`rejected`)
-    or has not started yet has ``NaN`` start and end.
+    Arrays are aligned with the rows of :attr:`workload`. A job that was rejected (see
+    :attr:`rejected`) or has not started yet has ``NaN`` start and end.
 
     Attributes:
         workload: The simulated jobs.
@@ -55,8 +64,8 @@ class Schedule:
     runtime: FloatArray = attrs.field(converter=_readonly, repr=False)
     estimate: FloatArray = attrs.field(converter=_readonly, repr=False)
     start_order: npt.NDArray[np.int64] = attrs.field(converter=_readonly, repr=False)
-    rejected: Mapping[int, str] = attrs.field(converter=lambda m: MappingProxyType(dict(m)))
-    altered: Mapping[str, int] = attrs.field(converter=lambda m: MappingProxyType(dict(m)))
+    rejected: Mapping[int, str] = attrs.field(converter=_frozen_reasons)
+    altered: Mapping[str, int] = attrs.field(converter=_frozen_counts)
     reservations: npt.NDArray[np.void] = attrs.field(converter=_readonly, repr=False)
 
     def __len__(self) -> int:

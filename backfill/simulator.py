@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Literal
 
@@ -93,6 +93,9 @@ class Simulator:
     _order: list[int] = attrs.field(init=False, repr=False, factory=list)
     _log: list[tuple[float, int, float]] = attrs.field(init=False, repr=False, factory=list)
     _last_res: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
+    _take: Callable[[], list[tuple[int, float]]] | None = attrs.field(
+        init=False, repr=False, default=None
+    )
 
     def __attrs_post_init__(self) -> None:
         r = self.workload.records
@@ -131,6 +134,7 @@ class Simulator:
         self._estimate = estimate.tolist()
         self._last = len(r)
         self.scheduler.reset(size, float(r["submit"][0]) if len(r) else 0.0)
+        self._take = getattr(self.scheduler, "take_reservation_changes", None)
 
     # -- running -------------------------------------------------------------------------------------
 
@@ -177,7 +181,12 @@ class Simulator:
             self._wakeups.add(wake)
             self._seq += 1
             heapq.heappush(heap, (wake, _WAKEUP, self._seq, -1))
-        if self.record_reservations:
+        if self._take is not None:
+            # Drain the scheduler's log even when not recording, so it never grows.
+            changes = self._take()
+            if self.record_reservations and changes:
+                self._log.extend([(now, job_id, start) for job_id, start in changes])
+        elif self.record_reservations:
             self._record_reservations(now)
         return True
 
@@ -271,6 +280,7 @@ class Simulator:
         for a in attrs.fields(Simulator):
             object.__setattr__(other, a.name, getattr(self, a.name))
         other.scheduler = self.scheduler.copy()
+        other._take = getattr(other.scheduler, "take_reservation_changes", None)
         other._heap = self._heap.copy()
         other._active = self._active.copy()
         other._queued = self._queued.copy()

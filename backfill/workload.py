@@ -1,8 +1,8 @@
 """Jobs and workloads.
 
-A :class:`Job` is an immutable record of one rigid parallel job with all 18 fields of the Standard Workload
-Format (SWF). A :class:`Workload` keeps its jobs as one numpy structured array (about 150 bytes a job, so
-500K jobs fit in well under 100 MB) and builds :class:`Job` objects only when asked.
+A :class:`Job` is an immutable record of one rigid parallel job with all 18 fields of the Standard
+Workload Format (SWF). A :class:`Workload` keeps its jobs as one numpy structured array (about 150
+bytes a job, so 500K jobs fit in well under 100 MB) and builds :class:`Job` objects only when asked.
 """
 
 from __future__ import annotations
@@ -42,7 +42,16 @@ SWF_FIELDS: tuple[str, ...] = (
 )
 
 _FLOAT_FIELDS = frozenset(
-    {"submit", "wait", "runtime", "cpu_time", "memory", "estimate", "requested_memory", "think_time"}
+    {
+        "submit",
+        "wait",
+        "runtime",
+        "cpu_time",
+        "memory",
+        "estimate",
+        "requested_memory",
+        "think_time",
+    }
 )
 
 #: The structured dtype a :class:`Workload` stores its jobs in, one column per SWF field.
@@ -56,9 +65,9 @@ class Job:
     """One rigid parallel job, with every field of the Standard Workload Format.
 
     Times are in seconds. ``processors`` is the width the simulators use (SWF field 5, allocated
-    processors, unless the reader's policy chose the requested count); ``estimate`` is the user's runtime
-    estimate (SWF field 9) after the reader's cleaning policy. Fields unknown in the source are ``-1``, as
-    in SWF.
+    processors, unless the reader's policy chose the requested count); ``estimate`` is the user's
+    runtime estimate (SWF field 9) after the reader's cleaning policy. Fields unknown in the source
+    are ``-1``, as in SWF.
 
     Example:
         >>> job = Job(id=1, submit=0.0, processors=4, runtime=50.0, estimate=100.0)
@@ -90,13 +99,14 @@ class Job:
         """Build a job from the 18 SWF fields in file order, without any cleaning.
 
         Example:
-            >>> Job.from_swf_fields([7, 10, -1, 30, 2] + [-1] * 3 + [60] + [-1, 1] + [-1] * 7).estimate
+            >>> fields = [7, 10, -1, 30, 2] + [-1] * 3 + [60] + [-1, 1] + [-1] * 7
+            >>> Job.from_swf_fields(fields).estimate
             60.0
         """
         values = list(fields)
         if len(values) != len(SWF_FIELDS):
             raise BackfillError(f"an SWF job has {len(SWF_FIELDS)} fields, got {len(values)}")
-        kwargs = {
+        kwargs: dict[str, Any] = {
             name: (float(v) if name in _FLOAT_FIELDS else int(v))
             for name, v in zip(SWF_FIELDS, values, strict=True)
         }
@@ -160,13 +170,21 @@ def _job_from_row(row: tuple[Any, ...]) -> Job:
     )
 
 
+def _frozen_mapping(m: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(m))
+
+
+def _frozen_strings(m: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(m))
+
+
 @attrs.frozen(eq=False)
 class Workload:
     """A set of jobs for one machine, stored column-wise.
 
-    Use :meth:`from_jobs` or a reader (:func:`backfill.read_swf`, :func:`backfill.lublin_feitelson`) rather
-    than the constructor. Jobs are kept sorted by submit time (stable, so ties keep file order); job ids are
-    unique.
+    Use :meth:`from_jobs` or a reader (:func:`backfill.read_swf`, :func:`backfill.lublin_feitelson`)
+    rather than the constructor. Jobs are kept sorted by submit time (stable, so ties keep file
+    order); job ids are unique.
 
     Attributes:
         records: Structured array with dtype :data:`JOB_DTYPE`, one row per job.
@@ -175,19 +193,16 @@ class Workload:
         header: SWF header comments (``MaxProcs`` and so on), if any.
 
     Example:
-        >>> w = Workload.from_jobs([Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.0)], 4)
+        >>> job = Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.0)
+        >>> w = Workload.from_jobs([job], 4)
         >>> len(w), w[0].processors, w.machine_size
         (1, 2, 4)
     """
 
     records: npt.NDArray[np.void] = attrs.field(repr=False)
     machine_size: int
-    provenance: Mapping[str, Any] = attrs.field(
-        factory=dict, converter=lambda m: MappingProxyType(dict(m))
-    )
-    header: Mapping[str, str] = attrs.field(
-        factory=dict, converter=lambda m: MappingProxyType(dict(m)), repr=False
-    )
+    provenance: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    header: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_strings, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if self.records.dtype != JOB_DTYPE:
@@ -213,7 +228,8 @@ class Workload:
         """Build a workload from jobs in any order (they are sorted stably by submit time).
 
         Example:
-            >>> jobs = [Job(id=i, submit=10.0 - i, processors=1, runtime=1.0, estimate=1.0) for i in range(3)]
+            >>> jobs = [Job(id=i, submit=10.0 - i, processors=1, runtime=1.0, estimate=1.0)
+            ...         for i in range(3)]
             >>> [j.id for j in Workload.from_jobs(jobs, machine_size=1)]
             [2, 1, 0]
         """
@@ -230,7 +246,7 @@ class Workload:
         provenance: Mapping[str, Any] | None = None,
         header: Mapping[str, str] | None = None,
     ) -> Workload:
-        """Build a workload from a structured array with dtype :data:`JOB_DTYPE` (sorted stably here)."""
+        """Build a workload from a structured array of :data:`JOB_DTYPE` (sorted stably here)."""
         order = np.argsort(records["submit"], kind="stable")
         return cls(
             np.ascontiguousarray(records[order]),
@@ -259,7 +275,8 @@ class Workload:
         """Return one SWF field of every job as a read-only array (no copy).
 
         Example:
-            >>> w = Workload.from_jobs([Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.0)], 4)
+            >>> job = Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.0)
+            >>> w = Workload.from_jobs([job], 4)
             >>> w.column("estimate").tolist()
             [9.0]
         """
@@ -270,11 +287,12 @@ class Workload:
     def scaled(self, load_factor: float) -> Workload:
         """Return the workload with its arrival rate raised by ``load_factor``.
 
-        Submit times are divided by the factor (as Srinivasan et al. 2002 do to study high load); runtimes,
-        estimates and widths are unchanged. A factor of 1.2 gives 20 % more offered load.
+        Submit times are divided by the factor (as Srinivasan et al. 2002 do to study high load);
+        runtimes, estimates and widths are unchanged. A factor of 1.2 gives 20 % more offered load.
 
         Example:
-            >>> w = Workload.from_jobs([Job(id=1, submit=60.0, processors=1, runtime=5.0, estimate=9.0)], 4)
+            >>> job = Job(id=1, submit=60.0, processors=1, runtime=5.0, estimate=9.0)
+            >>> w = Workload.from_jobs([job], 4)
             >>> w.scaled(2.0)[0].submit
             30.0
         """

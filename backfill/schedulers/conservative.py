@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_right
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -50,6 +52,7 @@ class Conservative:
     _seq: int = attrs.field(init=False, default=0)
     _dirty: bool = attrs.field(init=False, default=False)
     _freed: list[tuple[float, float]] = attrs.field(init=False, factory=list)
+    _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
 
     name = "Conservative"
 
@@ -65,6 +68,7 @@ class Conservative:
         self._seq = 0
         self._dirty = False
         self._freed = []
+        self._changes = []
 
     def submit(self, job: Job, now: float) -> None:
         """Reserve the job at its earliest fit. O(log n + k) on the profile, O(log q) on the queue."""
@@ -76,6 +80,7 @@ class Conservative:
         self._seq += 1
         self._order.add((start, self._seq, job))
         self._planned[job.id] = start
+        self._changes.append((job.id, start))
 
     def complete(self, job: Job, now: float) -> None:
         """Release the unused part of a job's reservation; compression follows before the next decision."""
@@ -115,33 +120,76 @@ class Conservative:
         """
         profile = self._profile
         planned = self._planned
-        freed = [(a, b) for a, b in self._freed if b > now]
+        # Freed intervals by their start: jobs come in planned-start order, so once an interval starts
+        # before one job's planned start it does for every later job, and a running max of the ends
+        # gives each job its bound in O(1) amortised.
+        pending = [(a, b) for a, b in self._freed if b > now]
+        heapq.heapify(pending)
+        reach = now
         carried: list[tuple[float, float]] = []
         entries = list(self._order)
+        n = len(entries)
+        starts = [e[0] for e in entries]
+        widths = [e[2].processors for e in entries]
+        lengths = [e[2].estimate for e in entries]
         moved = False
-        for i, (start, seq, job) in enumerate(entries):
-            if start <= now:
+        # Failures since the last move, as (processors, estimate, frontier): that job fits nowhere in
+        # [now, frontier), so neither does any later job at least as wide and as long, whose window
+        # from the same start covers the failing one's. Newer failures have later frontiers.
+        failed: list[tuple[int, float, float]] = []
+        earliest_move = profile.earliest_move
+        heappop = heapq.heappop
+        i = 0
+        while i < n:
+            start, seq, job = entries[i]
+            while pending and pending[0][0] < start:
+                b = heappop(pending)[1]
+                if b > reach:
+                    reach = b
+            if reach <= now or start <= now:
+                i += 1
                 continue
-            bound = now
-            for a, b in freed:
-                if a < start and b > bound:
-                    bound = b
-            if bound <= now:
-                continue
-            new = profile.earliest_move(now, job.processors, job.estimate, start, before=bound)
-            if new is not None:
-                est = job.estimate
-                profile.release(start, start + est, job.processors)
-                profile.reserve(new, new + est, job.processors)
+            if failed and start <= failed[-1][2]:
+                # Jobs planned no later than the last failure's frontier fail at once if it dominates
+                # them all; such runs are common (jobs queued behind the same wide job), so test the
+                # whole run with C-level minima rather than job by job.
+                fp, fe, ff = failed[-1]
+                j = bisect_right(starts, ff, i + 1)
+                if j - i > 1 and fp <= min(widths[i:j]) and fe <= min(lengths[i:j]):
+                    i = j
+                    continue
+            p = job.processors
+            est = job.estimate
+            frontier = reach if reach < start else start
+            origin = now
+            for fp, fe, ff in reversed(failed):
+                if fp <= p and fe <= est:
+                    origin = ff
+                    break
+            new = earliest_move(origin, p, est, start, reach) if origin < frontier else None
+            if new is None:
+                # Drop the newest failures this one supersedes (as broad, earlier frontier); older
+                # dominated ones are harmless, only slower to pass over, so the list is capped.
+                while failed and failed[-1][0] >= p and failed[-1][1] >= est:
+                    failed.pop()
+                if len(failed) == 4:
+                    del failed[0]
+                failed.append((p, est, frontier))
+            else:
+                failed.clear()
+                profile.release(start, start + est, p)
+                profile.reserve(new, new + est, p)
                 planned[job.id] = new
+                self._changes.append((job.id, new))
                 entries[i] = (new, seq, job)
                 moved = True
                 # The part of the old reservation the new one does not cover is free space now, for
-                # every later job of this pass and for the jobs before it in the next pass.
+                # the later jobs of this pass and, in the next pass, for the jobs before this one.
                 vacated = (max(start, new + est), start + est)
                 if vacated[0] < vacated[1]:
-                    freed.append(vacated)
+                    heapq.heappush(pending, vacated)
                     carried.append(vacated)
+            i += 1
         if moved:
             self._order = SortedList(entries)
         self._freed = carried
@@ -154,6 +202,12 @@ class Conservative:
     def reservations(self) -> Mapping[int, float]:
         """Planned (guaranteed) start of every queued job, by job id. O(1)."""
         return MappingProxyType(self._planned)
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them."""
+        changes = self._changes
+        self._changes = []
+        return changes
 
     def queued(self) -> int:
         """Number of queued jobs. O(1)."""
@@ -169,4 +223,5 @@ class Conservative:
         other._seq = self._seq
         other._dirty = self._dirty
         other._freed = self._freed.copy()
+        other._changes = self._changes.copy()
         return other

@@ -11,6 +11,12 @@ The driver then asks :meth:`Scheduler.next_wakeup`; if the scheduler names a fut
 :meth:`Scheduler.schedule` at that time even if nothing else happens (a Selective promotion threshold
 crossed, a hole DC must fill). :meth:`Scheduler.reservations` exposes the guaranteed starts of queued
 jobs, and :meth:`Scheduler.copy` gives an independent scheduler for what-if runs.
+
+Optional fast path: a scheduler that keeps its own log of reservation changes may also define
+``take_reservation_changes() -> list[tuple[int, float]]``, returning the ``(job_id, start)`` changes since
+the previous call (``start`` is NaN when a queued job loses its reservation; a job's reservation ending
+because it starts is not a change). The simulator then records from that log instead of comparing
+:meth:`Scheduler.reservations` at every instant, which matters when every queued job holds one.
 """
 
 from __future__ import annotations

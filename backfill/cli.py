@@ -1,0 +1,317 @@
+"""The ``backfill`` command line: simulate schedulers on a workload and print their metrics.
+
+Usage::
+
+    backfill simulate [SWF_PATH] [--scheduler NAME ...] [--priority NAME] [--load FACTOR]
+                      [--jobs N] [--seed S] [--machine-size P] [--estimates accurate|f-model]
+                      [--bound SECONDS] [--output-swf PATH]
+
+Without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model with f-model
+runtime estimates (so that backfilling and compression have something to gain), 5,000 jobs on 128
+processors, seed 0. Each schedule is checked with
+:func:`~backfill.validation.validate_schedule` before its metrics are printed.
+``python -m backfill`` runs the same command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from backfill.errors import BackfillError
+from backfill.lublin import lublin_feitelson
+from backfill.metrics import DEFAULT_BOUND, metrics_table
+from backfill.priorities import PRIORITIES, Priority
+from backfill.schedule import Schedule
+from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
+from backfill.simulator import simulate
+from backfill.swf import ReadReport, read_swf
+from backfill.validation import validate_schedule
+from backfill.workload import Workload
+
+__all__ = ["DEFAULT_JOBS", "DEFAULT_MACHINE_SIZE", "SCHEDULERS", "build_parser", "main"]
+
+#: Jobs in the default synthetic workload.
+DEFAULT_JOBS = 5_000
+#: Processors of the default synthetic machine.
+DEFAULT_MACHINE_SIZE = 128
+
+#: Schedulers the command line offers: name -> (factory taking a priority, whether it uses one).
+SCHEDULERS: dict[str, tuple[Callable[[Priority], Scheduler], bool]] = {
+    "fcfs": (lambda priority: FCFS(priority=priority), True),
+    "easy": (lambda priority: EASY(priority=priority), True),
+    "conservative": (lambda priority: Conservative(), False),
+}
+DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
+
+
+class _Failure(BackfillError):
+    """An error of the command line's own (bad combination of options, unreadable file)."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``backfill`` command.
+
+    Example:
+        >>> args = build_parser().parse_args(["simulate", "--scheduler", "easy", "--jobs", "10"])
+        >>> args.command, args.scheduler, args.jobs
+        ('simulate', ['easy'], 10)
+    """
+    parser = argparse.ArgumentParser(
+        prog="backfill",
+        description="Parallel-job scheduling for HPC batch systems: simulate, compare schedulers.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sim = commands.add_parser(
+        "simulate",
+        help="simulate schedulers on a workload and print a metrics table",
+        description=(
+            "Simulate schedulers on an SWF log, or without one on a synthetic Lublin-Feitelson "
+            f"workload ({DEFAULT_JOBS} jobs, {DEFAULT_MACHINE_SIZE} processors, f-model "
+            "estimates), validate every schedule and print their metrics."
+        ),
+    )
+    sim.add_argument(
+        "swf_path",
+        nargs="?",
+        metavar="SWF_PATH",
+        help="an SWF log (.swf or .swf.gz); default: the synthetic workload",
+    )
+    sim.add_argument(
+        "--scheduler",
+        nargs="+",
+        choices=list(SCHEDULERS),
+        default=list(DEFAULT_SCHEDULERS),
+        metavar="NAME",
+        help=f"schedulers to compare ({', '.join(SCHEDULERS)}); default: all three",
+    )
+    sim.add_argument(
+        "--priority",
+        choices=list(PRIORITIES),
+        default=None,
+        metavar="NAME",
+        help=(
+            f"queue order for fcfs and easy ({', '.join(PRIORITIES)}); default fcfs. "
+            "Conservative serves jobs in the order of their reservations and takes none."
+        ),
+    )
+    sim.add_argument(
+        "--load",
+        type=_positive_float,
+        default=1.0,
+        metavar="FACTOR",
+        help="raise the arrival rate by FACTOR (submit times divided by it); default 1",
+    )
+    sim.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"jobs to simulate: the model's count (default {DEFAULT_JOBS}), or a log's first N",
+    )
+    sim.add_argument(
+        "--seed",
+        type=_non_negative_int,
+        default=None,
+        metavar="S",
+        help="seed of the synthetic workload (default 0)",
+    )
+    sim.add_argument(
+        "--machine-size",
+        type=_positive_int,
+        default=None,
+        metavar="P",
+        help=(
+            f"processors: of the synthetic machine (default {DEFAULT_MACHINE_SIZE}), or instead "
+            "of a log's MaxProcs"
+        ),
+    )
+    sim.add_argument(
+        "--estimates",
+        choices=["accurate", "f-model"],
+        default=None,
+        help="runtime estimates of the synthetic workload (default f-model, f = 3)",
+    )
+    sim.add_argument(
+        "--bound",
+        type=_positive_float,
+        default=DEFAULT_BOUND,
+        metavar="SECONDS",
+        help=f"threshold of the bounded slowdown (default {DEFAULT_BOUND:g} s)",
+    )
+    sim.add_argument(
+        "--output-swf",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=(
+            "write each schedule as SWF (wait field = simulated wait); with several schedulers "
+            "the scheduler's name is added before the suffix"
+        ),
+    )
+    return parser
+
+
+def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | None, str]:
+    """Return the workload, the reader's report (for a log) and a one-line description."""
+    if args.swf_path is None:
+        n = DEFAULT_JOBS if args.jobs is None else args.jobs
+        size = DEFAULT_MACHINE_SIZE if args.machine_size is None else args.machine_size
+        seed = 0 if args.seed is None else args.seed
+        estimates: Literal["accurate", "f-model"] = args.estimates or "f-model"
+        workload = lublin_feitelson(n, machine_size=size, seed=seed, estimates=estimates)
+        shown = "f-model (f = 3)" if estimates == "f-model" else "accurate"
+        description = (
+            f"Lublin-Feitelson model: {n} jobs, {size} processors, seed {seed}, {shown} estimates"
+        )
+        return workload, None, description
+    for option, value in (("--seed", args.seed), ("--estimates", args.estimates)):
+        if value is not None:
+            raise _Failure(f"{option} applies only to the synthetic workload, not to an SWF log")
+    path = Path(args.swf_path)
+    try:
+        workload, report = read_swf(path, machine_size=args.machine_size)
+    except OSError as e:
+        raise _Failure(f"cannot read {path}: {e.strerror or e}") from None
+    description = f"{path.name}: {workload.machine_size} processors"
+    if args.jobs is not None and args.jobs < len(workload):
+        workload = Workload.from_records(
+            workload.records[: args.jobs],
+            workload.machine_size,
+            provenance={**workload.provenance, "first_jobs": args.jobs},
+            header=workload.header,
+        )
+        description += f", first {args.jobs} jobs"
+    return workload, report, description
+
+
+def _accounting(schedule: Schedule) -> str:
+    n = len(schedule)
+    rejected = len(schedule.rejected)
+    line = f"{n} in = {n - rejected} scheduled + {rejected} rejected"
+    if rejected:
+        reasons = Counter(schedule.rejected.values())
+        line += " (" + "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) + ")"
+    return line
+
+
+def _output_path(base: Path, name: str, several: bool) -> Path:
+    if not several:
+        return base
+    suffix = "".join(base.suffixes[-2:]) if base.name.endswith(".swf.gz") else base.suffix
+    stem = base.name[: len(base.name) - len(suffix)] if suffix else base.name
+    return base.with_name(f"{stem}-{name}{suffix}")
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    workload, report, description = _load_workload(args)
+    if args.load != 1.0:
+        workload = workload.scaled(args.load)
+        description += f", load x{args.load:g}"
+    names = list(dict.fromkeys(args.scheduler))  # keep order, drop repeats
+    priority = PRIORITIES[args.priority or "fcfs"]
+    if report is not None:
+        print(report.summary())
+    print(f"workload: {description}, offered load {workload.offered_load():.3f}")
+    if args.priority not in (None, "fcfs"):
+        ignoring = [name for name in names if not SCHEDULERS[name][1]]
+        if ignoring:
+            shown = ", ".join(ignoring)
+            print(f"note: {shown} takes no priority; --priority applies to the others")
+
+    schedules: dict[str, Schedule] = {}
+    started = time.perf_counter()
+    for name in names:
+        factory, _ = SCHEDULERS[name]
+        schedule = simulate(workload, factory(priority), record_reservations=False)
+        validate_schedule(schedule)
+        schedules[schedule.scheduler] = schedule
+    elapsed = time.perf_counter() - started
+
+    print()
+    print(metrics_table(schedules, bound=args.bound))
+    print()
+    lines = {_accounting(s) for s in schedules.values()}
+    if len(lines) == 1:
+        print(f"jobs: {lines.pop()}")
+    else:
+        for label, s in schedules.items():
+            print(f"jobs ({label}): {_accounting(s)}")
+    if report is not None:
+        dropped = sum(report.dropped.values())
+        print(
+            f"log: {report.lines} data lines = {report.kept} kept + {dropped} dropped by the "
+            f"cleaning policy + {len(report.skipped_lines)} malformed"
+        )
+    print(
+        f"times in seconds; bounded slowdown with a {args.bound:g} s bound; "
+        f"{len(schedules)} schedule(s) valid, simulated in {elapsed:.2f} s"
+    )
+    if args.output_swf is not None:
+        several = len(schedules) > 1
+        for name, schedule in zip(names, schedules.values(), strict=True):
+            path = _output_path(args.output_swf, name, several)
+            try:
+                schedule.to_swf(path)
+            except OSError as e:
+                raise _Failure(f"cannot write {path}: {e.strerror or e}") from None
+            print(f"wrote {path}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``backfill`` command line and return its exit status.
+
+    Errors of the library (:class:`~backfill.errors.BackfillError`) and unreadable files are
+    reported on one line of standard error with exit status 2; bad options exit with status 2
+    through :mod:`argparse`.
+
+    Args:
+        argv: The arguments, without the program name; default ``sys.argv[1:]``.
+
+    Returns:
+        0 on success, 2 on error.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "simulate":
+            return _simulate(args)
+    except BackfillError as e:
+        print(f"backfill: error: {e}", file=sys.stderr)
+        return 2
+    raise AssertionError(f"unhandled command {args.command!r}")  # pragma: no cover
