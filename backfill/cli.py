@@ -196,9 +196,7 @@ def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | Non
         estimates: Literal["accurate", "f-model"] = args.estimates or "f-model"
         workload = lublin_feitelson(n, machine_size=size, seed=seed, estimates=estimates)
         shown = "f-model (f = 3)" if estimates == "f-model" else "accurate"
-        description = (
-            f"Lublin-Feitelson model: {n} jobs, {size} processors, seed {seed}, {shown} estimates"
-        )
+        description = f"Lublin-Feitelson model: {n} jobs, {size} processors, seed {seed}, {shown} estimates"
         return workload, None, description
     for option, value in (("--seed", args.seed), ("--estimates", args.estimates)):
         if value is not None:

@@ -198,9 +198,7 @@ def lublin_feitelson(
         >>> bool((lublin_feitelson(1000, seed=1).records == w.records).all())
         True
     """
-    n, size, root_seed = _check_args(
-        n_jobs, machine_size, seed, estimates, estimate_factor, start_time
-    )
+    n, size, root_seed = _check_args(n_jobs, machine_size, seed, estimates, estimate_factor, start_time)
     job_class = "interactive" if interactive else "batch"
     params = _scaled_params(_INTERACTIVE if interactive else _BATCH, size)
 
@@ -236,8 +234,7 @@ def lublin_feitelson(
         "n_jobs": n,
         "machine_size": size,
         "seed": root_seed,
-        "rng": "numpy PCG64 streams spawned from SeedSequence(seed): size, runtime, arrival, "
-        "estimate",
+        "rng": "numpy PCG64 streams spawned from SeedSequence(seed): size, runtime, arrival, estimate",
         "start_time": float(start_time),
         "estimates": estimates,
         "estimate_factor": float(estimate_factor) if estimates == "f-model" else None,
@@ -280,9 +277,7 @@ def _check_args(
     if estimates not in ("accurate", "f-model"):
         raise BackfillError(f"estimates must be 'accurate' or 'f-model', got {estimates!r}")
     if not isinstance(estimate_factor, int | float) or not 1.0 <= estimate_factor < math.inf:
-        raise BackfillError(
-            f"estimate_factor must be a finite number >= 1, got {estimate_factor!r}"
-        )
+        raise BackfillError(f"estimate_factor must be a finite number >= 1, got {estimate_factor!r}")
     if (
         not isinstance(start_time, int | float)
         or not math.isfinite(start_time)
@@ -302,9 +297,7 @@ def _scaled_params(base: _Params, machine_size: int) -> _Params:
     return base._replace(ulow=ulow, umed=umed, uhi=uhi)
 
 
-def _job_sizes(
-    rng: np.random.Generator, p: _Params, n: int, machine_size: int
-) -> npt.NDArray[np.int64]:
+def _job_sizes(rng: np.random.Generator, p: _Params, n: int, machine_size: int) -> npt.NDArray[np.int64]:
     """Draw job sizes: serial, power-of-two, or other parallel (two-stage uniform on log2)."""
     u = rng.random(n)
     first_stage = rng.random(n) <= p.uprob
@@ -317,9 +310,7 @@ def _job_sizes(
     return np.clip(sizes, 1, machine_size).astype(np.int64)
 
 
-def _log_runtimes(
-    rng: np.random.Generator, p: _Params, sizes: npt.NDArray[np.int64]
-) -> _FloatArray:
+def _log_runtimes(rng: np.random.Generator, p: _Params, sizes: npt.NDArray[np.int64]) -> _FloatArray:
     """Draw natural-log runtimes from the size-dependent hyper-gamma, redrawing those above 12."""
     first_prob = np.clip(p.pa * sizes + p.pb, 0.0, 1.0)
     out = np.empty(len(sizes))

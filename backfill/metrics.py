@@ -159,9 +159,7 @@ def bounded_slowdowns(s: Schedule, bound: float = DEFAULT_BOUND) -> FloatArray:
         ([1.0, 10.2], [1.0, 1.7])
     """
     if not (np.isfinite(bound) and bound > 0):
-        raise BackfillError(
-            f"the slowdown bound must be a positive number of seconds, got {bound!r}"
-        )
+        raise BackfillError(f"the slowdown bound must be a positive number of seconds, got {bound!r}")
     done = _completed(s)
     response = s.end[done] - s.submit[done]
     runtime = s.runtime[done]

@@ -11,6 +11,7 @@ Complexities below use *n* for the number of steps and *k* for the number of ste
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
@@ -242,8 +243,7 @@ class Profile:
             self._merge(j)
             self._merge(i)
             raise ProfileError(
-                f"cannot reserve {processors} processors over [{start:g}, {end:g}): "
-                f"only {lowest} free"
+                f"cannot reserve {processors} processors over [{start:g}, {end:g}): only {lowest} free"
             )
         free[i:j] = [f - processors for f in free[i:j]]
         self._merge(j)
@@ -318,7 +318,7 @@ class Profile:
         """Assert every invariant of the representation. O(n)."""
         times, free = self._times, self._free
         assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
-        assert all(a < b for a, b in zip(times, times[1:], strict=False)), "times strictly increase"
+        assert all(a < b for a, b in itertools.pairwise(times)), "times strictly increase"
         assert all(0 <= f <= self.capacity for f in free), "free within [0, capacity]"
         assert free[-1] == self.capacity, "everything is free after the last step"
-        assert all(a != b for a, b in zip(free, free[1:], strict=False)), "adjacent steps differ"
+        assert all(a != b for a, b in itertools.pairwise(free)), "adjacent steps differ"

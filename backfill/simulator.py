@@ -44,8 +44,8 @@ class Simulator:
     """Replay a workload through a scheduler, one instant at a time.
 
     Jobs wider than the machine or with a non-positive width or negative runtime are rejected with a
-    reason before the scheduler sees them. A job whose runtime exceeds its estimate breaks the
-    scheduler's planning assumptions, so ``overrun`` decides: ``"raise_estimate"`` (default, as the SWF
+    reason before the scheduler sees them. A job of zero runtime occupies no processors. A job whose
+    runtime exceeds its estimate breaks the scheduler's planning assumptions, so ``overrun`` decides: ``"raise_estimate"`` (default, as the SWF
     reader does) shows the scheduler an estimate equal to the runtime; ``"kill"`` ends the job at its
     estimate, as a batch system enforcing walltime limits would.
 
@@ -93,9 +93,7 @@ class Simulator:
     _order: list[int] = attrs.field(init=False, repr=False, factory=list)
     _log: list[tuple[float, int, float]] = attrs.field(init=False, repr=False, factory=list)
     _last_res: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
-    _take: Callable[[], list[tuple[int, float]]] | None = attrs.field(
-        init=False, repr=False, default=None
-    )
+    _take: Callable[[], list[tuple[int, float]]] | None = attrs.field(init=False, repr=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         r = self.workload.records
@@ -202,7 +200,8 @@ class Simulator:
         while heap and heap[0][0] == now and heap[0][1] == _COMPLETE:
             _, _, _, i = heapq.heappop(heap)
             job = self._running.pop(i)
-            self._used -= job.processors
+            if self._runtime[i] > 0:
+                self._used -= job.processors
             self._end[i] = now
             del self._active[job.id]
             scheduler.complete(job, now)
@@ -214,13 +213,15 @@ class Simulator:
         for job in started:
             if queued.pop(job.id, None) is None:
                 raise ScheduleError(f"{name} started job {job.id} at {now:g}, which is not queued")
-            self._used += job.processors
+            i = self._active[job.id]
+            # A job of zero runtime occupies nothing, as in the profile and the validator.
+            if self._runtime[i] > 0:
+                self._used += job.processors
             if self._used > size:
                 raise ScheduleError(
                     f"{name} started job {job.id} at {now:g}: {self._used} processors in use "
                     f"on a {size}-processor machine"
                 )
-            i = self._active[job.id]
             self._running[i] = job
             self._start[i] = now
             self._order.append(i)

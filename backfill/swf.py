@@ -84,9 +84,7 @@ def _one_of(*options: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
     def check(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if not isinstance(value, str) or value not in options:
             choices = ", ".join(repr(o) for o in options)
-            raise ValueError(
-                f"CleaningPolicy.{attribute.name} must be one of {choices}; got {value!r}"
-            )
+            raise ValueError(f"CleaningPolicy.{attribute.name} must be one of {choices}; got {value!r}")
 
     return check
 
@@ -215,9 +213,7 @@ class ReadReport:
     machine_size: int
     machine_size_from: str
     dropped: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
-    dropped_ids: Mapping[str, tuple[int, ...]] = attrs.field(
-        factory=dict, converter=_frozen_ids, repr=False
-    )
+    dropped_ids: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict, converter=_frozen_ids, repr=False)
     altered: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
     skipped_lines: tuple[int, ...] = attrs.field(default=(), converter=_int_tuple)
 
@@ -413,9 +409,7 @@ def _slow_parse(
     return np.concatenate(blocks), np.array(good_numbers, dtype=np.int64), problems
 
 
-def _value_problems(
-    values: npt.NDArray[np.float64], numbers: npt.NDArray[np.int64]
-) -> list[tuple[int, str]]:
+def _value_problems(values: npt.NDArray[np.float64], numbers: npt.NDArray[np.int64]) -> list[tuple[int, str]]:
     """Find rows that parse as numbers but are still not valid SWF jobs: (line, problem) pairs."""
     problems: list[tuple[int, str]] = []
     bad = np.zeros(len(values), dtype=bool)
@@ -687,9 +681,7 @@ def _header_lines(header: Mapping[str, str], machine_size: int) -> list[str]:
     lines = []
     for key, value in items.items():
         if not isinstance(key, str) or not _KEY_RE.match(key):
-            raise SWFError(
-                f"header key {key!r} is not an SWF key (a word starting with a capital letter)"
-            )
+            raise SWFError(f"header key {key!r} is not an SWF key (a word starting with a capital letter)")
         for part in str(value).split("\n"):
             part = part.strip()
             lines.append(f"; {key}: {part}" if part else f"; {key}:")

@@ -29,7 +29,7 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
         >>> validate_schedule(simulate(Workload.from_jobs(jobs, machine_size=3), Conservative()))
     """
     w = schedule.workload
-    n = len(w)
+    len(w)
     ids = w.column("id")
     start, end = schedule.start, schedule.end
     started = ~np.isnan(start)
@@ -40,10 +40,10 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
         shown = ", ".join(str(int(x)) for x in ids[rows][:5])
         raise ScheduleError(f"{name}: {message} (job ids {shown}{', ...' if len(rows) > 5 else ''})")
 
-    if bad := np.flatnonzero(rejected & started).tolist():
-        fail("rejected jobs were started", np.array(bad))
-    if complete and (bad := np.flatnonzero(~rejected & ~started).tolist()):
-        fail("jobs neither started nor rejected", np.array(bad))
+    if (bad := np.flatnonzero(rejected & started)).size:
+        fail("rejected jobs were started", bad)
+    if complete and (bad := np.flatnonzero(~rejected & ~started)).size:
+        fail("jobs neither started nor rejected", bad)
     order = schedule.start_order
     if len(order) != int(started.sum()) or len(np.unique(order)) != len(order):
         raise ScheduleError(f"{name}: some job started more than once or a start was not recorded")

@@ -55,9 +55,7 @@ _FLOAT_FIELDS = frozenset(
 )
 
 #: The structured dtype a :class:`Workload` stores its jobs in, one column per SWF field.
-JOB_DTYPE = np.dtype(
-    [(name, np.float64 if name in _FLOAT_FIELDS else np.int64) for name in SWF_FIELDS]
-)
+JOB_DTYPE = np.dtype([(name, np.float64 if name in _FLOAT_FIELDS else np.int64) for name in SWF_FIELDS])
 
 
 @attrs.frozen

@@ -328,6 +328,4 @@ def test_f_model_estimates_are_uniform_multiples() -> None:
     assert np.all((ratio >= 1) & (ratio <= f))
     se = (f - 1) / math.sqrt(12 * ratio.size)
     assert abs(float(ratio.mean()) - (1 + f) / 2) <= Z * se + 1e-3
-    assert (
-        w.provenance["estimates"] == "f-model" and "Mu'alem" in w.provenance["estimate_reference"]
-    )
+    assert w.provenance["estimates"] == "f-model" and "Mu'alem" in w.provenance["estimate_reference"]

@@ -98,9 +98,7 @@ def test_partial_executions_are_dropped(status: int) -> None:
     assert ids(w) == [1]
     assert dict(report.dropped) == {"partial_execution": 1}
     assert report.dropped_ids["partial_execution"] == (2,)
-    w, report = read(
-        line(id=1), line(id=2, status=status), policy=CleaningPolicy(drop_partial=False)
-    )
+    w, report = read(line(id=1), line(id=2, status=status), policy=CleaningPolicy(drop_partial=False))
     assert ids(w) == [1, 2]
 
 
@@ -373,9 +371,7 @@ def test_header_keys_values_repeats_and_continuations() -> None:
     h = dict(w.header)
     assert h["Version"] == "2.2"
     assert h["Computer"] == "Pentium-III Linux cluster"
-    assert h["Information"] == (
-        "http://www.cs.huji.ac.il/labs/parallel/workload\nhttp://www.cs.vu.nl/das2"
-    )
+    assert h["Information"] == ("http://www.cs.huji.ac.il/labs/parallel/workload\nhttp://www.cs.vu.nl/das2")
     assert h["TimeZoneString"] == "Europe/Amsterdam  # CET"
     assert h["UnixStartTime"] == "1041377305"
     assert h["MaxNodes"] == "32 (dual CPU)"
@@ -924,9 +920,7 @@ def test_sources_md_agrees_with_the_counts_used_here() -> None:
     ],
 )
 def test_status_rules_alone_reproduce_the_kept_column(name: str, expected: int) -> None:
-    policy = CleaningPolicy(
-        drop_unknown_runtime=name.startswith("SDSC-DS"), drop_no_processors=False
-    )
+    policy = CleaningPolicy(drop_unknown_runtime=name.startswith("SDSC-DS"), drop_no_processors=False)
     w, report = read_swf(TRACES / f"{name}.swf.gz", policy)
     assert len(w) == expected
     check_invariant(report)

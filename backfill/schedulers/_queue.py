@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -61,12 +61,18 @@ class QueueScheduler:
         self._reserved = {}
 
     def submit(self, job: Job, now: float) -> None:
-        """Queue a new job (keyed now if its priority is static)."""
+        """Queue a new job (keyed now if its priority is static). O(log q)."""
+        self._enqueue(job, now)
+
+    def _enqueue(self, job: Job, now: float) -> Entry | None:
+        """Queue a job; return its entry if the priority is static, else None."""
         self._seq += 1
         if self._static:
-            self._queue.add((self.priority(job, now), self._seq, job))
-        else:
-            self._dynamic.append((self._seq, job))
+            entry = (self.priority(job, now), self._seq, job)
+            self._queue.add(entry)
+            return entry
+        self._dynamic.append((self._seq, job))
+        return None
 
     def complete(self, job: Job, now: float) -> None:
         """Free the processors of a finished job."""
@@ -76,10 +82,13 @@ class QueueScheduler:
             raise ScheduleError(f"job {job.id} completed but was not running") from None
         self._free += procs
 
-    def _ordered(self, now: float) -> list[Entry]:
-        """Return the queue in service order at ``now``. O(q) static, O(q log q) time-dependent."""
+    def _ordered(self, now: float) -> Sequence[Entry]:
+        """Return the queue in service order at ``now`` (do not mutate the queue while iterating).
+
+        O(1) for a static priority (the sorted queue itself), O(q log q) for a time-dependent one.
+        """
         if self._static:
-            return list(self._queue)
+            return self._queue  # type: ignore[no-any-return]
         priority = self.priority
         return sorted((priority(job, now), seq, job) for seq, job in self._dynamic)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 from sortedcontainers import SortedList
 
-from backfill.schedulers._queue import QueueScheduler
+from backfill.schedulers._queue import Entry, QueueScheduler
 from backfill.workload import Job
 
 __all__ = ["EASY"]
@@ -43,62 +45,101 @@ class EASY(QueueScheduler):
     """
 
     _ends: SortedList = attrs.field(init=False, factory=SortedList)
+    # Cache of the last full pass (static priorities only): the head's entry, its shadow time and the
+    # extra processors left then, and the jobs that arrived since. While only arrivals happen, the jobs
+    # already queued still cannot start (free processors only shrank, the shadow time is unchanged and
+    # ``now`` only grew), so a decision needs to look at the new jobs alone.
+    _head: Entry | None = attrs.field(init=False, default=None)
+    _shadow_time: float = attrs.field(init=False, default=0.0)
+    _extra: int = attrs.field(init=False, default=0)
+    _fresh: list[Entry] = attrs.field(init=False, factory=list)
+    _full: bool = attrs.field(init=False, default=True)
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         super().reset(machine_size, now)
         self._ends = SortedList()
+        self._head = None
+        self._fresh = []
+        self._full = True
+
+    def submit(self, job: Job, now: float) -> None:
+        """Queue a new job. O(log q)."""
+        entry = self._enqueue(job, now)
+        if entry is None or self._head is None or entry < self._head:
+            self._full = True
+        elif not self._full:
+            self._fresh.append(entry)
 
     def complete(self, job: Job, now: float) -> None:
         """Free the processors of a finished job. O(log r)."""
         entry = self._running.get(job.id)
         super().complete(job, now)
         self._ends.remove(entry)
+        self._full = True
 
     def _start(self, job: Job, now: float, seq: int) -> None:
         super()._start(job, now, seq)
         self._ends.add(self._running[job.id])
 
     def schedule(self, now: float) -> list[Job]:
-        """Start what fits, reserve for the head, backfill the rest. O(q + r) (plus sorting if dynamic)."""
-        queue = self._ordered(now)
+        """Start what fits, reserve for the head, backfill the rest.
+
+        O(q + r) for a full pass (plus O(q log q) sorting for a time-dependent priority); when only
+        arrivals happened since the last pass, O(a log a) for the a new jobs.
+        """
         started: list[Job] = []
-        taken = []
-        n = len(queue)
-        k = 0
-        while k < n and queue[k][2].processors <= self._free:
-            entry = queue[k]
-            self._start(entry[2], now, entry[1])
-            started.append(entry[2])
-            taken.append(entry)
-            k += 1
-        self._reserved = {}
-        if k < n:
-            head = queue[k][2]
-            shadow, extra = self._shadow(head.processors)
-            self._reserved[head.id] = shadow
-            free = self._free
-            for idx in range(k + 1, n):
-                if free == 0:
-                    break
-                entry = queue[idx]
-                job = entry[2]
-                p = job.processors
-                if p > free:
-                    continue
-                if now + job.estimate <= shadow:
-                    pass
-                elif p <= extra:
-                    extra -= p
+        taken: list[Entry] = []
+        if not self._full:
+            fresh = sorted(self._fresh)
+            self._fresh = []
+            self._backfill(fresh, now, started, taken)
+        else:
+            queue = iter(self._ordered(now))
+            head = None
+            for entry in queue:
+                if entry[2].processors <= self._free:
+                    self._start(entry[2], now, entry[1])
+                    started.append(entry[2])
+                    taken.append(entry)
                 else:
-                    continue
-                self._start(job, now, entry[1])
-                free -= p
-                started.append(job)
-                taken.append(entry)
+                    head = entry
+                    break
+            self._reserved = {}
+            self._head = head if self._static else None
+            self._fresh = []
+            self._full = not self._static or head is None
+            if head is not None:
+                self._shadow_time, self._extra = self._shadow(head[2].processors)
+                self._reserved[head[2].id] = self._shadow_time
+                self._backfill(queue, now, started, taken)
         if taken:
             self._dequeue(taken)
         return started
+
+    def _backfill(self, entries: Iterable[Entry], now: float, started: list[Job], taken: list[Entry]) -> None:
+        """Start the entries that fit now and do not delay the head's reservation, in order."""
+        free = self._free
+        shadow = self._shadow_time
+        extra = self._extra
+        for entry in entries:
+            if free == 0:
+                break
+            job = entry[2]
+            p = job.processors
+            if p > free:
+                continue
+            if now + job.estimate <= shadow:
+                pass
+            elif p <= extra:
+                extra -= p
+            else:
+                continue
+            self._start(job, now, entry[1])
+            free -= p
+            started.append(job)
+            taken.append(entry)
+        self._extra = extra
 
     def _shadow(self, processors: int) -> tuple[float, int]:
         """Return when ``processors`` will be free by running jobs' estimates, and the surplus then."""
@@ -114,4 +155,9 @@ class EASY(QueueScheduler):
         other = EASY(self.priority)
         self._copy_into(other)
         other._ends = self._ends.copy()
+        other._head = self._head
+        other._shadow_time = self._shadow_time
+        other._extra = self._extra
+        other._fresh = self._fresh.copy()
+        other._full = self._full
         return other

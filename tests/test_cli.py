@@ -1,0 +1,349 @@
+"""The command line: `backfill simulate` in-process, its errors, and `python -m backfill`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backfill.cli import DEFAULT_JOBS, _accounting, _output_path, build_parser, main
+from backfill.lublin import lublin_feitelson
+from backfill.metrics import DEFAULT_COLUMNS
+from backfill.schedulers import FCFS
+from backfill.simulator import simulate
+from backfill.swf import read_swf, write_swf
+from backfill.workload import Job, Workload
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT.parent / "shared" / "traces"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def table_rows(out: str) -> dict[str, dict[str, str]]:
+    """Parse the metrics table out of the output: scheduler name -> column -> cell."""
+    lines = out.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("scheduler "))
+    header = lines[top].split()
+    rows = {}
+    for line in lines[top + 1 :]:
+        if not line.strip():
+            break
+        cells = line.split()
+        rows[cells[0]] = dict(zip(header[1:], cells[1:], strict=True))
+    return rows
+
+
+def sample_swf(tmp_path: Path, n: int = 120) -> Path:
+    """A small SWF log with two jobs the reader drops (unknown runtime, no processors)."""
+    path = tmp_path / "small.swf"
+    write_swf(path, lublin_feitelson(n, machine_size=32, seed=3, estimates="f-model"))
+    extra = [
+        f"{n + 1} 10 -1 -1 4 -1 -1 4 100 -1 0 1 1 -1 1 -1 -1 -1",
+        f"{n + 2} 20 -1 50 0 -1 -1 0 100 -1 1 1 1 -1 1 -1 -1 -1",
+    ]
+    with path.open("a") as f:
+        f.write("\n".join(extra) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# The synthetic default workload
+# ---------------------------------------------------------------------------------------------
+
+
+def test_default_run(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "simulate")
+    assert code == 0 and err == ""
+    assert "Lublin-Feitelson model: 5000 jobs, 128 processors, seed 0, f-model" in out
+    rows = table_rows(out)
+    assert list(rows) == ["FCFS(fcfs)", "EASY(fcfs)", "Conservative"]
+    assert all(row["jobs"] == str(DEFAULT_JOBS) and row["rejected"] == "0" for row in rows.values())
+    # Backfilling pays off on this workload: both backfillers wait far less than FCFS.
+    fcfs_wait = float(rows["FCFS(fcfs)"]["mean_wait"])
+    assert float(rows["EASY(fcfs)"]["mean_wait"]) < fcfs_wait / 2
+    assert float(rows["Conservative"]["mean_wait"]) < fcfs_wait / 2
+    assert "jobs: 5000 in = 5000 scheduled + 0 rejected" in out
+    assert "3 schedule(s) valid" in out
+
+
+def test_table_has_the_default_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "simulate", "--jobs", "200")
+    header = next(line for line in out.splitlines() if line.startswith("scheduler "))
+    assert header.split() == ["scheduler", *DEFAULT_COLUMNS]
+
+
+def test_scheduler_and_priority(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "simulate", "--jobs", "300", "--scheduler", "easy", "fcfs", "--priority", "sjf"
+    )
+    assert code == 0
+    assert list(table_rows(out)) == ["EASY(sjf)", "FCFS(sjf)"]
+    assert "note:" not in out
+
+
+def test_priority_with_conservative_gives_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--jobs", "100", "--priority", "lxf")
+    assert code == 0
+    assert "note: conservative takes no priority" in out
+    assert list(table_rows(out)) == ["FCFS(lxf)", "EASY(lxf)", "Conservative"]
+
+
+def test_repeated_scheduler_runs_once(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "easy")
+    assert list(table_rows(out)) == ["EASY(fcfs)"]
+
+
+def test_model_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "simulate",
+        "--jobs",
+        "400",
+        "--seed",
+        "7",
+        "--machine-size",
+        "64",
+        "--estimates",
+        "accurate",
+        "--load",
+        "1.5",
+    )
+    assert code == 0
+    assert "400 jobs, 64 processors, seed 7, accurate estimates, load x1.5" in out
+    w = lublin_feitelson(400, machine_size=64, seed=7).scaled(1.5)
+    assert f"offered load {w.offered_load():.3f}" in out
+    assert all(row["jobs"] == "400" for row in table_rows(out).values())
+
+
+def test_same_arguments_same_table(capsys: pytest.CaptureFixture[str]) -> None:
+    _, first, _ = run(capsys, "simulate", "--jobs", "300", "--seed", "2")
+    _, second, _ = run(capsys, "simulate", "--jobs", "300", "--seed", "2")
+    assert table_rows(first) == table_rows(second)
+
+
+def test_bound_option(capsys: pytest.CaptureFixture[str]) -> None:
+    _, ten, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "fcfs")
+    _, sixty, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "fcfs", "--bound", "60")
+    assert "with a 60 s bound" in sixty
+    assert float(table_rows(sixty)["FCFS(fcfs)"]["mean_bsld"]) <= float(
+        table_rows(ten)["FCFS(fcfs)"]["mean_bsld"]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# SWF logs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_swf_input_prints_the_read_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = sample_swf(tmp_path)
+    code, out, err = run(capsys, "simulate", str(path))
+    assert code == 0 and err == ""
+    assert "small.swf: 122 data lines: 120 jobs kept, 2 dropped" in out
+    assert "dropped unknown_runtime: 1" in out and "dropped no_processors: 1" in out
+    assert "workload: small.swf: 32 processors" in out
+    assert "jobs: 120 in = 120 scheduled + 0 rejected" in out
+    assert "log: 122 data lines = 120 kept + 2 dropped by the cleaning policy + 0 malformed" in out
+    assert len(table_rows(out)) == 3
+
+
+def test_swf_first_jobs_and_machine_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = sample_swf(tmp_path)
+    code, out, _ = run(capsys, "simulate", str(path), "--jobs", "50", "--machine-size", "16")
+    assert code == 0
+    assert "machine size 16 (from argument)" in out
+    assert "16 processors, first 50 jobs" in out
+    assert "jobs: 50 in = 50 scheduled + 0 rejected" in out
+
+
+def test_output_swf_one_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "out.swf"
+    code, out, _ = run(
+        capsys, "simulate", "--jobs", "200", "--scheduler", "fcfs", "--output-swf", str(target)
+    )
+    assert code == 0 and f"wrote {target}" in out
+    written, _ = read_swf(target)
+    expected = simulate(lublin_feitelson(200, seed=0, estimates="f-model"), FCFS())
+    assert np.array_equal(written.column("wait"), expected.wait)
+    assert float(table_rows(out)["FCFS(fcfs)"]["max_wait"]) == pytest.approx(
+        float(written.column("wait").max()), abs=0.05
+    )
+
+
+def test_output_swf_several_schedulers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "run.swf.gz"
+    code, out, _ = run(capsys, "simulate", "--jobs", "100", "--output-swf", str(target))
+    assert code == 0
+    for name in ("fcfs", "easy", "conservative"):
+        path = tmp_path / f"run-{name}.swf.gz"
+        assert f"wrote {path}" in out
+        assert len(read_swf(path)[0]) == 100
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    ("base", "expected"),
+    [("a/out.swf", "a/out-easy.swf"), ("out.swf.gz", "out-easy.swf.gz"), ("out", "out-easy")],
+)
+def test_output_path(base: str, expected: str) -> None:
+    assert _output_path(Path(base), "easy", several=True) == Path(expected)
+    assert _output_path(Path(base), "easy", several=False) == Path(base)
+
+
+@pytest.mark.trace
+@pytest.mark.skipif(not TRACES.is_dir(), reason="the archive traces are absent")
+def test_real_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", str(TRACES / "KTH-SP2-1996-2.swf.gz"), "--jobs", "500")
+    assert code == 0
+    assert "KTH-SP2-1996-2.swf.gz: 28489 data lines: 28489 jobs kept" in out
+    assert "jobs: 500 in = 500 scheduled + 0 rejected" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounting of rejected jobs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_accounting_lists_rejection_reasons() -> None:
+    jobs = [
+        Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=5.0),
+        Job(id=2, submit=1.0, processors=9, runtime=5.0, estimate=5.0),
+        Job(id=3, submit=2.0, processors=8, runtime=5.0, estimate=5.0),
+        Job(id=4, submit=3.0, processors=0, runtime=5.0, estimate=5.0),
+    ]
+    s = simulate(Workload.from_jobs(jobs, 4), FCFS())
+    assert _accounting(s) == (
+        "4 in = 1 scheduled + 3 rejected (no positive processor count: 1; "
+        "wider than the machine (4 processors): 2)"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+
+def assert_clean_error(code: int, out: str, err: str, *fragments: str) -> None:
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("backfill: error: "), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.swf"
+    code, out, err = run(capsys, "simulate", str(missing))
+    assert_clean_error(code, out, err, f"cannot read {missing}", "No such file")
+
+
+def test_malformed_swf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.swf"
+    path.write_text("; MaxProcs: 4\n1 0 -1 10 2\n")
+    code, out, err = run(capsys, "simulate", str(path))
+    assert_clean_error(code, out, err, f"{path}:2:", "18 fields")
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--estimates", "accurate"]])
+def test_model_options_refused_for_a_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    code, out, err = run(capsys, "simulate", str(sample_swf(tmp_path)), *option)
+    assert_clean_error(code, out, err, option[0], "only to the synthetic workload")
+
+
+def test_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "no" / "such" / "dir" / "out.swf"
+    code, _, err = run(capsys, "simulate", "--jobs", "20", "--scheduler", "fcfs", "--output-swf", str(target))
+    assert code == 2
+    assert f"backfill: error: cannot write {target}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["simulate", "--jobs", "0"],
+        ["simulate", "--jobs", "many"],
+        ["simulate", "--load", "-1"],
+        ["simulate", "--load", "nan"],
+        ["simulate", "--scheduler", "magic"],
+        ["simulate", "--priority", "random"],
+        ["simulate", "--seed", "-4"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: backfill" in err and "Traceback" not in err
+
+
+def test_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--scheduler", "--priority", "--load", "--jobs", "--seed", "--machine-size",
+                   "--estimates", "--bound", "--output-swf", "SWF_PATH"):  # fmt: skip
+        assert option in out
+
+
+def test_parser_defaults() -> None:
+    args = build_parser().parse_args(["simulate"])
+    assert args.scheduler == ["fcfs", "easy", "conservative"]
+    assert args.swf_path is None and args.jobs is None and args.load == 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m backfill
+# ---------------------------------------------------------------------------------------------
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run(
+        [sys.executable, "-m", "backfill", "simulate", "--jobs", "300"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert list(table_rows(result.stdout)) == ["FCFS(fcfs)", "EASY(fcfs)", "Conservative"]
+    assert "jobs: 300 in = 300 scheduled + 0 rejected" in result.stdout
+
+
+def test_python_dash_m_error(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run(
+        [sys.executable, "-m", "backfill", "simulate", "missing.swf"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("backfill: error: cannot read missing.swf")
+    assert "Traceback" not in result.stderr

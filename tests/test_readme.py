@@ -1,0 +1,47 @@
+"""The README: its set-up commands keep their promised form, and its Python example runs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+TEST_COMMAND = re.compile(r"^\s*(\$ )?(python3? -m )?pip install .*&&.*pytest")
+
+
+def fenced_blocks(language: str) -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_setup_block_has_exactly_the_two_commands() -> None:
+    setup = fenced_blocks("sh")[0].splitlines()
+    assert setup == [
+        "pip install . && backfill simulate",
+        'pip install ".[test]" && python -m pytest',
+    ]
+    matching = [line for line in README.read_text().splitlines() if TEST_COMMAND.match(line)]
+    assert matching == [setup[1]]
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    command = fenced_blocks("sh")[0].splitlines()[1]
+    assert any(line.strip() == command for line in ci.splitlines())
+
+
+def test_python_example_runs() -> None:
+    (example,) = fenced_blocks("python")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, str(README), "exec"), {})
+    lines = out.getvalue().splitlines()
+    assert [line.split()[0] for line in lines[1:4]] == ["EASY(fcfs)", "EASY(sjf)", "Conservative"]
+    assert float(lines[4]) >= 1.0
+
+
+def test_no_absolute_paths_of_this_machine() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert not re.search(r"(^|[\s(`'\"])/(work|root|home|tmp|opt)/", text)
