@@ -45,9 +45,9 @@ class Simulator:
 
     Jobs wider than the machine or with a non-positive width or negative runtime are rejected with a
     reason before the scheduler sees them. A job of zero runtime occupies no processors. A job whose
-    runtime exceeds its estimate breaks the scheduler's planning assumptions, so ``overrun`` decides: ``"raise_estimate"`` (default, as the SWF
-    reader does) shows the scheduler an estimate equal to the runtime; ``"kill"`` ends the job at its
-    estimate, as a batch system enforcing walltime limits would.
+    runtime exceeds its estimate breaks the scheduler's planning assumptions, so ``overrun`` decides:
+    ``"raise_estimate"`` (default, as the SWF reader does) shows the scheduler an estimate equal to the
+    runtime; ``"kill"`` ends the job at its estimate, as a batch system enforcing walltime limits would.
 
     Args:
         workload: The jobs and machine size.
