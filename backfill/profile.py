@@ -102,8 +102,9 @@ class Profile:
     def earliest_fit(self, time: float, processors: int, duration: float) -> float:
         """Return the earliest start ``s >= time`` with ``processors`` free throughout ``[s, s + duration)``.
 
-        A zero ``duration`` still needs the processors free at ``s``. A start always exists because every
-        processor is free after the last step. O(log n + k), k = steps scanned from ``time``.
+        A zero ``duration`` occupies nothing, so it fits at ``time`` (this keeps a zero-length plan
+        consistent: it reserves nothing, so nothing placed later can push it back). A start always exists
+        because every processor is free after the last step. O(log n + k), k = steps scanned from ``time``.
 
         Raises:
             ProfileError: If ``processors`` exceeds the capacity.
@@ -122,6 +123,8 @@ class Profile:
         n = len(times)
         if time < times[0]:
             time = times[0]
+        if not duration > 0:
+            return time
         i = bisect_right(times, time) - 1
         start = time
         while True:
@@ -176,6 +179,8 @@ class Profile:
         bound = current if before is None or before > current else before
         if not time < bound:
             return None
+        if not duration > 0:
+            return time
         i = bisect_right(times, time) - 1
         k = bisect_left(times, bound, i)  # steps i..k-1 are where a start can be
         # Most jobs in a compression cannot move; one C-level max rules them out without a loop.

@@ -90,7 +90,9 @@ def check_reservations(schedule: Schedule, *, while_held: bool = False) -> None:
         >>> jobs = [Job(id=i, submit=float(i), processors=2, runtime=1.0, estimate=5.0) for i in range(4)]
         >>> check_reservations(simulate(Workload.from_jobs(jobs, 3), EASY()), while_held=True)
     """
-    r = np.sort(schedule.reservations, order=["job_id", "time"], kind="stable")
+    r = schedule.reservations
+    # lexsort is stable, so changes made at one instant keep the order they were made in.
+    r = r[np.lexsort((r["time"], r["job_id"]))]
     if r.size == 0:
         return
     ids = schedule.workload.column("id")

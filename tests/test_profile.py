@@ -6,6 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from naive import NaiveProfile
 
 from backfill.profile import Profile, ProfileError
 
@@ -13,29 +14,6 @@ CAPACITY = 6
 times = st.integers(min_value=0, max_value=40)
 widths = st.integers(min_value=1, max_value=CAPACITY)
 durations = st.integers(min_value=0, max_value=15)
-
-
-class NaiveProfile:
-    """Free processors as capacity minus every reservation covering the instant."""
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.origin = 0
-        self.intervals: list[tuple[int, int, int]] = []
-
-    def free_at(self, t: float) -> int:
-        return self.capacity - sum(p for s, e, p in self.intervals if s <= t < e)
-
-    def fits(self, s: float, p: int, d: float) -> bool:
-        # The free count only changes at reservation boundaries, so checking those inside the
-        # window (and its start) is exhaustive.
-        points = {s} | {x for a, b, _ in self.intervals for x in (a, b) if s < x < s + d}
-        return all(self.free_at(x) >= p for x in points)
-
-    def earliest_fit(self, t: float, p: int, d: float) -> float:
-        t = max(t, self.origin)
-        candidates = sorted({t} | {e for _, e, _ in self.intervals if e > t})
-        return next(c for c in candidates if self.fits(c, p, d))
 
 
 class ProfileMachine(RuleBasedStateMachine):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import attrs
@@ -54,6 +55,7 @@ class EASY(QueueScheduler):
     _extra: int = attrs.field(init=False, default=0)
     _fresh: list[Entry] = attrs.field(init=False, factory=list)
     _full: bool = attrs.field(init=False, default=True)
+    _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -62,6 +64,7 @@ class EASY(QueueScheduler):
         self._head = None
         self._fresh = []
         self._full = True
+        self._changes = []
 
     def submit(self, job: Job, now: float) -> None:
         """Queue a new job. O(log q)."""
@@ -97,14 +100,25 @@ class EASY(QueueScheduler):
         else:
             queue = iter(self._ordered(now))
             head = None
+            # The previous head loses its reservation if a job ahead of it in today's order starts
+            # first (a higher-priority arrival, or a time-dependent priority reordering the queue):
+            # for that moment the other job was the head.
+            previous = next(iter(self._reserved), None)
+            overtaken = False
             for entry in queue:
-                if entry[2].processors <= self._free:
-                    self._start(entry[2], now, entry[1])
-                    started.append(entry[2])
+                job = entry[2]
+                if job.processors <= self._free:
+                    self._start(job, now, entry[1])
+                    started.append(job)
                     taken.append(entry)
+                    if job.id == previous:
+                        previous = None
+                    elif previous is not None:
+                        overtaken = True
                 else:
                     head = entry
                     break
+            old = self._reserved
             self._reserved = {}
             self._head = head if self._static else None
             self._fresh = []
@@ -112,10 +126,31 @@ class EASY(QueueScheduler):
             if head is not None:
                 self._shadow_time, self._extra = self._shadow(head[2].processors)
                 self._reserved[head[2].id] = self._shadow_time
+            self._log_changes(old, previous, overtaken)
+            if head is not None:
                 self._backfill(queue, now, started, taken)
         if taken:
             self._dequeue(taken)
         return started
+
+    def _log_changes(self, old: dict[int, float], previous: int | None, overtaken: bool) -> None:
+        """Log the head's reservation changes; ``previous`` is the old head if it is still queued."""
+        new = self._reserved
+        if previous is not None and (overtaken or previous not in new):
+            self._changes.append((previous, math.nan))
+            old = {}
+        for job_id, start in new.items():
+            if old.get(job_id) != start:
+                self._changes.append((job_id, start))
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them.
+
+        A queued job that stops being the head is logged with a NaN start; see the protocol.
+        """
+        changes = self._changes
+        self._changes = []
+        return changes
 
     def _backfill(self, entries: Iterable[Entry], now: float, started: list[Job], taken: list[Entry]) -> None:
         """Start the entries that fit now and do not delay the head's reservation, in order."""
@@ -160,4 +195,5 @@ class EASY(QueueScheduler):
         other._extra = self._extra
         other._fresh = self._fresh.copy()
         other._full = self._full
+        other._changes = self._changes.copy()
         return other

@@ -1,0 +1,174 @@
+"""Naive reference models: obviously correct, slow versions of the Profile and the schedulers."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from backfill.workload import Job
+
+
+class NaiveProfile:
+    """Free processors as capacity minus every reservation covering the instant."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.origin: float = 0
+        self.intervals: list[tuple[float, float, int]] = []
+
+    def free_at(self, t: float) -> int:
+        return self.capacity - sum(p for s, e, p in self.intervals if s <= t < e)
+
+    def fits(self, s: float, p: int, d: float) -> bool:
+        if d <= 0:
+            return True  # a zero-length job occupies nothing
+        # The free count changes only at reservation boundaries, so these points are exhaustive.
+        points = {s} | {x for a, b, _ in self.intervals for x in (a, b) if s < x < s + d}
+        return all(self.free_at(x) >= p for x in points)
+
+    def earliest_fit(self, t: float, p: int, d: float) -> float:
+        t = max(t, self.origin)
+        candidates = sorted({t} | {e for _, e, _ in self.intervals if e > t})
+        return next(c for c in candidates if self.fits(c, p, d))
+
+
+class NaiveConservative:
+    """Conservative backfilling exactly as the papers describe it, with no shortcut.
+
+    Compression removes each queued job in planned-start order (ties by arrival) and re-inserts it at
+    its earliest fit, against a profile rebuilt from a plain list of intervals.
+    """
+
+    name = "NaiveConservative"
+
+    def reset(self, machine_size: int, now: float) -> None:
+        self.size = machine_size
+        self.running: dict[int, tuple[float, float, int]] = {}
+        self.queued: dict[int, tuple[float, int, Job]] = {}
+        self.seq = 0
+        self.dirty = False
+        self.changes: list[tuple[int, float]] = []
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        out, self.changes = self.changes, []
+        return out
+
+    def _profile(self, exclude: int | None = None) -> NaiveProfile:
+        prof = NaiveProfile(self.size)
+        prof.intervals = list(self.running.values()) + [
+            (s, s + j.estimate, j.processors) for jid, (s, _, j) in self.queued.items() if jid != exclude
+        ]
+        return prof
+
+    def _compress(self, now: float) -> None:
+        for jid in sorted(self.queued, key=lambda k: self.queued[k][:2]):
+            s, seq, job = self.queued[jid]
+            if s <= now:
+                continue
+            new = self._profile(exclude=jid).earliest_fit(now, job.processors, job.estimate)
+            assert new <= s
+            if new < s:
+                self.changes.append((jid, new))
+            self.queued[jid] = (new, seq, job)
+        self.dirty = False
+
+    def submit(self, job: Job, now: float) -> None:
+        if self.dirty:
+            self._compress(now)
+        self.seq += 1
+        s = self._profile().earliest_fit(now, job.processors, job.estimate)
+        self.queued[job.id] = (s, self.seq, job)
+        self.changes.append((job.id, s))
+
+    def complete(self, job: Job, now: float) -> None:
+        s, e, p = self.running.pop(job.id)
+        if now < e:
+            self.dirty = True
+
+    def schedule(self, now: float) -> list[Job]:
+        if self.dirty:
+            self._compress(now)
+        due = sorted((v for v in self.queued.values() if v[0] <= now), key=lambda v: v[:2])
+        for s, _, job in due:
+            del self.queued[job.id]
+            self.running[job.id] = (now, now + job.estimate, job.processors)
+        return [job for _, _, job in due]
+
+    def next_wakeup(self) -> float | None:
+        return None
+
+    def reservations(self) -> Mapping[int, float]:
+        return {jid: v[0] for jid, v in self.queued.items()}
+
+    def copy(self) -> NaiveConservative:
+        return copy.deepcopy(self)
+
+
+class NaiveEASY:
+    """EASY with a full pass at every decision and no cached state."""
+
+    def __init__(self, priority: Callable[[Job, float], Any]) -> None:
+        self.priority = priority
+        self.name = "NaiveEASY"
+
+    def reset(self, machine_size: int, now: float) -> None:
+        self.size = machine_size
+        self.free = machine_size
+        self.queue: list[tuple[int, Job]] = []
+        self.running: dict[int, tuple[float, int]] = {}
+        self.seq = 0
+        self.res: dict[int, float] = {}
+
+    def submit(self, job: Job, now: float) -> None:
+        self.seq += 1
+        self.queue.append((self.seq, job))
+
+    def complete(self, job: Job, now: float) -> None:
+        self.free += self.running.pop(job.id)[1]
+
+    def schedule(self, now: float) -> list[Job]:
+        order = sorted(self.queue, key=lambda e: (self.priority(e[1], now), e[0]))
+        started: list[Job] = []
+        self.res = {}
+        k = 0
+        while k < len(order) and order[k][1].processors <= self.free:
+            started.append(order[k][1])
+            self._start(order[k][1], now)
+            k += 1
+        if k < len(order):
+            head = order[k][1]
+            avail = self.free
+            for end, p in sorted(self.running.values()):
+                avail += p
+                if avail >= head.processors:
+                    shadow, extra = end, avail - head.processors
+                    break
+            self.res[head.id] = shadow
+            for _, job in order[k + 1 :]:
+                if job.processors > self.free:
+                    continue
+                if now + job.estimate <= shadow:
+                    pass
+                elif job.processors <= extra:
+                    extra -= job.processors
+                else:
+                    continue
+                started.append(job)
+                self._start(job, now)
+        ids = {j.id for j in started}
+        self.queue = [e for e in self.queue if e[1].id not in ids]
+        return started
+
+    def _start(self, job: Job, now: float) -> None:
+        self.running[job.id] = (now + job.estimate, job.processors)
+        self.free -= job.processors
+
+    def next_wakeup(self) -> float | None:
+        return None
+
+    def reservations(self) -> Mapping[int, float]:
+        return self.res
+
+    def copy(self) -> NaiveEASY:
+        return copy.deepcopy(self)
