@@ -82,7 +82,7 @@ class NaiveConservative:
         self.changes.append((job.id, s))
 
     def complete(self, job: Job, now: float) -> None:
-        s, e, p = self.running.pop(job.id)
+        _s, e, _p = self.running.pop(job.id)
         if now < e:
             self.dirty = True
 
@@ -90,7 +90,7 @@ class NaiveConservative:
         if self.dirty:
             self._compress(now)
         due = sorted((v for v in self.queued.values() if v[0] <= now), key=lambda v: v[:2])
-        for s, _, job in due:
+        for _s, _, job in due:
             del self.queued[job.id]
             self.running[job.id] = (now, now + job.estimate, job.processors)
         return [job for _, _, job in due]
