@@ -213,7 +213,7 @@ def test_reservation_log_by_diff_matches_the_schedulers_own_log() -> None:
     w = make((0, 4, 10, 100), (1, 4, 20, 20), (2, 4, 5, 5), (40, 4, 5, 5), size=4)
     own, diff = simulate(w, Conservative()), simulate(w, DiffOnly())  # type: ignore[arg-type]
     assert own.start.tolist() == diff.start.tolist()
-    visible = [r for r in own.reservations.tolist() if not (r[0] == r[2])]  # granted and used at once
+    visible = [r for r in own.reservations.tolist() if r[0] != r[2]]  # granted and used at once
     assert visible == diff.reservations.tolist()
 
 
