@@ -44,8 +44,10 @@ class Simulator:
     """Replay a workload through a scheduler, one instant at a time.
 
     Jobs wider than the machine or with a non-positive width or negative runtime are rejected with a
-    reason before the scheduler sees them. A job of zero runtime occupies no processors. A job whose
-    runtime exceeds its estimate breaks the scheduler's planning assumptions, so ``overrun`` decides:
+    reason before the scheduler sees them; so is a job whose estimate is not a number, while a negative
+    estimate (SWF's "unknown") becomes an accurate one. A job of zero runtime occupies no processors.
+    A job whose runtime exceeds its estimate breaks the scheduler's planning assumptions, so
+    ``overrun`` decides:
     ``"raise_estimate"`` (default, as the SWF reader does) shows the scheduler an estimate equal to the
     runtime; ``"kill"`` ends the job at its estimate, as a batch system enforcing walltime limits would.
 
@@ -107,6 +109,7 @@ class Simulator:
             (procs <= 0, "no positive processor count"),
             (~np.isfinite(runtime) | (runtime < 0), "unknown or negative runtime"),
             (~np.isfinite(r["submit"]), "unknown submit time"),
+            (~np.isfinite(estimate), "estimate is not a number"),
         )
         bad = np.zeros(len(r), dtype=bool)
         ids = r["id"]
@@ -115,17 +118,21 @@ class Simulator:
             for job_id in ids[mask].tolist():
                 self._rejected[job_id] = reason
             bad |= mask
-        over = ~bad & ~(estimate >= runtime)
         self._altered = {}
+        # SWF's -1 means "unknown": such a job gets an accurate estimate, as the reader's policy does.
+        missing = ~bad & (estimate < 0)
+        if missing.any():
+            estimate = np.where(missing, runtime, estimate)
+            self._altered["estimate_from_runtime"] = int(missing.sum())
+        over = ~bad & ~(estimate >= runtime)
         if over.any():
             if self.overrun == "raise_estimate":
                 estimate = np.where(over, runtime, estimate)
                 self._altered["estimate_raised_to_runtime"] = int(over.sum())
             else:
-                runtime = np.where(over, np.maximum(estimate, 0.0), runtime)
-                estimate = np.maximum(estimate, 0.0)
+                runtime = np.where(over, estimate, runtime)
                 self._altered["killed_at_estimate"] = int(over.sum())
-        self._changed = over.tolist()
+        self._changed = (over | missing).tolist()
         self._bad = bad.tolist()
         self._submit = r["submit"].tolist()
         self._runtime = runtime.tolist()

@@ -29,7 +29,6 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
         >>> validate_schedule(simulate(Workload.from_jobs(jobs, machine_size=3), Conservative()))
     """
     w = schedule.workload
-    len(w)
     ids = w.column("id")
     start, end = schedule.start, schedule.end
     started = ~np.isnan(start)

@@ -208,6 +208,8 @@ class Workload:
         if self.machine_size <= 0:
             raise BackfillError(f"machine size must be positive, got {self.machine_size}")
         submit = self.records["submit"]
+        if not bool(np.all(np.isfinite(submit))):
+            raise BackfillError("every submit time in a workload must be a finite number")
         if len(submit) > 1 and bool(np.any(submit[1:] < submit[:-1])):
             raise BackfillError("Workload.records must be sorted by submit time (use from_jobs)")
         ids = self.records["id"]

@@ -138,12 +138,11 @@ class NaiveEASY:
             k += 1
         if k < len(order):
             head = order[k][1]
-            avail = self.free
-            for end, p in sorted(self.running.values()):
-                avail += p
-                if avail >= head.processors:
-                    shadow, extra = end, avail - head.processors
-                    break
+            ends = sorted(self.running.values())
+            shadow = next(
+                end for end, _ in ends if self.free + sum(p for e, p in ends if e <= end) >= head.processors
+            )
+            extra = self.free + sum(p for e, p in ends if e <= shadow) - head.processors
             self.res[head.id] = shadow
             for _, job in order[k + 1 :]:
                 if job.processors > self.free:

@@ -203,3 +203,20 @@ def test_accounting_with_rejections() -> None:
     validate_schedule(result)
     assert dict(result.rejected) == {1: "wider than the machine (4 processors)"}
     assert np.isnan(result.start[0]) and result.start[1] == 0
+
+
+def test_easy_counts_every_job_ending_at_the_shadow_time_as_extra() -> None:
+    # Jobs 1 (2 procs) and 2 (1 proc) both end at 10; head job 3 needs 3 of 4, so at 10 one
+    # processor is extra, and the long 1-processor job 4 may use it right away.
+    w = make((0, 2, 10, 10), (0, 1, 10, 10), (1, 3, 10, 10), (2, 1, 100, 100), size=4)
+    assert starts(simulate(w, EASY())) == {1: 0, 2: 0, 3: 10, 4: 2}
+
+
+def test_estimates_that_are_unknown_or_not_a_number() -> None:
+    w = make((0, 1, 5, float("nan")), (0, 1, 5, -1), (0, 1, 5, 5), size=2)
+    for overrun in ("raise_estimate", "kill"):
+        result = simulate(w, Conservative(), overrun=overrun)  # type: ignore[arg-type]
+        validate_schedule(result)
+        assert dict(result.rejected) == {1: "estimate is not a number"}
+        assert dict(result.altered) == {"estimate_from_runtime": 1}
+        assert result.estimate[1] == 5 and result.end.tolist()[1:] == [5, 5]

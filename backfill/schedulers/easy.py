@@ -39,7 +39,7 @@ class EASY(QueueScheduler):
         ...         Job(id=3, submit=0.0, processors=1, runtime=20.0, estimate=20.0)]
         >>> for job in jobs:
         ...     s.submit(job, now=0)
-        >>> [j.id for j in s.schedule(now=0)]  # job 2 ends before the shadow time 10, job 3 would not
+        >>> [j.id for j in s.schedule(now=0)]  # job 2 backfills on the last free processor
         [0, 2]
         >>> dict(s.reservations())
         {1: 10.0}
@@ -177,13 +177,22 @@ class EASY(QueueScheduler):
         self._extra = extra
 
     def _shadow(self, processors: int) -> tuple[float, int]:
-        """Return when ``processors`` will be free by running jobs' estimates, and the surplus then."""
+        """Return when ``processors`` will be free by running jobs' estimates, and the surplus then.
+
+        Every job ending exactly at the shadow time frees its processors then, so all of them count
+        towards the extra processors. O(r) in the worst case.
+        """
         avail = self._free
+        shadow = None
         for end, _, procs in self._ends:
+            if shadow is not None and end > shadow:
+                break
             avail += procs
-            if avail >= processors:
-                return end, avail - processors
-        raise AssertionError("a job no wider than the machine always fits once all jobs end")
+            if shadow is None and avail >= processors:
+                shadow = end
+        if shadow is None:
+            raise AssertionError("a job no wider than the machine always fits once all jobs end")
+        return shadow, avail - processors
 
     def copy(self) -> EASY:
         """Return an independent copy. O(q + r)."""
