@@ -284,6 +284,38 @@ class Profile:
         self._merge(j)
         self._merge(i)
 
+    def move(self, start: float, new: float, duration: float, processors: int) -> None:
+        """Move a reservation of ``processors`` over ``[start, start + duration)`` to start at ``new``.
+
+        Equivalent to ``release`` then ``reserve``, but when the two intervals overlap only the parts
+        that change are touched. O(log n + k).
+
+        Raises:
+            ProfileError: If the new place does not fit (nothing changes).
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(10, 20, 3)
+            >>> p.move(10, 5, 10, 3)
+            >>> list(p)
+            [(0, 4), (5, 1), (15, 4)]
+        """
+        end = start + duration
+        new_end = new + duration
+        if new_end <= start or end <= new or not duration > 0:
+            self.release(start, end, processors)
+            try:
+                self.reserve(new, new_end, processors)
+            except ProfileError:
+                self.reserve(start, end, processors)
+                raise
+        elif new < start:
+            self.reserve(new, start, processors)
+            self.release(new_end, end, processors)
+        elif new > start:
+            self.reserve(end, new_end, processors)
+            self.release(start, new, processors)
+
     def advance(self, time: float) -> None:
         """Forget the profile before ``time``, which becomes the origin. O(log n + k), k = steps dropped.
 

@@ -73,6 +73,21 @@ class ProfileMachine(RuleBasedStateMachine):
         self.model.intervals.insert(k, (s, e, p))
         assert got == (fit if fit < s else None)
 
+    @precondition(lambda self: self.model.intervals)
+    @rule(data=st.data())
+    def move(self, data: st.DataObject) -> None:
+        k = data.draw(st.integers(0, len(self.model.intervals) - 1))
+        s, e, p = self.model.intervals[k]
+        new = data.draw(st.integers(self.model.origin, self.model.origin + 40))
+        del self.model.intervals[k]
+        if self.model.fits(new, p, e - s):
+            self.profile.move(s, new, e - s, p)
+            self.model.intervals.append((new, new + e - s, p))
+        else:
+            with pytest.raises(ProfileError):
+                self.profile.move(s, new, e - s, p)
+            self.model.intervals.append((s, e, p))
+
     @rule(dt=st.integers(0, 10))
     def advance(self, dt: int) -> None:
         t = self.model.origin + dt

@@ -110,13 +110,21 @@ class Conservative:
     def _compress(self, now: float) -> None:
         """Move every queued job, in planned-start order, to its earliest fit if that is earlier.
 
-        Exactly the remove-and-reinsert pass of the papers, with one shortcut that cannot change its
-        result: a job sits at its earliest fit when it is placed or examined, and afterwards only
-        arrivals (which take space) and ``_freed`` intervals (early completions, space vacated by moved
-        jobs) change the profile. So a job can now start earlier only inside a window that overlaps a
-        freed interval ``[a, b)`` with ``a`` before its planned start, which means starting before
-        ``b``; jobs with no such interval are skipped, and the others search only up to the latest
-        such ``b``. O(q f + moved (log n + k)), f = freed intervals.
+        Exactly the remove-and-reinsert pass of the papers, with shortcuts that cannot change its
+        result (the tests compare it with a naive implementation):
+
+        * A pass leaves every job at its earliest fit: space a later job vacates lies inside the earlier
+          job's own old reservation or after it, where that job already had room. So between passes a
+          job can only gain from arrivals (which take space, never give it) and early completions.
+        * Hence in a pass a job can start earlier only in a window overlapping a freed interval
+          ``[a, b)`` (an early completion's unused time, or space vacated by a job moved earlier in
+          this pass) with ``a`` before its planned start: it must start before ``b``. Jobs with no such
+          interval are skipped; the others search only up to the latest such ``b``.
+        * If a job of width p and estimate e fits nowhere before its frontier, no later job at least
+          as wide and as long fits there either while nothing has moved, so its search starts at the
+          frontier; a run of such jobs planned no later than the frontier is skipped at once.
+
+        O(q log f + s (log n + k)) for q queued jobs, f freed intervals and s searches.
         """
         profile = self._profile
         planned = self._planned
@@ -126,7 +134,6 @@ class Conservative:
         pending = [(a, b) for a, b in self._freed if b > now]
         heapq.heapify(pending)
         reach = now
-        carried: list[tuple[float, float]] = []
         entries = list(self._order)
         n = len(entries)
         starts = [e[0] for e in entries]
@@ -177,22 +184,20 @@ class Conservative:
                 failed.append((p, est, frontier))
             else:
                 failed.clear()
-                profile.release(start, start + est, p)
-                profile.reserve(new, new + est, p)
+                profile.move(start, new, est, p)
                 planned[job.id] = new
                 self._changes.append((job.id, new))
                 entries[i] = (new, seq, job)
                 moved = True
                 # The part of the old reservation the new one does not cover is free space now, for
-                # the later jobs of this pass and, in the next pass, for the jobs before this one.
+                # the later jobs of this pass.
                 vacated = (max(start, new + est), start + est)
                 if vacated[0] < vacated[1]:
                     heapq.heappush(pending, vacated)
-                    carried.append(vacated)
             i += 1
         if moved:
             self._order = SortedList(entries)
-        self._freed = carried
+        self._freed = []
         self._dirty = False
 
     def next_wakeup(self) -> float | None:
