@@ -206,23 +206,36 @@ class Profile:
 
     # -- updates -------------------------------------------------------------------------------------
 
-    def _split(self, time: float) -> int:
-        """Ensure a breakpoint at ``time`` and return its index. O(log n + n) for the list insert."""
-        times = self._times
-        i = bisect_left(times, time)
-        if i < len(times) and times[i] == time:
-            return i
-        if i == 0:
-            raise ProfileError(f"time {time} is before the profile origin {times[0]}")
-        times.insert(i, time)
-        self._free.insert(i, self._free[i - 1])
-        return i
+    def _add(self, start: float, end: float, delta: int) -> None:
+        """Add ``delta`` free processors over ``[start, end)`` (``start < end``), unchecked.
 
-    def _merge(self, i: int) -> None:
-        """Drop the breakpoint at ``i`` if the step before it has the same free count."""
-        if 0 < i < len(self._times) and self._free[i - 1] == self._free[i]:
-            del self._times[i]
-            del self._free[i]
+        The hot path of every update: split and merge inlined, one slice assignment.
+        """
+        times = self._times
+        free = self._free
+        i = bisect_left(times, start)
+        if i == len(times) or times[i] != start:
+            if i == 0:
+                raise ProfileError(f"time {start} is before the profile origin {times[0]}")
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+        j = bisect_left(times, end, i)
+        if j == len(times) or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        free[i:j] = [f + delta for f in free[i:j]]
+        if j < len(times) and free[j - 1] == free[j]:
+            del times[j]
+            del free[j]
+        if i and free[i - 1] == free[i]:
+            del times[i]
+            del free[i]
+
+    def _least(self, start: float, end: float) -> int:
+        """Fewest free processors over ``[start, end)`` (``start`` at or after the origin)."""
+        times = self._times
+        i = bisect_right(times, start) - 1
+        return min(self._free[i : max(bisect_left(times, end, i), i + 1)])
 
     def reserve(self, start: float, end: float, processors: int) -> None:
         """Take ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
@@ -240,19 +253,14 @@ class Profile:
         """
         if not end > start:
             return
-        i = self._split(start)
-        j = self._split(end)
-        free = self._free
-        lowest = min(free[i:j])
+        if start < self._times[0]:
+            raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
+        lowest = self._least(start, end)
         if lowest < processors:
-            self._merge(j)
-            self._merge(i)
             raise ProfileError(
                 f"cannot reserve {processors} processors over [{start:g}, {end:g}): only {lowest} free"
             )
-        free[i:j] = [f - processors for f in free[i:j]]
-        self._merge(j)
-        self._merge(i)
+        self._add(start, end, -processors)
 
     def release(self, start: float, end: float, processors: int) -> None:
         """Give back ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
@@ -269,20 +277,17 @@ class Profile:
         """
         if not end > start:
             return
-        i = self._split(start)
-        j = self._split(end)
-        free = self._free
-        highest = max(free[i:j])
+        if start < self._times[0]:
+            raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
+        times = self._times
+        i = bisect_right(times, start) - 1
+        highest = max(self._free[i : max(bisect_left(times, end, i), i + 1)])
         if highest + processors > self.capacity:
-            self._merge(j)
-            self._merge(i)
             raise ProfileError(
                 f"cannot release {processors} processors over [{start:g}, {end:g}): "
                 f"{highest} already free of {self.capacity}"
             )
-        free[i:j] = [f + processors for f in free[i:j]]
-        self._merge(j)
-        self._merge(i)
+        self._add(start, end, processors)
 
     def move(self, start: float, new: float, duration: float, processors: int) -> None:
         """Move a reservation of ``processors`` over ``[start, start + duration)`` to start at ``new``.
@@ -300,21 +305,27 @@ class Profile:
             >>> list(p)
             [(0, 4), (5, 1), (15, 4)]
         """
+        if not duration > 0 or new == start:
+            return
         end = start + duration
         new_end = new + duration
-        if new_end <= start or end <= new or not duration > 0:
-            self.release(start, end, processors)
-            try:
-                self.reserve(new, new_end, processors)
-            except ProfileError:
-                self.reserve(start, end, processors)
-                raise
-        elif new < start:
-            self.reserve(new, start, processors)
-            self.release(new_end, end, processors)
-        elif new > start:
-            self.reserve(end, new_end, processors)
-            self.release(start, new, processors)
+        if new < self._times[0]:
+            raise ProfileError(f"time {new} is before the profile origin {self._times[0]}")
+        # Only the parts of the two intervals that differ change.
+        if new < start:
+            gain, lose = (
+                (new_end if new_end > start else start, end),
+                (new, start if start < new_end else new_end),
+            )
+        else:
+            gain, lose = (start, new if new < end else end), (end if end > new else new, new_end)
+        self._add(gain[0], gain[1], processors)
+        if self._least(lose[0], lose[1]) < processors:
+            self._add(gain[0], gain[1], -processors)
+            raise ProfileError(
+                f"cannot move {processors} processors from {start:g} to {new:g}: not enough free there"
+            )
+        self._add(lose[0], lose[1], -processors)
 
     def advance(self, time: float) -> None:
         """Forget the profile before ``time``, which becomes the origin. O(log n + k), k = steps dropped.
