@@ -155,6 +155,10 @@ class Simulator:
         now = self.next_time()
         if now is None:
             return False
+        self._step(now)
+        return True
+
+    def _step(self, now: float) -> None:
         self.now = now
         scheduler = self.scheduler
         heap = self._heap
@@ -193,7 +197,6 @@ class Simulator:
                 self._log.extend([(now, job_id, start) for job_id, start in changes])
         elif self.record_reservations:
             self._record_reservations(now)
-        return True
 
     def _job(self, i: int) -> Job:
         job = _job_from_row(self.workload.records[i].tolist())
@@ -252,11 +255,18 @@ class Simulator:
 
     def run(self, until: float | None = None) -> Schedule:
         """Run every instant (up to and including ``until``, if given) and return the schedule so far."""
+        limit = math.inf if until is None else until
+        heap = self._heap
+        submit = self._submit
+        step = self._step
         while True:
-            t = self.next_time()
-            if t is None or (until is not None and t > until):
+            # next_time(), inlined: this loop runs once per instant of the whole simulation.
+            t = heap[0][0] if heap else math.inf
+            if self._next < self._last and submit[self._next] < t:
+                t = submit[self._next]
+            if t == math.inf or t > limit:
                 break
-            self.step()
+            step(t)
         return self.result()
 
     def run_until_started(self, job_id: int) -> float:
