@@ -46,6 +46,8 @@ def reservation_log(schedule) -> list[tuple[float, int, float | None]]:  # type:
 
 
 def starts(schedule) -> dict[int, float]:  # type: ignore[no-untyped-def]
+    """Start time by job id, after the independent validator has passed the schedule."""
+    validate_schedule(schedule)
     return dict(zip(schedule.workload.column("id").tolist(), schedule.start.tolist(), strict=True))
 
 
