@@ -1,5 +1,6 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
+from backfill.cleaning import CleaningPolicy, ReadReport
 from backfill.errors import BackfillError, ScheduleError, SWFError
 from backfill.lublin import lublin_feitelson
 from backfill.metrics import (
@@ -17,16 +18,16 @@ from backfill.profile import Profile, ProfileError
 from backfill.schedule import Schedule
 from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
 from backfill.simulator import Simulator, simulate
-from backfill.swf import CleaningPolicy, ReadReport, read_swf, write_swf
+from backfill.swf import read_swf, write_swf
 from backfill.validation import check_reservations, validate_schedule
 from backfill.workload import Job, Workload
 
 __all__ = [
-    "EASY",
-    "FCFS",
     "BackfillError",
     "CleaningPolicy",
     "Conservative",
+    "EASY",
+    "FCFS",
     "Job",
     "Profile",
     "ProfileError",

@@ -23,14 +23,13 @@ import gzip
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import MappingProxyType
-from typing import IO, Any, Literal, TypeAlias, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any, TypeAlias, cast
 
-import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill.cleaning import _REASON_CODE, CleaningPolicy, ReadReport
 from backfill.errors import BackfillError, SWFError
 from backfill.workload import JOB_DTYPE, SWF_FIELDS, Workload
 
@@ -41,8 +40,6 @@ Source: TypeAlias = "str | os.PathLike[str] | IO[str] | IO[bytes]"
 #: What :func:`write_swf` accepts: a path (a ``.gz`` suffix means gzip) or an open text file.
 Target: TypeAlias = "str | os.PathLike[str] | IO[str]"
 
-ProcessorsChoice: TypeAlias = Literal["allocated", "requested", "allocated_or_requested"]
-OverrunPolicy: TypeAlias = Literal["raise_estimate", "truncate_runtime", "keep", "drop"]
 
 _N_FIELDS = len(SWF_FIELDS)
 _COL = {name: i for i, name in enumerate(SWF_FIELDS)}
@@ -67,197 +64,8 @@ _HEADER_RE = re.compile(rf"\s*;\s*({_KEY})\s*:(.*)\Z", re.ASCII | re.DOTALL)
 _LEADING_INT_RE = re.compile(r"\s*\+?([0-9]+)")
 _SURROGATE_RE = re.compile("[\udc80-\udcff]")
 
+
 # Drop reasons, in the order the rules are applied; a job is counted under the first that matches.
-_DROP_REASONS = (
-    "partial_execution",
-    "cancelled_before_start",
-    "unknown_submit",
-    "unknown_runtime",
-    "no_processors",
-    "wider_than_machine",
-    "runtime_over_estimate",
-)
-_REASON_CODE = {reason: code for code, reason in enumerate(_DROP_REASONS, start=1)}
-
-
-def _one_of(*options: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
-    def check(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if not isinstance(value, str) or value not in options:
-            choices = ", ".join(repr(o) for o in options)
-            raise ValueError(f"CleaningPolicy.{attribute.name} must be one of {choices}; got {value!r}")
-
-    return check
-
-
-def _is_bool(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    # A switch given as 0/1 or "no" is most likely a mistake (bool("no") is True): refuse it.
-    if not isinstance(value, bool):
-        raise TypeError(f"CleaningPolicy.{attribute.name} must be True or False, got {value!r}")
-
-
-@attrs.frozen
-class CleaningPolicy:
-    """Which jobs of an SWF log to keep, and how to repair the ones kept.
-
-    The defaults follow the usual practice for simulating backfilling on archive logs (Lindsay et
-    al. 2013; Rajbhandary et al. 2013): jobs that never ran as one whole job, or whose length or
-    width is unknown, cannot be replayed and are dropped; missing estimates become exact ones, and a
-    job that ran longer than its estimate gets its estimate raised, so that no scheduler has to kill
-    a job the log says completed. Every drop and change is counted in the :class:`ReadReport`.
-
-    Two rules always apply and have no switch: a job with an unknown submit time (``-1``) is
-    dropped, and so is a job wider than the machine (its id is listed in the report).
-
-    Attributes:
-        processors: The width a job gets: ``"allocated"`` (SWF field 5, the default),
-            ``"requested"`` (field 8) or ``"allocated_or_requested"`` (field 5, or field 8 when
-            field 5 is not positive).
-        overrun: What to do with a job whose runtime exceeds its estimate: ``"raise_estimate"``
-            (default; estimate := runtime), ``"truncate_runtime"`` (runtime := estimate), ``"keep"``
-            (leave both) or ``"drop"``.
-        drop_partial: Drop status 2, 3 and 4 (one part of a job that was checkpointed or swapped).
-        drop_cancelled_unstarted: Drop status 5 (cancelled) with runtime <= 0: it never started.
-        drop_unknown_runtime: Drop jobs whose runtime is unknown (< 0).
-        drop_no_processors: Drop jobs whose width (see ``processors``) is not positive.
-        fill_missing_estimate: Give a job without an estimate (field 9 <= 0) an exact one,
-            estimate := runtime.
-
-    Example:
-        >>> CleaningPolicy(overrun="truncate_runtime").processors
-        'allocated'
-        >>> CleaningPolicy(processors="nodes")  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-            ...
-        ValueError: CleaningPolicy.processors must be one of 'allocated', ...; got 'nodes'
-    """
-
-    processors: ProcessorsChoice = attrs.field(
-        default="allocated",
-        validator=_one_of("allocated", "requested", "allocated_or_requested"),
-    )
-    overrun: OverrunPolicy = attrs.field(
-        default="raise_estimate",
-        validator=_one_of("raise_estimate", "truncate_runtime", "keep", "drop"),
-    )
-    drop_partial: bool = attrs.field(default=True, validator=_is_bool)
-    drop_cancelled_unstarted: bool = attrs.field(default=True, validator=_is_bool)
-    drop_unknown_runtime: bool = attrs.field(default=True, validator=_is_bool)
-    drop_no_processors: bool = attrs.field(default=True, validator=_is_bool)
-    fill_missing_estimate: bool = attrs.field(default=True, validator=_is_bool)
-
-    @classmethod
-    def raw(cls) -> CleaningPolicy:
-        """Return a policy that keeps and changes as much as possible (for inspecting a log).
-
-        Only the two fixed rules still apply: unknown submit times and jobs wider than the machine.
-
-        Example:
-            >>> CleaningPolicy.raw().overrun
-            'keep'
-        """
-        return cls(
-            overrun="keep",
-            drop_partial=False,
-            drop_cancelled_unstarted=False,
-            drop_unknown_runtime=False,
-            drop_no_processors=False,
-            fill_missing_estimate=False,
-        )
-
-
-def _frozen_counts(m: Mapping[str, int]) -> Mapping[str, int]:
-    return MappingProxyType({str(k): int(v) for k, v in m.items()})
-
-
-def _frozen_ids(m: Mapping[str, Iterable[int]]) -> Mapping[str, tuple[int, ...]]:
-    return MappingProxyType({str(k): tuple(int(i) for i in v) for k, v in m.items()})
-
-
-def _int_tuple(values: Iterable[int]) -> tuple[int, ...]:
-    return tuple(int(v) for v in values)
-
-
-@attrs.frozen
-class ReadReport:
-    """What :func:`read_swf` did to a log: how many jobs it kept, dropped, changed or skipped.
-
-    The counts always add up: ``lines == kept + sum(dropped.values()) + len(skipped_lines)``.
-
-    Attributes:
-        source: The file name (no directory), or ``"<string>"`` for an unnamed stream.
-        lines: Data lines in the file (comments and blank lines not counted).
-        kept: Jobs in the returned workload.
-        machine_size: The machine size the workload got.
-        machine_size_from: Where it came from: ``"argument"``, ``"MaxProcs"``, ``"MaxNodes"``,
-            ``"widest_job"`` or ``"default"`` (an empty log with no header: 1).
-        dropped: Jobs dropped, by reason (only reasons that occurred), in the order the rules apply:
-            ``partial_execution``, ``cancelled_before_start``, ``unknown_submit``,
-            ``unknown_runtime``, ``no_processors``, ``wider_than_machine``,
-            ``runtime_over_estimate``.
-        dropped_ids: The ids of the dropped jobs, by reason, in file order.
-        altered: Jobs kept but changed, by reason: ``estimate_from_runtime``,
-            ``estimate_raised_to_runtime``, ``runtime_truncated_to_estimate``.
-        skipped_lines: 1-based line numbers of the malformed lines skipped in lenient mode.
-
-    Example:
-        >>> r = ReadReport(source="x.swf", lines=3, kept=1, machine_size=4,
-        ...                machine_size_from="MaxProcs", dropped={"unknown_runtime": 1},
-        ...                dropped_ids={"unknown_runtime": [7]}, skipped_lines=[12])
-        >>> r.dropped_ids["unknown_runtime"], r.skipped_lines
-        ((7,), (12,))
-    """
-
-    source: str
-    lines: int
-    kept: int
-    machine_size: int
-    machine_size_from: str
-    dropped: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
-    dropped_ids: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict, converter=_frozen_ids, repr=False)
-    altered: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
-    skipped_lines: tuple[int, ...] = attrs.field(default=(), converter=_int_tuple)
-
-    def __attrs_post_init__(self) -> None:
-        accounted = self.kept + sum(self.dropped.values()) + len(self.skipped_lines)
-        if accounted != self.lines:
-            raise BackfillError(
-                f"ReadReport does not add up: {self.lines} lines but {self.kept} kept + "
-                f"{sum(self.dropped.values())} dropped + {len(self.skipped_lines)} skipped"
-            )
-
-    def summary(self) -> str:
-        """Return a few lines of text describing the read, for logs and notebooks.
-
-        Example:
-            >>> r = ReadReport(source="log.swf", lines=5, kept=4, machine_size=8,
-            ...                machine_size_from="MaxProcs", dropped={"no_processors": 1},
-            ...                altered={"estimate_from_runtime": 2})
-            >>> print(r.summary())
-            log.swf: 5 data lines: 4 jobs kept, 1 dropped, 0 malformed lines skipped
-              machine size 8 (from MaxProcs)
-              dropped no_processors: 1
-              altered estimate_from_runtime: 2
-        """
-        head = (
-            f"{self.source}: {self.lines} data lines: {self.kept} jobs kept, "
-            f"{sum(self.dropped.values())} dropped, "
-            f"{len(self.skipped_lines)} malformed lines skipped"
-        )
-        body = [f"  machine size {self.machine_size} (from {self.machine_size_from})"]
-        body += [f"  dropped {reason}: {n}" for reason, n in self.dropped.items()]
-        body += [f"  altered {reason}: {n}" for reason, n in self.altered.items()]
-        if self.skipped_lines:
-            shown = ", ".join(str(n) for n in self.skipped_lines[:10])
-            more = ", ..." if len(self.skipped_lines) > 10 else ""
-            body.append(f"  skipped lines: {shown}{more}")
-        return "\n".join([head, *body])
-
-
-# --------------------------------------------------------------------------------------------------
-# Reading
-# --------------------------------------------------------------------------------------------------
-
-
 def _names(source: Source) -> tuple[str, str]:
     """Return (name for error messages, base name for provenance)."""
     if isinstance(source, str | os.PathLike):
@@ -511,7 +319,7 @@ def _machine_size(
 
 def read_swf(
     source: Source,
-    policy: CleaningPolicy = CleaningPolicy(),  # frozen, so sharing the default is safe
+    policy: CleaningPolicy = CleaningPolicy(),  # noqa: B008 - frozen, so sharing the default is safe
     *,
     lenient: bool = False,
     machine_size: int | None = None,

@@ -16,6 +16,7 @@ def workloads(
     accurate: bool | None = None,
     overruns: bool = False,
     zero_runtimes: bool = True,
+    too_wide: bool = False,
 ) -> Workload:
     """Draw a small workload with bursts of simultaneous arrivals and inaccurate estimates.
 
@@ -25,6 +26,7 @@ def workloads(
         accurate: Force exact (True) or inexact (False) estimates; drawn per job if None.
         overruns: Allow runtime > estimate (left for the simulator's overrun policy).
         zero_runtimes: Allow jobs of zero runtime.
+        too_wide: Allow jobs up to two processors wider than the machine (the simulator rejects them).
     """
     size = machine_size or draw(st.integers(1, 16))
     n = draw(st.integers(0, max_jobs))
@@ -32,7 +34,7 @@ def workloads(
     submits = sorted(draw(st.lists(st.integers(0, 60), min_size=n, max_size=n)))
     jobs = []
     for i, submit in enumerate(submits):
-        procs = draw(st.one_of(st.integers(1, size), st.just(size)))
+        procs = draw(st.one_of(st.integers(1, size + 2 * too_wide), st.just(size)))
         runtime = draw(st.integers(0 if zero_runtimes else 1, 40))
         exact = accurate if accurate is not None else draw(st.booleans())
         if exact:
