@@ -94,10 +94,14 @@ class Profile:
             >>> p.min_free(0, 5), p.min_free(0, 6)
             (4, 1)
         """
+        i, j = self._span(start, end)
+        return min(self._free[i:j])
+
+    def _span(self, start: float, end: float) -> tuple[int, int]:
+        """Indices ``i, j`` of the steps covering ``[start, end)``: ``free[i:j]``, never empty."""
         times = self._times
         i = max(bisect_right(times, start) - 1, 0)
-        j = max(bisect_left(times, end), i + 1)
-        return min(self._free[i:j])
+        return i, max(bisect_left(times, end, i), i + 1)
 
     def earliest_fit(self, time: float, processors: int, duration: float) -> float:
         """Return the earliest start ``s >= time`` with ``processors`` free throughout ``[s, s + duration)``.
@@ -231,12 +235,6 @@ class Profile:
             del times[i]
             del free[i]
 
-    def _least(self, start: float, end: float) -> int:
-        """Fewest free processors over ``[start, end)`` (``start`` at or after the origin)."""
-        times = self._times
-        i = bisect_right(times, start) - 1
-        return min(self._free[i : max(bisect_left(times, end, i), i + 1)])
-
     def reserve(self, start: float, end: float, processors: int) -> None:
         """Take ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
 
@@ -255,7 +253,7 @@ class Profile:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        lowest = self._least(start, end)
+        lowest = self.min_free(start, end)
         if lowest < processors:
             raise ProfileError(
                 f"cannot reserve {processors} processors over [{start:g}, {end:g}): only {lowest} free"
@@ -279,9 +277,8 @@ class Profile:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        times = self._times
-        i = bisect_right(times, start) - 1
-        highest = max(self._free[i : max(bisect_left(times, end, i), i + 1)])
+        i, j = self._span(start, end)
+        highest = max(self._free[i:j])
         if highest + processors > self.capacity:
             raise ProfileError(
                 f"cannot release {processors} processors over [{start:g}, {end:g}): "
@@ -320,7 +317,7 @@ class Profile:
         else:
             gain, lose = (start, new if new < end else end), (end if end > new else new, new_end)
         self._add(gain[0], gain[1], processors)
-        if self._least(lose[0], lose[1]) < processors:
+        if self.min_free(lose[0], lose[1]) < processors:
             self._add(gain[0], gain[1], -processors)
             raise ProfileError(
                 f"cannot move {processors} processors from {start:g} to {new:g}: not enough free there"

@@ -219,15 +219,16 @@ class Simulator:
     def _start_jobs(self, started: Sequence[Job], now: float) -> None:
         queued = self._queued
         size = self.workload.machine_size
-        name = scheduler_name(self.scheduler)
         for job in started:
             if queued.pop(job.id, None) is None:
+                name = scheduler_name(self.scheduler)
                 raise ScheduleError(f"{name} started job {job.id} at {now:g}, which is not queued")
             i = self._active[job.id]
             # A job of zero runtime occupies nothing, as in the profile and the validator.
             if self._runtime[i] > 0:
                 self._used += job.processors
             if self._used > size:
+                name = scheduler_name(self.scheduler)
                 raise ScheduleError(
                     f"{name} started job {job.id} at {now:g}: {self._used} processors in use "
                     f"on a {size}-processor machine"
