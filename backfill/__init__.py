@@ -16,7 +16,7 @@ from backfill.metrics import (
 from backfill.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.profile import Profile, ProfileError
 from backfill.schedule import Schedule
-from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
+from backfill.schedulers import DC, EASY, FCFS, PC, Conservative, Scheduler
 from backfill.simulator import Simulator, simulate
 from backfill.swf import read_swf, write_swf
 from backfill.validation import check_reservations, validate_schedule
@@ -26,9 +26,11 @@ __all__ = [
     "BackfillError",
     "CleaningPolicy",
     "Conservative",
+    "DC",
     "EASY",
     "FCFS",
     "Job",
+    "PC",
     "Profile",
     "ProfileError",
     "ReadReport",

@@ -28,7 +28,7 @@ from backfill.lublin import lublin_feitelson
 from backfill.metrics import DEFAULT_BOUND, metrics_table
 from backfill.priorities import PRIORITIES, Priority
 from backfill.schedule import Schedule
-from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
+from backfill.schedulers import DC, EASY, FCFS, PC, Conservative, Scheduler
 from backfill.simulator import simulate
 from backfill.swf import ReadReport, read_swf
 from backfill.validation import validate_schedule
@@ -46,6 +46,8 @@ SCHEDULERS: dict[str, tuple[Callable[[Priority], Scheduler], bool]] = {
     "fcfs": (lambda priority: FCFS(priority=priority), True),
     "easy": (lambda priority: EASY(priority=priority), True),
     "conservative": (lambda priority: Conservative(), False),
+    "pc": (lambda priority: PC(priority=priority), True),
+    "dc": (lambda priority: DC(priority=priority), True),
 }
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 
@@ -118,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(SCHEDULERS),
         default=list(DEFAULT_SCHEDULERS),
         metavar="NAME",
-        help=f"schedulers to compare ({', '.join(SCHEDULERS)}); default: all three",
+        help=f"schedulers to compare ({', '.join(SCHEDULERS)}); default: {', '.join(DEFAULT_SCHEDULERS)}",
     )
     sim.add_argument(
         "--priority",

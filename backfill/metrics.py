@@ -33,7 +33,10 @@ __all__ = [
     "SUMMARY_KEYS",
     "bounded_slowdowns",
     "makespan",
+    "mean_top_wait",
+    "mean_wait_of_widest",
     "metrics_table",
+    "percent_improvement",
     "response_times",
     "summarize",
     "to_rows",
@@ -130,6 +133,84 @@ def response_times(s: Schedule) -> FloatArray:
     """
     done = _completed(s)
     return np.asarray(s.end[done] - s.submit[done], dtype=np.float64)
+
+
+def _count(fraction: float, n: int) -> int:
+    """Return how many of ``n`` jobs a top ``fraction`` covers: ceil(fraction * n), at least one if n > 0."""
+    if not 0 < fraction <= 1:
+        raise BackfillError(f"fraction must be in (0, 1], got {fraction}")
+    return min(n, max(1, int(np.ceil(fraction * n - 1e-9)))) if n else 0
+
+
+def mean_top_wait(s: Schedule, fraction: float) -> float:
+    """Return the mean wait of the ``fraction`` of completed jobs that waited longest.
+
+    Lindsay et al. (2013, Fig. 6 and 7) report it for the top 5 % and 1 %: how the jobs that suffer
+    most fare. The top ``ceil(fraction * n)`` waits of the ``n`` completed jobs are averaged; NaN if
+    no job completed.
+
+    Args:
+        s: A simulated schedule.
+        fraction: Share of the jobs, in (0, 1].
+
+    Example:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import FCFS
+        >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0)
+        ...         for i in range(4)]
+        >>> mean_top_wait(simulate(Workload.from_jobs(jobs, machine_size=1), FCFS()), 0.5)
+        12.5
+    """
+    wait = wait_times(s)
+    k = _count(fraction, wait.size)
+    return float(np.sort(wait)[-k:].mean()) if k else float("nan")
+
+
+def mean_wait_of_widest(s: Schedule, fraction: float) -> float:
+    """Return the mean wait of the ``fraction`` of completed jobs that use the most processors.
+
+    Lindsay et al. (2013, Fig. 8) measure how wide jobs fare by the widest 10 %. The paper does not say
+    how ties at the cut are broken; here the ``ceil(fraction * n)`` widest completed jobs are taken,
+    and among equally wide jobs at the cut the earliest submitted ones, so the set does not depend on
+    the scheduler. NaN if no job completed.
+
+    Args:
+        s: A simulated schedule.
+        fraction: Share of the jobs, in (0, 1].
+
+    Example:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import FCFS
+        >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=5.0),
+        ...         Job(id=2, submit=0.0, processors=1, runtime=5.0, estimate=5.0)]
+        >>> mean_wait_of_widest(simulate(Workload.from_jobs(jobs, machine_size=2), FCFS()), 0.5)
+        0.0
+    """
+    done = _completed(s)
+    wait = (s.start - s.submit)[done]
+    width = s.workload.column("processors")[done]
+    k = _count(fraction, wait.size)
+    if not k:
+        return float("nan")
+    # A stable sort on -width keeps workload (submit) order among equally wide jobs.
+    order = np.argsort(-width, kind="stable")[:k]
+    return float(wait[order].mean())
+
+
+def percent_improvement(baseline: float, other: float) -> float:
+    """Return the improvement of ``other`` over ``baseline`` in percent: 100 (baseline - other) / baseline.
+
+    The seeds' formula (Lindsay et al. 2013, Rajbhandary et al. 2013) for a lower-is-better measure:
+    positive when ``other`` is better. A zero baseline gives 0 when ``other`` is zero too and
+    ``-inf`` otherwise, as Rajbhandary et al. report for LPC-EGEE.
+
+    Example:
+        >>> percent_improvement(200.0, 150.0), percent_improvement(200.0, 250.0)
+        (25.0, -25.0)
+    """
+    if baseline == 0:
+        return 0.0 if other == 0 else (-np.inf if other > 0 else np.inf)
+    return 100.0 * (baseline - other) / baseline
 
 
 def bounded_slowdowns(s: Schedule, bound: float = DEFAULT_BOUND) -> FloatArray:

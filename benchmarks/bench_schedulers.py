@@ -40,7 +40,19 @@ from typing import Any
 import numpy as np
 
 import backfill
-from backfill import EASY, FCFS, Conservative, Scheduler, read_swf, simulate, sjf, validate_schedule
+from backfill import (
+    DC,
+    EASY,
+    FCFS,
+    PC,
+    Conservative,
+    Scheduler,
+    ljf,
+    read_swf,
+    simulate,
+    sjf,
+    validate_schedule,
+)
 from backfill.metrics import summarize
 
 DEFAULT_TRACE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
@@ -55,6 +67,9 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
     "EASY": EASY,
     "EASY-sjf": lambda: EASY(priority=sjf),
     "Conservative": Conservative,
+    "PC-sjf": lambda: PC(sjf),
+    "DC-sjf": lambda: DC(sjf),
+    "PC-ljf": lambda: PC(ljf),
 }
 MEMORY_JOBS = 500_000
 MEMORY_MACHINE = 128
@@ -66,6 +81,9 @@ TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
     ("EASY over CTC-SP2 < 1 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY", 1.0),
     ("Conservative over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "Conservative", 10.0),
     ("Conservative over HPC2N < 20 s", "simulate", "HPC2N-2002-2.1-cln", "Conservative", 20.0),
+    ("PC(sjf) over CTC-SP2 < 30 s", "simulate", "CTC-SP2-1996-3.1-cln", "PC-sjf", 30.0),
+    ("DC(sjf) over CTC-SP2 < 30 s", "simulate", "CTC-SP2-1996-3.1-cln", "DC-sjf", 30.0),
+    ("PC(ljf) over HPC2N < 10 min", "simulate", "HPC2N-2002-2.1-cln", "PC-ljf", 600.0),
     ("reading HPC2N < 3 s", "read", "HPC2N-2002-2.1-cln", "", 3.0),
     ("500K-job workload < 1 GB (peak RSS)", "memory", "", "", GB),
 )
@@ -123,7 +141,8 @@ def time_simulation(
     for _ in range(repeat):
         gc.collect()
         wall, cpu = time.perf_counter(), time.process_time()
-        current = simulate(workload, make())
+        scheduler = make()
+        current = simulate(workload, scheduler)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         if schedule is not None and not np.array_equal(schedule.start, current.start, equal_nan=True):
             raise RuntimeError(f"{current.scheduler}: two runs of the same simulation differ")
@@ -137,6 +156,8 @@ def time_simulation(
         "cpu": best_cpu,
         "mean_wait": summarize(schedule)["mean_wait"],
         "changes": len(schedule.reservations),
+        # Lindsay et al. (2013, §4.3)'s work measure, for the schedulers that plan on a profile.
+        "events": getattr(scheduler, "events_examined", None),
     }
 
 
@@ -235,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{n / m['wall']:,.0f}",
                     f"{m['mean_wait']:,.0f}",
                     f"{m['changes']:,}",
+                    "-" if m["events"] is None else f"{m['events']:,}",
                 ]
             )
 
@@ -255,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             "jobs/s",
             "mean wait (s)",
             "res. changes",
+            "events examined",
         ]
         print(markdown(header, sim_rows, right=3))
     if read_rows:

@@ -1,8 +1,9 @@
-"""EASY backfilling with a priority of your own: a weighted blend of wait time and runtime estimate.
+"""Backfilling with a priority of your own: a weighted blend of wait time and runtime estimate.
 
 A priority is any callable ``priority(job, now)`` returning a sort key; the job with the smallest key
 is served first, ties by arrival. A parametrised one is best written as a small frozen attrs class,
-whose repr then names the scheduler in the metrics table.
+whose repr then names the scheduler in the metrics table. The same priority orders EASY's queue and
+the compression queue of PC and DC, which still give every job a guarantee at arrival.
 
 Run: python examples/custom_priority.py
 """
@@ -11,7 +12,17 @@ from __future__ import annotations
 
 import attrs
 
-from backfill import EASY, Job, lublin_feitelson, simulate, validate_schedule
+from backfill import (
+    DC,
+    EASY,
+    PC,
+    Conservative,
+    Job,
+    check_reservations,
+    lublin_feitelson,
+    simulate,
+    validate_schedule,
+)
 from backfill.metrics import metrics_table
 
 
@@ -23,9 +34,10 @@ class Blend:
     that has waited an hour goes ahead of one estimated an hour longer.
 
     It reads ``now``, and has no ``depends_on_time = False`` marker, so EASY re-sorts its queue at
-    every decision; that is always correct. (This particular blend happens to order the queue as the
-    static key ``estimate_weight * estimate + wait_weight * submit`` would, since ``now`` is common to
-    all jobs; written that way, with the marker, it would take EASY's faster static path.)
+    every decision (and PC and DC at every compression); that is always correct. (This particular
+    blend happens to order the queue as the static key ``estimate_weight * estimate + wait_weight *
+    submit`` would, since ``now`` is common to all jobs; written that way, with the marker, it would
+    take the faster static path.)
     """
 
     wait_weight: float = 1.0
@@ -37,9 +49,13 @@ class Blend:
 
 def main() -> None:
     workload = lublin_feitelson(2_000, machine_size=128, seed=1, estimates="f-model")
-    schedules = [simulate(workload, EASY()), simulate(workload, EASY(priority=Blend(wait_weight=2.0)))]
+    blend = Blend(wait_weight=2.0)
+    schedulers = [EASY(), EASY(priority=blend), Conservative(), PC(priority=blend), DC(priority=blend)]
+    schedules = [simulate(workload, scheduler) for scheduler in schedulers]
     for schedule in schedules:
         validate_schedule(schedule)
+    for schedule in schedules[2:]:
+        check_reservations(schedule)  # guarantees given at arrival never moved later
     print(f"{len(workload)} Lublin-Feitelson jobs on {workload.machine_size} processors")
     print(metrics_table(schedules))
 

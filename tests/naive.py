@@ -171,3 +171,98 @@ class NaiveEASY:
 
     def copy(self) -> NaiveEASY:
         return copy.deepcopy(self)
+
+
+class NaivePC(NaiveConservative):
+    """PC as Lindsay et al. (2013, §2.1) state it: remove and re-insert jobs in priority order.
+
+    After every successful move the pass starts again at the head of the compression queue (unless
+    ``restart`` is False, the one-pass arrival-order variant).
+    """
+
+    def __init__(self, priority: Callable[[Job, float], Any], restart: bool = True) -> None:
+        self.priority = priority
+        self.restart = restart
+        self.name = "NaivePC"
+
+    def _order(self, now: float) -> list[int]:
+        return sorted(self.queued, key=lambda k: (self.priority(self.queued[k][2], now), self.queued[k][1]))
+
+    def _try_move(self, jid: int, now: float, limit: float = float("inf"), only_now: bool = False) -> bool:
+        s, seq, job = self.queued[jid]
+        if s <= now:
+            return False
+        prof = self._profile(exclude=jid)
+        if only_now:
+            new = now if prof.fits(now, job.processors, job.estimate) else s
+        else:
+            new = prof.earliest_fit(now, job.processors, job.estimate)
+        assert new <= s
+        if new < s and new < limit:
+            self.queued[jid] = (new, seq, job)
+            self.changes.append((jid, new))
+            return True
+        return False
+
+    def _compress(self, now: float) -> None:
+        order = self._order(now)
+        i = 0
+        while i < len(order):
+            if self._try_move(order[i], now) and self.restart:
+                i = 0
+                continue
+            i += 1
+        self.dirty = False
+
+    def next_wakeup(self) -> float | None:
+        return min((v[0] for v in self.queued.values()), default=None)
+
+
+class NaiveDC(NaivePC):
+    """DC as Lindsay et al. (2013, §2.2) state it, with this library's reading of "reaching a hole".
+
+    At every completion, and after an arrival that moved a job, jobs that fit now move to now in
+    priority order; an arrival first moves every higher-priority job whose earliest start is before
+    the new job's estimated completion, then takes its earliest fit.
+    """
+
+    def __init__(self, priority: Callable[[Job, float], Any]) -> None:
+        super().__init__(priority)
+        self.name = "NaiveDC"
+
+    def complete(self, job: Job, now: float) -> None:
+        self.running.pop(job.id)
+        self.dirty = True
+
+    def _compress(self, now: float) -> None:
+        # Fill idle processors now: only moves to the current time.
+        self.dirty = False
+        if self._profile().free_at(now) <= 0:
+            return
+        order = self._order(now)
+        i = 0
+        while i < len(order):
+            if self._try_move(order[i], now, only_now=True):
+                i = 0
+                continue
+            i += 1
+
+    def submit(self, job: Job, now: float) -> None:
+        if self.dirty:
+            self._compress(now)
+        self.seq += 1
+        key = (self.priority(job, now), self.seq)
+        ahead = [
+            k for k in self._order(now) if (self.priority(self.queued[k][2], now), self.queued[k][1]) < key
+        ]
+        i = 0
+        while i < len(ahead):
+            end = self._profile().earliest_fit(now, job.processors, job.estimate) + job.estimate
+            if self._try_move(ahead[i], now, limit=end):
+                self.dirty = True
+                i = 0
+                continue
+            i += 1
+        s = self._profile().earliest_fit(now, job.processors, job.estimate)
+        self.queued[job.id] = (s, self.seq, job)
+        self.changes.append((job.id, s))

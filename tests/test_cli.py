@@ -90,6 +90,13 @@ def test_scheduler_and_priority(capsys: pytest.CaptureFixture[str]) -> None:
     assert "note:" not in out
 
 
+def test_pc_and_dc_take_the_priority(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "pc", "dc", "--priority", "wjf")
+    assert code == 0
+    assert list(table_rows(out)) == ["PC(wjf)", "DC(wjf)"]
+    assert "note:" not in out
+
+
 def test_priority_with_conservative_gives_a_note(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", "--jobs", "100", "--priority", "lxf")
     assert code == 0

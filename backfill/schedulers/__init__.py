@@ -1,8 +1,10 @@
 """Schedulers: one module per algorithm, all satisfying :class:`~backfill.schedulers.protocol.Scheduler`."""
 
 from backfill.schedulers.conservative import Conservative
+from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
+from backfill.schedulers.pc import PC
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 
-__all__ = ["EASY", "FCFS", "Conservative", "Scheduler", "scheduler_name"]
+__all__ = ["Conservative", "DC", "EASY", "FCFS", "PC", "Scheduler", "scheduler_name"]

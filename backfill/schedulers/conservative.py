@@ -200,6 +200,14 @@ class Conservative:
         self._freed = []
         self._dirty = False
 
+    @property
+    def events_examined(self) -> int:
+        """Profile events (planned starts and ends) examined by searches since :meth:`reset`.
+
+        The work measure of Lindsay et al. (2013, §4.3); see :attr:`Profile.examined`.
+        """
+        return self._profile.examined
+
     def next_wakeup(self) -> float | None:
         """Conservative acts only on arrivals and completions."""
         return None

@@ -1,0 +1,318 @@
+"""Shared machinery of PC and DC: a profile of guarantees plus a priority-ordered compression queue.
+
+Both algorithms (Lindsay et al. 2013, §2) keep every queued job's planned start in a
+:class:`~backfill.profile.Profile` and only ever move a job earlier. What makes them fast enough for
+real traces is knowing which jobs *cannot* move without searching the profile for them:
+
+* Space in the profile is only ever freed in two ways: a job ending before its estimate frees the rest
+  of its reservation, and a job moved earlier vacates the part of its old reservation the new one does
+  not cover. Every such interval is appended to one log.
+* Each queued job remembers a *bound*: it fits nowhere in ``[now, bound)`` in the profile as it was when
+  it last looked at the log. Taking space (arrivals, moves into free space) never invalidates that.
+  A freed interval ``[a, b)`` can only help a window ``[s, min(s + d, start))`` that overlaps it, so
+  ``s > a - d``; if no new interval reaches below the bound, the job is skipped without a search, and
+  otherwise the search starts at the lowest such ``a - d``.
+
+The shortcuts never change a decision: the tests compare PC and DC with naive implementations that
+remove and re-insert every job they try.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import attrs
+import numpy as np
+from sortedcontainers import SortedList
+
+from backfill.errors import ScheduleError
+from backfill.profile import Profile
+from backfill.schedulers._queue import Entry, QueueScheduler
+from backfill.workload import Job
+
+#: Trim the freed-interval log once it is this much longer than needed.
+_TRIM = 512
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class GuaranteeScheduler(QueueScheduler):
+    """Base of PC and DC; not a scheduler by itself.
+
+    Planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by time so that
+    due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
+    ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has looked at and
+    ``_bound[id]`` its bound (see the module docstring).
+    """
+
+    _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
+    _by_start: SortedList = attrs.field(init=False, factory=SortedList)
+    _entry: dict[int, Entry] = attrs.field(init=False, factory=dict)
+    _freed: list[tuple[float, float]] = attrs.field(init=False, factory=list)
+    _base: int = attrs.field(init=False, default=0)
+    _seen: dict[int, int] = attrs.field(init=False, factory=dict)
+    _bound: dict[int, float] = attrs.field(init=False, factory=dict)
+    _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
+    _moves: int = attrs.field(init=False, default=0)
+
+    def reset(self, machine_size: int, now: float) -> None:
+        """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
+        super().reset(machine_size, now)
+        self._profile = Profile(machine_size, origin=now)
+        self._by_start = SortedList()
+        self._entry = {}
+        self._freed = []
+        self._base = 0
+        self._seen = {}
+        self._bound = {}
+        self._changes = []
+        self._moves = 0
+
+    # -- statistics ----------------------------------------------------------------------------------
+
+    @property
+    def events_examined(self) -> int:
+        """Profile events (planned starts and ends) examined by searches since :meth:`reset`.
+
+        This is the work measure of Lindsay et al. (2013, §4.3); see :attr:`Profile.examined`.
+        """
+        return self._profile.examined
+
+    @property
+    def moves(self) -> int:
+        """Number of times a queued job moved earlier since :meth:`reset`."""
+        return self._moves
+
+    # -- the profile of guarantees -------------------------------------------------------------------
+
+    def _place(self, job: Job, now: float, entry: Entry) -> None:
+        """Give a newly queued job its guarantee: the earliest fit in the current profile."""
+        profile = self._profile
+        start = profile.earliest_fit(now, job.processors, job.estimate)
+        profile.reserve(start, start + job.estimate, job.processors)
+        jid = job.id
+        self._entry[jid] = entry
+        self._by_start.add((start, entry[1], job))
+        self._reserved[jid] = start
+        self._seen[jid] = self._base + len(self._freed)
+        self._bound[jid] = start
+        self._changes.append((jid, start))
+
+    def _move(self, job: Job, start: float, new: float) -> tuple[float, float] | None:
+        """Move a queued job's reservation from ``start`` to the earlier ``new``.
+
+        Return the part of the old reservation the new one does not cover (now free, and logged), or
+        None if the two overlap entirely.
+        """
+        d = job.estimate
+        self._profile.move(start, new, d, job.processors)
+        seq = self._entry[job.id][1]
+        by_start = self._by_start
+        by_start.remove((start, seq, job))
+        by_start.add((new, seq, job))
+        self._reserved[job.id] = new
+        self._changes.append((job.id, new))
+        self._moves += 1
+        low = new + d if new + d > start else start
+        if low < start + d:
+            vacated = (low, start + d)
+            self._freed.append(vacated)
+            return vacated
+        return None
+
+    def _release(self, job: Job, now: float) -> tuple[float, float] | None:
+        """Forget a finished job; free and log the rest of its reservation, which is returned if any."""
+        try:
+            end, _, procs = self._running.pop(job.id)
+        except KeyError:
+            raise ScheduleError(f"job {job.id} completed but was not running") from None
+        if now < end:
+            self._profile.release(now, end, procs)
+            self._freed.append((now, end))
+            return now, end
+        return None
+
+    def _search(self, now: float, job: Job, start: float, limit: float) -> float | None:
+        """Return the earliest start before ``limit`` (at most ``start``) where the job fits, or None.
+
+        Skips the profile search when the freed-interval log proves there is none, narrows it to where
+        freed space can help otherwise, and keeps the job's bound up to date either way.
+        """
+        jid = job.id
+        bound = origin = self._bound[jid]
+        # A job whose bound reaches its planned start fits nowhere earlier in the old profile, so a new
+        # start must overlap freed space: before the end ``b`` of some new interval.
+        settled = bound >= start
+        reach = now if settled else start
+        seen = self._seen[jid]
+        top = self._base + len(self._freed)
+        if seen < top:
+            d = job.estimate
+            for a, b in self._freed[seen - self._base :]:
+                if b > now and a < start:
+                    if a - d < origin:
+                        origin = a - d
+                    if b > reach:
+                        reach = b
+            self._seen[jid] = top
+        if origin < now:
+            origin = now
+        end = reach if reach < limit else limit
+        if origin < end:
+            new = self._profile.earliest_move(origin, job.processors, job.estimate, start, end)
+            if new is not None:
+                self._bound[jid] = new
+                return new
+            covered = end  # it fits nowhere in [now, end)
+        else:
+            covered = origin  # nothing freed reaches below origin
+        if settled and covered >= reach:
+            covered = start  # and past ``reach`` nothing changed since it last fit nowhere
+        self._bound[jid] = covered
+        return None
+
+    def _trim(self) -> None:
+        """Drop the part of the freed-interval log that every queued job has already looked at.
+
+        A job that has not looked for long (DC skips jobs too wide to start now) would hold the whole
+        log back, so stale jobs fold the log into their bound first. O(q + log length), amortised O(1)
+        per logged interval.
+        """
+        freed = self._freed
+        top = self._base + len(freed)
+        now = self._profile.origin
+        seen = self._seen
+        bound = self._bound
+        reserved = self._reserved
+        for jid, mark in seen.items():
+            if mark < top:
+                d = self._entry[jid][2].estimate
+                start = reserved[jid]
+                origin = bound[jid]
+                for a, b in freed[mark - self._base :]:
+                    if b > now and a < start and a - d < origin:
+                        origin = a - d
+                bound[jid] = origin
+                seen[jid] = top
+        self._freed = []
+        self._base = top
+
+    # -- compression loops ---------------------------------------------------------------------------
+
+    def _compress(
+        self,
+        now: float,
+        entries: Sequence[Entry],
+        freed: Sequence[tuple[float, float]],
+        *,
+        restart: bool = True,
+    ) -> bool:
+        """PC's compression: move the highest-priority job that can start earlier, until none can.
+
+        That is the papers' loop (try jobs in priority order, back to the head after every move) without
+        re-walking the queue: after a move only jobs that can use the space it vacated, those planned
+        after its start and no wider than the most processors free in it, become candidates again, and
+        candidates are tried in priority order from a heap. With ``restart=False`` every job is tried
+        once, in order. ``freed`` holds the intervals freed since the last compression; every queued
+        job must already be ruled out for all earlier ones. Return whether any job moved.
+        """
+        reserved = self._reserved
+        search = self._search
+        jobs = [e[2] for e in entries]
+        n = len(jobs)
+        if not restart:
+            moved = False
+            for job in jobs:
+                start = reserved[job.id]
+                if start > now and (new := search(now, job, start, start)) is not None:
+                    self._move(job, start, new)
+                    moved = True
+            return moved
+        starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
+        widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
+        profile = self._profile
+        # Candidates: jobs that can use space freed since the last compression (early completions).
+        mask = np.zeros(n, dtype=bool)
+        for a, b in freed:
+            if b > now:
+                mask |= (starts > a) & (widths <= profile.max_free(a if a > now else now, b))
+        mask &= starts > now
+        heap = np.flatnonzero(mask).tolist()  # ascending, hence already a heap
+        queued = bytearray(n)
+        for i in heap:
+            queued[i] = 1
+        moved = False
+        while heap:
+            i = heapq.heappop(heap)
+            queued[i] = 0
+            job = jobs[i]
+            start = reserved[job.id]
+            new = search(now, job, start, start)
+            if new is None:
+                continue
+            vacated = self._move(job, start, new)
+            moved = True
+            starts[i] = new
+            if vacated is not None:
+                a, b = vacated
+                more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
+                for k in more.tolist():
+                    if not queued[k]:
+                        queued[k] = 1
+                        heapq.heappush(heap, k)
+        # Every job not searched was ruled out for every interval logged so far.
+        top = self._base + len(self._freed)
+        seen = self._seen
+        for job in jobs:
+            seen[job.id] = top
+        return moved
+
+    def _start_due(self, now: float) -> list[Job]:
+        """Start every queued job whose planned start has come, in planned-start order."""
+        self._profile.advance(now)
+        by_start = self._by_start
+        started: list[Job] = []
+        if not by_start or by_start[0][0] > now:
+            return started
+        taken = []
+        reserved, entry_of, seen, bound = self._reserved, self._entry, self._seen, self._bound
+        while by_start and by_start[0][0] <= now:
+            _, seq, job = by_start.pop(0)
+            jid = job.id
+            taken.append(entry_of.pop(jid))
+            del reserved[jid], seen[jid], bound[jid]
+            self._start(job, now, seq)
+            started.append(job)
+        self._dequeue(taken)
+        if len(self._freed) > 2 * len(seen) + _TRIM:
+            self._trim()
+        return started
+
+    def next_wakeup(self) -> float | None:
+        """The earliest planned start: a job must start then even if nothing else happens. O(1)."""
+        return self._by_start[0][0] if self._by_start else None
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them."""
+        changes = self._changes
+        self._changes = []
+        return changes
+
+    def _copy_into(self, other: QueueScheduler) -> None:
+        super()._copy_into(other)
+        assert isinstance(other, GuaranteeScheduler)
+        other._profile = self._profile.copy()
+        other._by_start = self._by_start.copy()
+        other._entry = self._entry.copy()
+        other._freed = self._freed.copy()
+        other._base = self._base
+        other._seen = self._seen.copy()
+        other._bound = self._bound.copy()
+        other._changes = self._changes.copy()
+        other._moves = self._moves
+
+
+def just_after(now: float) -> float:
+    """The next float after ``now``: a search limit that allows a start at ``now`` and nowhere later."""
+    return math.nextafter(now, math.inf)
