@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,16 @@ def run(script: str, *args: str) -> str:
 def test_custom_priority() -> None:
     out = run("custom_priority.py")
     assert "EASY(fcfs)" in out
-    assert "EASY(Blend(wait_weight=2.0, estimate_weight=1.0))" in out
+    for name in ("EASY", "PC", "DC"):
+        assert f"{name}(Blend(wait_weight=2.0, estimate_weight=1.0))" in out
+
+
+def test_property_test_scheduler() -> None:
+    out = run("property_test_scheduler.py")
+    for name, promise in (("FirstFit", "every schedule feasible"), ("Conservative", "every guarantee kept")):
+        tried = re.search(rf"^{name}: {promise} on (\d+) random workloads$", out, flags=re.MULTILINE)
+        assert tried and int(tried[1]) >= 100, out
+    assert "FirstFit: jobs waited without any reservation in the log (job ids 2)" in out
 
 
 def test_compare_schedulers(traces: Path) -> None:

@@ -105,6 +105,15 @@ class ProfileMachine(RuleBasedStateMachine):
         assume(b > a)
         points = {a} | {x for s, e, _ in self.model.intervals for x in (s, e) if a < x < b}
         assert self.profile.min_free(a, b) == min(self.model.free_at(x) for x in points)
+        assert self.profile.max_free(a, b) == max(self.model.free_at(x) for x in points)
+
+    @rule(t=times, p=widths, d=durations)
+    def searches_count_the_steps_they_examine(self, t: int, p: int, d: int) -> None:
+        # A search looks at least at the step it starts in and never at more steps than exist.
+        before = self.profile.examined
+        self.profile.earliest_fit(t, p, d)
+        spent = self.profile.examined - before
+        assert (0 if d == 0 else 1) <= spent <= len(self.profile)
 
     @invariant()
     def same_step_function(self) -> None:

@@ -7,11 +7,12 @@ real traces is knowing which jobs *cannot* move without searching the profile fo
 * Space in the profile is only ever freed in two ways: a job ending before its estimate frees the rest
   of its reservation, and a job moved earlier vacates the part of its old reservation the new one does
   not cover. Every such interval is appended to one log.
-* Each queued job remembers a *bound*: it fits nowhere in ``[now, bound)`` in the profile as it was when
-  it last looked at the log. Taking space (arrivals, moves into free space) never invalidates that.
-  A freed interval ``[a, b)`` can only help a window ``[s, min(s + d, start))`` that overlaps it, so
-  ``s > a - d``; if no new interval reaches below the bound, the job is skipped without a search, and
-  otherwise the search starts at the lowest such ``a - d``.
+* Each queued job remembers where it cannot start: nowhere in ``[now, low)`` nor in ``[high, start)``
+  (its planned start), in the profile as it was when it last read the log. Taking space (arrivals,
+  moves into free space) never invalidates that. A freed interval ``[a, b)`` can only help a window
+  ``[s, min(s + d, start))`` that overlaps it, so ``a - d < s < b``: reading it lowers ``low`` to
+  ``a - d`` and raises ``high`` to ``b`` at most, and the search covers ``[low, high)`` only. A job
+  whose two ranges meet is skipped without a search.
 
 The shortcuts never change a decision: the tests compare PC and DC with naive implementations that
 remove and re-insert every job they try.
@@ -42,8 +43,8 @@ class GuaranteeScheduler(QueueScheduler):
 
     Planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by time so that
     due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
-    ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has looked at and
-    ``_bound[id]`` its bound (see the module docstring).
+    ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has read, and ``_bound[id]``
+    and ``_high[id]`` its ``low`` and ``high`` (see the module docstring).
     """
 
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
@@ -53,6 +54,7 @@ class GuaranteeScheduler(QueueScheduler):
     _base: int = attrs.field(init=False, default=0)
     _seen: dict[int, int] = attrs.field(init=False, factory=dict)
     _bound: dict[int, float] = attrs.field(init=False, factory=dict)
+    _high: dict[int, float] = attrs.field(init=False, factory=dict)
     _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
     _moves: int = attrs.field(init=False, default=0)
 
@@ -66,6 +68,7 @@ class GuaranteeScheduler(QueueScheduler):
         self._base = 0
         self._seen = {}
         self._bound = {}
+        self._high = {}
         self._changes = []
         self._moves = 0
 
@@ -97,6 +100,7 @@ class GuaranteeScheduler(QueueScheduler):
         self._reserved[jid] = start
         self._seen[jid] = self._base + len(self._freed)
         self._bound[jid] = start
+        self._high[jid] = -math.inf
         self._changes.append((jid, start))
 
     def _move(self, job: Job, start: float, new: float) -> tuple[float, float] | None:
@@ -133,68 +137,70 @@ class GuaranteeScheduler(QueueScheduler):
             return now, end
         return None
 
-    def _search(self, now: float, job: Job, start: float, limit: float) -> float | None:
-        """Return the earliest start before ``limit`` (at most ``start``) where the job fits, or None.
+    def _read_log(self, jid: int, estimate: float, start: float, now: float) -> tuple[float, float]:
+        """Fold the intervals a job has not read into its knowledge; return its ``(low, high)``.
 
-        Skips the profile search when the freed-interval log proves there is none, narrows it to where
-        freed space can help otherwise, and keeps the job's bound up to date either way.
+        The job fits nowhere in ``[now, low)`` nor in ``[high, start)`` in the profile as it is. An
+        interval ``[a, b)`` freed since it last read the log can only help a start ``s`` whose window
+        ``[s, min(s + estimate, start))`` overlaps it: ``a - estimate < s < b``, with ``a < start``.
         """
-        jid = job.id
-        bound = origin = self._bound[jid]
-        # A job whose bound reaches its planned start fits nowhere earlier in the old profile, so a new
-        # start must overlap freed space: before the end ``b`` of some new interval.
-        settled = bound >= start
-        reach = now if settled else start
+        low = self._bound[jid]
+        high = self._high[jid]
         seen = self._seen[jid]
         top = self._base + len(self._freed)
         if seen < top:
-            d = job.estimate
             for a, b in self._freed[seen - self._base :]:
                 if b > now and a < start:
-                    if a - d < origin:
-                        origin = a - d
-                    if b > reach:
-                        reach = b
+                    if a - estimate < low:
+                        low = a - estimate
+                    if b > high:
+                        high = b
             self._seen[jid] = top
-        if origin < now:
-            origin = now
-        end = reach if reach < limit else limit
+        return low, high
+
+    def _learn(self, jid: int, start: float, low: float, high: float) -> None:
+        """Record that a job fits nowhere in ``[now, low)`` nor in ``[high, start)``."""
+        if low >= high:
+            low, high = start, -math.inf  # nowhere before its planned start at all
+        self._bound[jid] = low
+        self._high[jid] = high
+
+    def _search(self, now: float, job: Job, start: float, limit: float) -> float | None:
+        """Return the earliest start before ``limit`` (at most ``start``) where the job fits, or None.
+
+        Searches the profile only where the job's knowledge leaves a start possible, and updates that
+        knowledge either way.
+        """
+        jid = job.id
+        low, high = self._read_log(jid, job.estimate, start, now)
+        origin = low if low > now else now
+        end = high if high < limit else limit
         if origin < end:
             new = self._profile.earliest_move(origin, job.processors, job.estimate, start, end)
             if new is not None:
                 self._bound[jid] = new
+                self._high[jid] = -math.inf
                 return new
-            covered = end  # it fits nowhere in [now, end)
-        else:
-            covered = origin  # nothing freed reaches below origin
-        if settled and covered >= reach:
-            covered = start  # and past ``reach`` nothing changed since it last fit nowhere
-        self._bound[jid] = covered
+            origin = end  # it fits nowhere in [now, end) either
+        self._learn(jid, start, origin, high)
         return None
 
     def _trim(self) -> None:
-        """Drop the part of the freed-interval log that every queued job has already looked at.
+        """Drop the part of the freed-interval log that every queued job has already read.
 
         A job that has not looked for long (DC skips jobs too wide to start now) would hold the whole
-        log back, so stale jobs fold the log into their bound first. O(q + log length), amortised O(1)
-        per logged interval.
+        log back, so stale jobs fold the log into their knowledge first. O(q + log length), amortised
+        O(1) per logged interval.
         """
-        freed = self._freed
-        top = self._base + len(freed)
+        top = self._base + len(self._freed)
         now = self._profile.origin
-        seen = self._seen
-        bound = self._bound
         reserved = self._reserved
-        for jid, mark in seen.items():
+        entry = self._entry
+        for jid, mark in list(self._seen.items()):
             if mark < top:
-                d = self._entry[jid][2].estimate
                 start = reserved[jid]
-                origin = bound[jid]
-                for a, b in freed[mark - self._base :]:
-                    if b > now and a < start and a - d < origin:
-                        origin = a - d
-                bound[jid] = origin
-                seen[jid] = top
+                low, high = self._read_log(jid, entry[jid][2].estimate, start, now)
+                self._learn(jid, start, low, high)
         self._freed = []
         self._base = top
 
@@ -276,12 +282,18 @@ class GuaranteeScheduler(QueueScheduler):
         if not by_start or by_start[0][0] > now:
             return started
         taken = []
-        reserved, entry_of, seen, bound = self._reserved, self._entry, self._seen, self._bound
+        reserved, entry_of, seen, bound, high = (
+            self._reserved,
+            self._entry,
+            self._seen,
+            self._bound,
+            self._high,
+        )
         while by_start and by_start[0][0] <= now:
             _, seq, job = by_start.pop(0)
             jid = job.id
             taken.append(entry_of.pop(jid))
-            del reserved[jid], seen[jid], bound[jid]
+            del reserved[jid], seen[jid], bound[jid], high[jid]
             self._start(job, now, seq)
             started.append(job)
         self._dequeue(taken)
@@ -309,6 +321,7 @@ class GuaranteeScheduler(QueueScheduler):
         other._base = self._base
         other._seen = self._seen.copy()
         other._bound = self._bound.copy()
+        other._high = self._high.copy()
         other._changes = self._changes.copy()
         other._moves = self._moves
 

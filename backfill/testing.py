@@ -1,0 +1,328 @@
+"""Property tests for schedulers, yours or ours: random workloads and checkers that trust no scheduler.
+
+This module needs `hypothesis <https://hypothesis.readthedocs.io>`_, which comes with the ``test``
+extra (``pip install "backfill[test]"``); ``import backfill`` never imports it.
+
+The usual test of a scheduler of your own, anything satisfying :class:`~backfill.Scheduler`::
+
+    from hypothesis import given
+    from backfill.testing import check_scheduler, workloads
+
+    @given(workloads())
+    def test_my_scheduler(workload):
+        check_scheduler(MyScheduler(), workload, guarantees=False)
+
+:func:`workloads` draws small workloads built to reach the corner cases (bursts of simultaneous
+arrivals and completions, inaccurate estimates, jobs as wide as the machine, jobs of zero runtime).
+:func:`check_scheduler` simulates one and applies the checkers: :func:`check_feasible` (capacity
+and accounting), and :func:`check_guarantees` (reservations never withdrawn nor moved later) or
+:func:`check_holds` (reservations that may be withdrawn, as EASY's head). Every failure is a
+:class:`~backfill.ScheduleError` naming the scheduler and the jobs at fault.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from hypothesis import strategies as st
+
+from backfill.errors import BackfillError, ScheduleError
+from backfill.schedule import Schedule
+from backfill.schedulers.protocol import Scheduler
+from backfill.simulator import OverrunPolicy, simulate
+from backfill.validation import check_reservations, validate_schedule
+from backfill.workload import Job, Workload
+
+__all__ = ["check_feasible", "check_guarantees", "check_holds", "check_scheduler", "workloads"]
+
+_PROTOCOL = ("reset", "submit", "complete", "schedule", "next_wakeup", "reservations", "copy")
+
+
+@st.composite
+def workloads(
+    draw: st.DrawFn,
+    *,
+    max_jobs: int = 25,
+    machine_size: int | None = None,
+    accurate: bool | None = None,
+    overruns: bool = False,
+    zero_runtimes: bool = True,
+    too_wide: bool = False,
+) -> Workload:
+    """Draw a small workload with bursts of simultaneous arrivals and inaccurate estimates.
+
+    Jobs are numbered 1, 2, ... in submit order. Submit times are whole seconds in 0..60, so with more
+    than a handful of jobs many arrive at one instant, and runtimes (whole seconds in 0..40) make many
+    end at one instant too. A job's width is drawn from 1 up to the machine size, with the full
+    machine drawn as often as all other widths together. Hypothesis shrinks a failing workload towards
+    fewer, narrower, shorter jobs.
+
+    Args:
+        draw: Supplied by hypothesis; callers pass only the keyword arguments.
+        max_jobs: Most jobs drawn (0..max_jobs; an empty workload is drawn too).
+        machine_size: Fixed machine size, or drawn from 1..16 if None.
+        accurate: True for exact estimates (estimate = runtime), False for inexact ones (estimate =
+            runtime + 0..60 s), None to draw per job.
+        overruns: Let an inexact estimate be below the runtime (drawn half the time), so that the
+            simulator's ``overrun`` policy decides; otherwise every estimate is at least the runtime.
+        zero_runtimes: Allow jobs of zero runtime, which start and end at one instant.
+        too_wide: Allow jobs up to two processors wider than the machine, which the simulator rejects.
+
+    Returns:
+        A strategy of :class:`~backfill.Workload`.
+
+    Example:
+        >>> from hypothesis import given, settings
+        >>> @settings(max_examples=20)
+        ... @given(workloads(max_jobs=5, machine_size=4))
+        ... def test_small(workload):
+        ...     assert len(workload) <= 5 and workload.machine_size == 4
+        ...     assert (workload.column("processors") <= 4).all()
+        >>> test_small()
+    """
+    size = machine_size or draw(st.integers(1, 16))
+    n = draw(st.integers(0, max_jobs))
+    # Few distinct submit times, so many jobs arrive (and complete) at the same instant.
+    submits = sorted(draw(st.lists(st.integers(0, 60), min_size=n, max_size=n)))
+    jobs = []
+    for i, submit in enumerate(submits):
+        # The full machine is its own branch: a workload of only narrow jobs never tests a head job
+        # that must wait for every processor.
+        procs = draw(st.one_of(st.integers(1, size + 2 * too_wide), st.just(size)))
+        runtime = draw(st.integers(0 if zero_runtimes else 1, 40))
+        exact = accurate if accurate is not None else draw(st.booleans())
+        if exact:
+            estimate = runtime
+        elif overruns and draw(st.booleans()):
+            estimate = draw(st.integers(0, runtime))
+        else:
+            estimate = runtime + draw(st.integers(0, 60))
+        jobs.append(
+            Job(
+                id=i + 1,
+                submit=float(submit),
+                processors=procs,
+                runtime=float(runtime),
+                estimate=float(estimate),
+            )
+        )
+    return Workload.from_jobs(jobs, size)
+
+
+def _ids(ids: np.ndarray) -> str:
+    shown = ", ".join(str(int(x)) for x in ids[:5])
+    return shown + (", ..." if len(ids) > 5 else "")
+
+
+def _overcommitted(schedule: Schedule) -> tuple[float, np.ndarray] | None:
+    """Return the busiest instant, if it over-commits the machine, and the ids of the jobs running then."""
+    start, end = schedule.start, schedule.end
+    busy = ~np.isnan(start) & ~np.isnan(end) & (end > start)
+    procs = schedule.processors
+    # Usage peaks when a job starts; the earliest of equal peaks is the one the validator reports.
+    times = np.unique(start[busy])
+    used = [int(procs[busy & (start <= t) & (end > t)].sum()) for t in times]
+    if not used or max(used) <= schedule.workload.machine_size:
+        return None
+    at = float(times[int(np.argmax(used))])
+    return at, schedule.workload.column("id")[busy & (start <= at) & (end > at)]
+
+
+def check_feasible(schedule: Schedule) -> None:
+    """Raise :class:`~backfill.ScheduleError` unless a complete schedule is feasible and loses no job.
+
+    Asserts everything :func:`~backfill.validate_schedule` does (every job is started exactly once or
+    rejected with a reason, never both; no job starts before it is submitted; every job ends at start +
+    runtime; at no instant do running jobs use more processors than the machine has), and that the
+    started and rejected jobs add up to the workload, so no rejection names a job that is not in it.
+    A capacity error also names the jobs running at the busiest instant.
+
+    Example:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import EASY
+        >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2, 3)]
+        >>> check_feasible(simulate(Workload.from_jobs(jobs, machine_size=4), EASY()))
+    """
+    try:
+        validate_schedule(schedule)
+    except ScheduleError as error:
+        # Only the capacity message lacks job ids; the others name theirs already.
+        found = _overcommitted(schedule) if "processors in use" in str(error) else None
+        if found is None:
+            raise
+        at, ids = found
+        raise ScheduleError(f"{error} (running at {at:g}: job ids {_ids(ids)})") from error
+    started = int(schedule.started.sum())
+    rejected = len(schedule.rejected)
+    if started + rejected != len(schedule):
+        unknown = sorted(set(schedule.rejected) - set(schedule.workload.column("id").tolist()))
+        raise ScheduleError(
+            f"{schedule.scheduler}: {started} jobs started and {rejected} rejected, but the workload has "
+            f"{len(schedule)} (rejected job ids not in it: {_ids(np.asarray(unknown))})"
+        )
+
+
+def _log_rows(schedule: Schedule) -> np.ndarray:
+    """Return the job ids of the reservation log, after checking that each is in the workload."""
+    logged = np.asarray(schedule.reservations["job_id"])
+    stray = np.setdiff1d(logged, schedule.workload.column("id"))
+    if stray.size:
+        raise ScheduleError(
+            f"{schedule.scheduler}: the reservation log names jobs not in the workload (job ids "
+            f"{_ids(stray)})"
+        )
+    return logged
+
+
+def _waited(schedule: Schedule) -> np.ndarray:
+    """Return the ids of the jobs that started after their submit time."""
+    started = schedule.started
+    late = started & (np.where(started, schedule.start, 0.0) > schedule.submit)
+    return np.asarray(schedule.workload.column("id")[late])
+
+
+def check_guarantees(schedule: Schedule, *, require_log: bool = True) -> None:
+    """Raise :class:`~backfill.ScheduleError` unless every reservation in the log was kept.
+
+    For schedulers that give a job a guarantee and never withdraw it (Conservative, PC, DC). Asserts,
+    through :func:`~backfill.check_reservations` with ``while_held=False``, that no job ever lost its
+    reservation, that each job's successive reservations never moved later, and that each job started
+    no later than its first reservation.
+
+    An empty log would pass that check vacuously, whether the scheduler gave no guarantees or the
+    schedule was simulated with ``record_reservations=False``. So with ``require_log`` (the default)
+    every job that waited (started after its submit time) must also have at least one reservation in
+    the log. Pass ``require_log=False`` for a scheduler that guarantees only some of its jobs.
+
+    Example:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import FCFS, Conservative
+        >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2)]
+        >>> w = Workload.from_jobs(jobs, machine_size=2)
+        >>> check_guarantees(simulate(w, Conservative()))
+        >>> check_guarantees(simulate(w, FCFS()))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ScheduleError: FCFS(fcfs): jobs waited without any reservation in the log (job ids...
+        >>> check_guarantees(simulate(w, FCFS()), require_log=False)  # FCFS promises nothing
+    """
+    logged = _log_rows(schedule)
+    if require_log:
+        unguaranteed = np.setdiff1d(_waited(schedule), logged)
+        if unguaranteed.size:
+            name = schedule.scheduler
+            if logged.size:
+                raise ScheduleError(
+                    f"{name}: jobs waited without a reservation (job ids {_ids(unguaranteed)}); "
+                    "a scheduler that guarantees only some jobs needs require_log=False"
+                )
+            raise ScheduleError(
+                f"{name}: jobs waited without any reservation in the log (job ids {_ids(unguaranteed)}): "
+                "the scheduler gave none, or the schedule was simulated with record_reservations=False"
+            )
+    check_reservations(schedule, while_held=False)
+
+
+def check_holds(schedule: Schedule, *, require_log: bool = True) -> None:
+    """Raise :class:`~backfill.ScheduleError` unless every reservation was kept while it was held.
+
+    For schedulers whose reservations may be withdrawn and given again (EASY's head job, promoted
+    jobs). Asserts, through :func:`~backfill.check_reservations` with ``while_held=True``, that within
+    each unbroken run of a job's reservations the start never moved later, and that a job starting
+    while it holds one starts no later than it.
+
+    With ``require_log`` (the default) the log must not be empty if any job waited: such a scheduler
+    reserves at least for the job at the head of its queue, so an empty log means that it reserved
+    for none or that the schedule was simulated with ``record_reservations=False``.
+
+    Example:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import EASY
+        >>> jobs = [Job(id=i, submit=float(i), processors=2, runtime=3.0, estimate=5.0) for i in range(4)]
+        >>> check_holds(simulate(Workload.from_jobs(jobs, 3), EASY()))
+        >>> unrecorded = simulate(Workload.from_jobs(jobs, 3), EASY(), record_reservations=False)
+        >>> check_holds(unrecorded)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ScheduleError: EASY(fcfs): jobs waited but the reservation log is empty (job ids 1...
+    """
+    logged = _log_rows(schedule)
+    if require_log and not logged.size and (waited := _waited(schedule)).size:
+        raise ScheduleError(
+            f"{schedule.scheduler}: jobs waited but the reservation log is empty (job ids {_ids(waited)}): "
+            "the scheduler reserved for none, or the schedule was simulated with record_reservations=False"
+        )
+    check_reservations(schedule, while_held=True)
+
+
+def check_scheduler(
+    scheduler: Scheduler,
+    workload: Workload,
+    *,
+    guarantees: bool | Literal["while_held"] = True,
+    overrun: OverrunPolicy = "raise_estimate",
+    require_log: bool = True,
+) -> Schedule:
+    """Simulate a copy of a scheduler over a workload, check the schedule, and return it.
+
+    The scheduler itself is left untouched: its ``copy()`` is simulated, with every reservation change
+    recorded. The simulator raises :class:`~backfill.ScheduleError` as soon as the scheduler starts a
+    job that is not queued or more processors than the machine has; then :func:`check_feasible` runs,
+    and the guarantee check ``guarantees`` chooses. A failure carries a note listing the workload's
+    jobs (the first 30) in a readable form, which hypothesis prints with the shrunk failing example.
+
+    Args:
+        scheduler: Anything satisfying the :class:`~backfill.Scheduler` protocol.
+        workload: The jobs to schedule, typically drawn from :func:`workloads`.
+        guarantees: True to apply :func:`check_guarantees` (reservations given and kept), ``"while_held"``
+            for :func:`check_holds` (reservations that may be withdrawn), False for no reservation check.
+        overrun: The simulator's policy for jobs that run past their estimate.
+        require_log: Passed to the guarantee check.
+
+    Returns:
+        The checked schedule, for further assertions of your own.
+
+    Raises:
+        ScheduleError: If the scheduler lacks a method of the protocol or a check fails.
+        BackfillError: If ``guarantees`` is not True, False or ``"while_held"``.
+
+    Example:
+        >>> from backfill import Job, Workload
+        >>> from backfill.schedulers import EASY, Conservative
+        >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2, 3)]
+        >>> w = Workload.from_jobs(jobs, machine_size=4)
+        >>> check_scheduler(Conservative(), w).start.tolist()
+        [0.0, 0.0, 3.0]
+        >>> check_scheduler(EASY(), w, guarantees="while_held").scheduler
+        'EASY(fcfs)'
+    """
+    if guarantees is not True and guarantees is not False and guarantees != "while_held":
+        raise BackfillError(f"guarantees must be True, False or 'while_held', got {guarantees!r}")
+    missing = [m for m in _PROTOCOL if not callable(getattr(scheduler, m, None))]
+    if missing:
+        raise ScheduleError(
+            f"{type(scheduler).__name__} does not satisfy the Scheduler protocol: no {', '.join(missing)}"
+        )
+    try:
+        schedule = simulate(workload, scheduler.copy(), record_reservations=True, overrun=overrun)
+        check_feasible(schedule)
+        if guarantees == "while_held":
+            check_holds(schedule, require_log=require_log)
+        elif guarantees:
+            check_guarantees(schedule, require_log=require_log)
+    except ScheduleError as error:
+        # Hypothesis prints a failing workload as its whole record array; the note keeps what matters.
+        error.add_note(_describe(workload))
+        raise
+    return schedule
+
+
+def _describe(workload: Workload, most: int = 30) -> str:
+    rows = workload.records[["id", "submit", "processors", "runtime", "estimate"]].tolist()[:most]
+    jobs = ", ".join("(" + ", ".join(f"{x:g}" for x in row) + ")" for row in rows)
+    more = ", ..." if len(workload) > most else ""
+    return (
+        f"workload: {len(workload)} jobs on a {workload.machine_size}-processor machine, as "
+        f"(id, submit, processors, runtime, estimate): {jobs}{more}"
+    )
