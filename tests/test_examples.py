@@ -73,3 +73,31 @@ def test_benchmark_script_runs_on_one_trace(traces: Path) -> None:
         check=False,
     )
     assert "KTH-SP2-1996-2" in done.stdout, done.stderr
+
+
+@pytest.mark.slow
+def test_lindsay_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "reproduce_lindsay.py"),
+            "--traces",
+            "KTH-SP2-1996-2",
+            "--workers",
+            "1",
+            "--cache",
+            str(tmp_path),
+            "--trace-dir",
+            str(traces),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    # Every table has KTH's row, with a signed percentage per scheduler.
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| KTH-SP2 |")]
+    assert len(rows) == 7, done.stdout
+    assert all(re.search(r"\| [+-]\d+\.\d \|", row) or "x |" in row for row in rows)
+    assert len(list(tmp_path.glob("*.json"))) == 6  # cached cells: a second run resumes from them
