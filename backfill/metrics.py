@@ -139,6 +139,7 @@ def _count(fraction: float, n: int) -> int:
     """Return how many of ``n`` jobs a top ``fraction`` covers: ceil(fraction * n), at least one if n > 0."""
     if not 0 < fraction <= 1:
         raise BackfillError(f"fraction must be in (0, 1], got {fraction}")
+    # The epsilon keeps float error from adding a job: 0.05 * 100 is 5.000000000000001.
     return min(n, max(1, int(np.ceil(fraction * n - 1e-9)))) if n else 0
 
 
@@ -186,9 +187,8 @@ def mean_wait_of_widest(s: Schedule, fraction: float) -> float:
         >>> mean_wait_of_widest(simulate(Workload.from_jobs(jobs, machine_size=2), FCFS()), 0.5)
         0.0
     """
-    done = _completed(s)
-    wait = (s.start - s.submit)[done]
-    width = s.workload.column("processors")[done]
+    wait = wait_times(s)
+    width = s.workload.column("processors")[_completed(s)]
     k = _count(fraction, wait.size)
     if not k:
         return float("nan")

@@ -140,8 +140,8 @@ def events_table(cells: dict[tuple[str, str], dict[str, Any]], specs: list[str])
 
 def report(cells: dict[tuple[str, str], dict[str, Any]], priorities: list[str]) -> str:
     """Return the markdown report of every cached cell."""
-    sjf = [s for s in ("EASY", "PC-sjf", "DC-sjf")]
-    wjf = [s for s in ("EASY", "PC-wjf", "DC-wjf")]
+    sjf = ["EASY", "PC-sjf", "DC-sjf"]
+    wjf = ["EASY", "PC-wjf", "DC-wjf"]
     guaranteed = [f"{a}-{p}" for p in priorities for a in ("PC", "DC")]
     parts = [
         "Mean wait, SJF (Fig. 5): percent improvement over Conservative",

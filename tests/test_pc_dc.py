@@ -8,21 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from naive import NaiveDC, NaivePC, NaiveProfile
-from strategies import workloads
+from strategies import make, workloads
 
 from backfill import DC, PC, Conservative, Job, Workload, check_reservations, simulate, validate_schedule
 from backfill.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 from backfill.schedulers import scheduler_name
 
 PRIORITY_NAMES = sorted(PRIORITIES)
-
-
-def make(*specs: tuple[float, int, float, float], size: int) -> Workload:
-    """Jobs from (submit, processors, runtime, estimate), ids 1, 2, ... in order."""
-    jobs = [
-        Job(id=i + 1, submit=s, processors=p, runtime=r, estimate=e) for i, (s, p, r, e) in enumerate(specs)
-    ]
-    return Workload.from_jobs(jobs, size)
 
 
 def starts(schedule) -> dict[int, float]:  # type: ignore[no-untyped-def]

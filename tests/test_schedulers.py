@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import NaiveConservative, NaiveEASY
-from strategies import workloads
+from strategies import make, workloads
 
 from backfill import (
     EASY,
@@ -30,14 +30,6 @@ def all_schedulers() -> list[Scheduler]:
     for name in PRIORITY_NAMES:
         out += [FCFS(PRIORITIES[name]), EASY(PRIORITIES[name])]
     return out
-
-
-def make(*specs: tuple[float, int, float, float], size: int) -> Workload:
-    """Jobs from (submit, processors, runtime, estimate), ids 1, 2, ... in order."""
-    jobs = [
-        Job(id=i + 1, submit=s, processors=p, runtime=r, estimate=e) for i, (s, p, r, e) in enumerate(specs)
-    ]
-    return Workload.from_jobs(jobs, size)
 
 
 def reservation_log(schedule) -> list[tuple[float, int, float | None]]:  # type: ignore[no-untyped-def]

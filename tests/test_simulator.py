@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from strategies import workloads
+from strategies import make, workloads
 
 from backfill import (
     EASY,
@@ -24,13 +24,6 @@ from backfill import (
     simulate,
     validate_schedule,
 )
-
-
-def make(*specs: tuple[float, int, float, float], size: int) -> Workload:
-    jobs = [
-        Job(id=i + 1, submit=s, processors=p, runtime=r, estimate=e) for i, (s, p, r, e) in enumerate(specs)
-    ]
-    return Workload.from_jobs(jobs, size)
 
 
 def test_completions_come_before_arrivals_at_the_same_time() -> None:

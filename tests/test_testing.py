@@ -12,6 +12,7 @@ import pytest
 import strategies
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
+from strategies import make
 
 import backfill.testing
 from backfill import EASY, FCFS, BackfillError, Conservative, Job, ScheduleError, Workload, simulate
@@ -29,14 +30,6 @@ HUNT = settings(
     report_multiple_bugs=False,
     suppress_health_check=[HealthCheck.too_slow],
 )
-
-
-def make(*specs: tuple[float, int, float, float], size: int) -> Workload:
-    """Jobs from (submit, processors, runtime, estimate), ids 1, 2, ... in order."""
-    jobs = [
-        Job(id=i + 1, submit=s, processors=p, runtime=r, estimate=e) for i, (s, p, r, e) in enumerate(specs)
-    ]
-    return Workload.from_jobs(jobs, size)
 
 
 # Machine of 3: job 1 holds 2 processors for 10 s, job 2 (2 processors) must wait for it, and job 3

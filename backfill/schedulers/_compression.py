@@ -89,6 +89,11 @@ class GuaranteeScheduler(QueueScheduler):
 
     # -- the profile of guarantees -------------------------------------------------------------------
 
+    def _join_queue(self, job: Job, now: float) -> Entry:
+        """Queue a new job and return its entry (keyless for a time-dependent priority)."""
+        entry = self._enqueue(job, now)
+        return (None, self._seq, job) if entry is None else entry
+
     def _place(self, job: Job, now: float, entry: Entry) -> None:
         """Give a newly queued job its guarantee: the earliest fit in the current profile."""
         profile = self._profile
@@ -196,7 +201,7 @@ class GuaranteeScheduler(QueueScheduler):
         now = self._profile.origin
         reserved = self._reserved
         entry = self._entry
-        for jid, mark in list(self._seen.items()):
+        for jid, mark in self._seen.items():
             if mark < top:
                 start = reserved[jid]
                 low, high = self._read_log(jid, entry[jid][2].estimate, start, now)

@@ -65,9 +65,7 @@ class DC(GuaranteeScheduler):
         """Protect higher-priority jobs the new one could delay, then give it its guarantee."""
         if self._idle_check:
             self._fill(now)
-        entry = self._enqueue(job, now)
-        if entry is None:
-            entry = (None, self._seq, job)
+        entry = self._join_queue(job, now)
         if self._admit(job, now, entry):
             self._idle_check = True
         self._place(job, now, entry)

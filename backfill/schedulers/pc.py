@@ -79,8 +79,7 @@ class PC(GuaranteeScheduler):
         """Give the job its guarantee at its earliest fit and queue it. O(log n + k + log q)."""
         if self._dirty:
             self._compress_now(now)
-        entry = self._enqueue(job, now)
-        self._place(job, now, entry if entry is not None else (None, self._seq, job))
+        self._place(job, now, self._join_queue(job, now))
 
     def complete(self, job: Job, now: float) -> None:
         """Free the rest of a finished job's reservation; compression follows before the next decision."""
