@@ -71,6 +71,11 @@ class Schedule:
     def __len__(self) -> int:
         return len(self.workload)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Read-only mapping proxies do not pickle; results come back from process pools and Dask.
+        fields = attrs.astuple(self, recurse=False)
+        return (Schedule, (*fields[:-3], dict(self.rejected), dict(self.altered), self.reservations))
+
     @property
     def submit(self) -> FloatArray:
         """Submit time of each job."""

@@ -177,6 +177,12 @@ class Simulator:
         while heap and heap[0][0] == now:
             heapq.heappop(heap)
             self._wakeups.discard(now)
+        self._settle(now)
+
+    def _settle(self, now: float) -> None:
+        """Steps 4-6 of an instant: schedule until nothing more starts, ask for a wake-up, record."""
+        scheduler = self.scheduler
+        heap = self._heap
         while True:
             started = scheduler.schedule(now)
             if started:
@@ -270,19 +276,63 @@ class Simulator:
             step(t)
         return self.result()
 
+    def run_before(self, time: float) -> None:
+        """Process every instant strictly before ``time`` (a fork taken then sees ``time``'s arrivals).
+
+        Example:
+            >>> from backfill.schedulers import FCFS
+            >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=5.0),
+            ...         Job(id=2, submit=3.0, processors=1, runtime=1.0, estimate=1.0)]
+            >>> sim = Simulator(Workload.from_jobs(jobs, machine_size=1), FCFS())
+            >>> sim.run_before(3.0)
+            >>> sim.now, sorted(sim.queued_jobs)
+            (0.0, [])
+        """
+        heap = self._heap
+        submit = self._submit
+        step = self._step
+        while True:
+            t = heap[0][0] if heap else math.inf
+            if self._next < self._last and submit[self._next] < t:
+                t = submit[self._next]
+            if t >= time:
+                return
+            step(t)
+
     def run_until_started(self, job_id: int) -> float:
         """Run until the job with this id has started and return its start time.
 
         Raises:
-            BackfillError: If the simulation ends without starting it (for example, its arrival was
-                dropped from a fork).
+            BackfillError: If no job has this id, or the simulation ends without starting it (for
+                example, its arrival was dropped from a fork).
         """
-        while True:
-            i = self._active.get(job_id)
-            if i is not None and i in self._start:
-                return self._start[i]
+        rows = np.flatnonzero(self.workload.records["id"] == job_id)
+        if not rows.size:
+            raise BackfillError(f"no job has id {job_id}")
+        return self._run_until_row_started(int(rows[0]))
+
+    def _run_until_row_started(self, row: int) -> float:
+        # Keyed by row, not through the active jobs: a job of zero runtime ends in the instant it starts.
+        start = self._start
+        while row not in start:
             if not self.step():
-                raise BackfillError(f"job {job_id} never started")
+                raise BackfillError(f"job {int(self.workload.records['id'][row])} never started")
+        return start[row]
+
+    def _deliver_late(self, row: int) -> None:
+        """Deliver the job of ``row``, which this simulation dropped, as an arrival at :attr:`now`.
+
+        Its submit time is unchanged (priorities still see when it really arrived); only the moment the
+        scheduler learns of it is late. Relaxed Fair Start Times need this.
+        """
+        if row < self._last or self._bad[row] or row in self._start:
+            raise BackfillError(f"row {row} cannot be delivered late")
+        now = self.now
+        job = self._job(row)
+        self._active[job.id] = row
+        self._queued[job.id] = job
+        self.scheduler.submit(job, now)
+        self._settle(now)
 
     def fork(self, *, last_arrival: int | None = None) -> Simulator:
         """Return an independent copy of this simulation, between two instants.

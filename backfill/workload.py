@@ -216,6 +216,10 @@ class Workload:
         if len(np.unique(ids)) != len(ids):
             raise BackfillError("job ids in a workload must be unique")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Read-only mapping proxies do not pickle; process pools and Dask ship workloads to workers.
+        return (Workload, (self.records, self.machine_size, dict(self.provenance), dict(self.header)))
+
     @classmethod
     def from_jobs(
         cls,
