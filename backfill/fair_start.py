@@ -1,0 +1,355 @@
+"""Fair Start Times: when each job *should* have started, by re-simulation or from a reference schedule.
+
+Two families (see ``docs/fairness.md`` for the definitions and our reading of the papers):
+
+* :func:`fair_start_times` -- Sabin and Sadayappan's (2005) **strict** FST, the start a job gets under
+  the same scheduler if no job arrives after it, and **relaxed** FST, the same when it also may not
+  start before the last of the other jobs queued at its arrival. Each is one fork of the simulation at
+  the job's arrival (:meth:`~backfill.simulator.Simulator.fork`), so it works for any scheduler that
+  satisfies the protocol. The forks are independent and run on a process pool by default, or on any
+  :class:`concurrent.futures.Executor` (a Dask ``Client.get_executor()`` runs them on a cluster).
+* :func:`srinivasan_fair_starts` -- Srinivasan et al.'s (2002) scheduler-independent reference: the
+  start under FCFS-Conservative if the machine switched to FCFS without backfilling at the job's
+  arrival, computed from a finished FCFS-Conservative schedule.
+
+Metrics over these times (average unfairness, fair slowdown, ...) are in :mod:`backfill.fairness`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import heapq
+import itertools
+import math
+import os
+import pickle
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from backfill.errors import BackfillError
+from backfill.schedule import Schedule
+from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.simulator import OverrunPolicy, Simulator
+from backfill.workload import Workload
+
+__all__ = ["FairStartTimes", "fair_start_times", "srinivasan_fair_starts"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Rows per task when the forks run in parallel, unless ``chunks`` says otherwise: enough tasks to
+#: balance the workers, few enough that shipping each task's starting state stays cheap.
+_TASKS_PER_WORKER = 8
+
+
+@attrs.frozen(eq=False)
+class FairStartTimes:
+    """Strict and relaxed Fair Start Times of every job of a workload under one scheduler.
+
+    Arrays are aligned with the workload's rows; a job the simulator rejects, or a kind that was not
+    asked for, has NaN.
+
+    Attributes:
+        workload: The simulated jobs.
+        scheduler: Name of the scheduler.
+        strict: Start of each job had no job arrived after it.
+        relaxed: The same, but not before the last of the other jobs queued at its arrival started.
+    """
+
+    workload: Workload
+    scheduler: str
+    strict: FloatArray = attrs.field(repr=False)
+    relaxed: FloatArray = attrs.field(repr=False)
+
+
+def _strict_fst(sim: Simulator, row: int) -> float:
+    fork = sim.fork(last_arrival=row)
+    fork.record_reservations = False
+    return fork._run_until_row_started(row)
+
+
+def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
+    # Without this job, every job that can start in the fork is one of "the other jobs queued at its
+    # arrival" (queued before this instant or arriving earlier in it): later arrivals are dropped.
+    fork = sim.fork(last_arrival=row - 1)
+    fork.record_reservations = False
+    if not fork.queued_jobs and fork._next >= row:
+        return _strict_fst(sim, row) if math.isnan(strict) else strict
+    while fork.queued_jobs or fork._next < row:
+        if not fork.step():
+            raise BackfillError(
+                f"{scheduler_name(fork.scheduler)} never started jobs {sorted(fork.queued_jobs)}"
+            )
+    # The job joins the queue when the last of them has started, still carrying its real submit time.
+    fork._deliver_late(row)
+    return fork._run_until_row_started(row)
+
+
+def _fst_rows(
+    sim: Simulator, lo: int, hi: int, strict: bool, relaxed: bool, tick: Callable[[int], None] | None
+) -> tuple[int, FloatArray, FloatArray]:
+    """Advance ``sim`` through rows ``lo..hi-1``, forking once or twice at each arrival."""
+    n = hi - lo
+    out_strict = np.full(n, np.nan)
+    out_relaxed = np.full(n, np.nan)
+    records = sim.workload.records
+    submit = records["submit"].tolist()
+    rejected = sim._bad
+    for row in range(lo, hi):
+        if not rejected[row]:
+            sim.run_before(submit[row])
+            s = _strict_fst(sim, row) if strict else float("nan")
+            out_strict[row - lo] = s
+            if relaxed:
+                out_relaxed[row - lo] = _relaxed_fst(sim, row, s)
+        if tick is not None:
+            tick(1)
+    return lo, out_strict, out_relaxed
+
+
+def _fst_task(sim: Simulator, lo: int, hi: int, strict: bool, relaxed: bool) -> tuple[int, Any, Any]:
+    # Module-level so that every executor (processes, Dask) can pickle it.
+    return _fst_rows(sim, lo, hi, strict, relaxed, None)
+
+
+def _fst_pickled_task(payload: bytes, lo: int, hi: int, strict: bool, relaxed: bool) -> tuple[int, Any, Any]:
+    return _fst_rows(pickle.loads(payload), lo, hi, strict, relaxed, None)
+
+
+def _pickled(sim: Simulator) -> bytes:
+    # Pickled here, not in the pool's feeder thread, so that an unpicklable scheduler (a lambda
+    # priority, say) is a clear error instead of a pool that waits forever.
+    try:
+        return pickle.dumps(sim, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise BackfillError(
+            f"cannot send {scheduler_name(sim.scheduler)} to worker processes ({e}); give a picklable "
+            "scheduler and priority (module-level functions, attrs classes), workers=1, or an executor "
+            "that pickles with cloudpickle, such as a Dask client's get_executor()"
+        ) from e
+
+
+def _bounds(n: int, chunks: int) -> Iterator[tuple[int, int]]:
+    edges = np.linspace(0, n, chunks + 1).round().astype(int).tolist()
+    for lo, hi in itertools.pairwise(edges):
+        if hi > lo:
+            yield lo, hi
+
+
+def _progress_bar(total: int, label: str) -> Any:
+    try:
+        from tqdm.auto import tqdm
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise BackfillError("progress=True needs tqdm: pip install 'backfill[progress]'") from e
+    return tqdm(total=total, desc=label, unit="job")
+
+
+def fair_start_times(
+    workload: Workload,
+    scheduler: Scheduler,
+    *,
+    strict: bool = True,
+    relaxed: bool = True,
+    executor: cf.Executor | None = None,
+    workers: int | None = None,
+    chunks: int | None = None,
+    progress: bool = False,
+    overrun: OverrunPolicy = "raise_estimate",
+) -> FairStartTimes:
+    """Return the strict and relaxed Fair Start Times of every job under ``scheduler``.
+
+    The **strict** FST of a job (Sabin and Sadayappan 2005) is its start in a fork of the simulation
+    taken just before its arrival instant, in which no later job arrives (jobs arriving in the same
+    instant but earlier in the workload do arrive). The **relaxed** FST forbids it to start before the
+    last of the other jobs queued at its arrival: in a fork without the job, those jobs run until the
+    last has started; the job then joins the queue (keeping its real submit time) and its start is
+    the relaxed FST. This is how Rajbhandary et al. (2013, §3.1) compute both, and it explains their
+    remark that a strict FST can, rarely, exceed the relaxed one: the job's presence changes
+    compression decisions. A job with no other job queued at its arrival has equal FSTs.
+
+    The simulation is run once to reach each arrival; the forks are independent. Unless
+    ``workers == 1``, the rows are cut into ``chunks`` consecutive ranges; for each, the main process
+    ships a copy of the simulation at the range's first arrival to ``executor`` (by default a
+    :class:`~concurrent.futures.ProcessPoolExecutor` of ``workers`` processes, ``os.cpu_count()`` if
+    not given), which replays the range and forks there. Results are identical to the serial run.
+    The scheduler and its priority must then be picklable (module-level functions and attrs classes
+    are); a Dask cluster, through ``client.get_executor()``, pickles with cloudpickle and also takes
+    lambdas.
+
+    Cost: per job, one copy of the scheduler plus the instants from its arrival to its start, twice
+    for both kinds; ``progress=True`` shows a tqdm bar (the ``progress`` extra).
+
+    Args:
+        workload: The jobs and machine size.
+        scheduler: A prototype; it is copied, never modified.
+        strict: Compute strict FSTs.
+        relaxed: Compute relaxed FSTs.
+        executor: Where to run the ranges; ``None`` makes (and shuts down) a process pool.
+        workers: Processes of the default pool; 1 runs everything in this process.
+        chunks: Number of ranges (default: 8 per worker, at most one per job).
+        progress: Show a progress bar.
+        overrun: The simulator's policy for jobs that run past their estimate.
+
+    Returns:
+        The FSTs, aligned with the workload's rows.
+
+    Example:
+        >>> from backfill import Job, Workload
+        >>> from backfill.schedulers import Conservative
+        >>> jobs = [Job(id=1, submit=0.0, processors=5, runtime=10.0, estimate=100.0),
+        ...         Job(id=2, submit=1.0, processors=10, runtime=10.0, estimate=10.0),
+        ...         Job(id=3, submit=2.0, processors=5, runtime=50.0, estimate=50.0)]
+        >>> fst = fair_start_times(Workload.from_jobs(jobs, machine_size=10), Conservative(), workers=1)
+        >>> fst.strict.tolist(), fst.relaxed.tolist()
+        ([0.0, 10.0, 2.0], [0.0, 10.0, 20.0])
+    """
+    if not (strict or relaxed):
+        raise BackfillError("fair_start_times needs strict or relaxed (or both)")
+    if workers is not None and workers < 1:
+        raise BackfillError(f"workers must be at least 1, got {workers}")
+    n = len(workload)
+    sim = Simulator(workload, scheduler.copy(), record_reservations=False, overrun=overrun)
+    name = scheduler_name(sim.scheduler)
+    bar = _progress_bar(n, f"FST {name}") if progress else None
+    try:
+        if executor is None and (workers == 1 or n == 0):
+            tick = bar.update if bar is not None else None
+            _, s, r = _fst_rows(sim, 0, n, strict, relaxed, tick)
+        else:
+            s, r = _fst_parallel(sim, strict, relaxed, executor, workers, chunks, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return FairStartTimes(workload=workload, scheduler=name, strict=s, relaxed=r)
+
+
+def _fst_parallel(
+    sim: Simulator,
+    strict: bool,
+    relaxed: bool,
+    executor: cf.Executor | None,
+    workers: int | None,
+    chunks: int | None,
+    bar: Any,
+) -> tuple[FloatArray, FloatArray]:
+    n = len(sim.workload)
+    own = executor is None
+    pool_size = workers or os.cpu_count() or 1
+    if chunks is None:
+        chunks = _TASKS_PER_WORKER * pool_size
+    if chunks < 1:
+        raise BackfillError(f"chunks must be at least 1, got {chunks}")
+    pool: cf.Executor = cf.ProcessPoolExecutor(max_workers=pool_size) if executor is None else executor
+    out_strict = np.full(n, np.nan)
+    out_relaxed = np.full(n, np.nan)
+    submit = sim.workload.records["submit"].tolist()
+    try:
+        futures = []
+        for lo, hi in _bounds(n, min(chunks, n)):
+            sim.run_before(submit[lo])
+            if own:
+                future = pool.submit(_fst_pickled_task, _pickled(sim.fork()), lo, hi, strict, relaxed)
+            else:
+                future = pool.submit(_fst_task, sim.fork(), lo, hi, strict, relaxed)
+            futures.append((future, hi - lo))
+        sizes = {f: size for f, size in futures}
+        for done in cf.as_completed(sizes):
+            lo, s, r = done.result()
+            out_strict[lo : lo + len(s)] = s
+            out_relaxed[lo : lo + len(r)] = r
+            if bar is not None:
+                bar.update(sizes[done])
+    finally:
+        if own:
+            pool.shutdown(cancel_futures=True)
+    return out_strict, out_relaxed
+
+
+def srinivasan_fair_starts(reference: Schedule) -> FloatArray:
+    """Return Srinivasan et al.'s fair start of every job, from an FCFS-Conservative ``reference``.
+
+    Srinivasan, Kettimuthu, Subramani and Sadayappan (2002, §5) define a job's fair start as "the
+    earliest possible start time the job would have received under FCFS-Conservative if the
+    scheduling strategy were suddenly changed to strict FCFS-NoBackfill at the instant the job
+    arrived". It is the same reference for every scheduler, so it is computed from one finished
+    schedule of ``Conservative(fcfs)`` (pass that schedule; nothing checks which scheduler made it).
+
+    At the job's arrival instant ``a``, the jobs running are those the reference started before ``a``
+    and that end after it; the queue is every earlier row (submit order) the reference had not started
+    before ``a``, and the job itself. From there the queue is served in order without backfilling:
+    each job starts at the earliest time, not before its predecessor, at which enough processors are
+    free, and runs its actual runtime (a job of zero runtime needs none). Later arrivals cannot start
+    before the job under FCFS without backfilling, so they are irrelevant.
+
+    Cost: O(r + q log(r + q)) per job for ``r`` running and ``q`` queued jobs at its arrival.
+
+    Returns:
+        Fair start of each row; NaN for jobs the reference did not run.
+
+    Example:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import Conservative
+        >>> jobs = [Job(id=1, submit=0.0, processors=5, runtime=10.0, estimate=100.0),
+        ...         Job(id=2, submit=1.0, processors=10, runtime=10.0, estimate=10.0),
+        ...         Job(id=3, submit=2.0, processors=5, runtime=50.0, estimate=50.0)]
+        >>> reference = simulate(Workload.from_jobs(jobs, machine_size=10), Conservative())
+        >>> reference.start.tolist(), srinivasan_fair_starts(reference).tolist()
+        ([0.0, 52.0, 2.0], [0.0, 10.0, 20.0])
+    """
+    n = len(reference)
+    size = reference.workload.machine_size
+    submit = reference.submit.tolist()
+    start = reference.start.tolist()
+    end = reference.end.tolist()
+    procs = reference.processors.tolist()
+    runtime = reference.runtime.tolist()
+    ran = np.isfinite(reference.start) & np.isfinite(reference.end)
+    out = np.full(n, np.nan)
+    # Starts of the reference in time order, consumed as the arrivals sweep forward.
+    starts = sorted((start[i], i) for i in np.flatnonzero(ran).tolist())
+    s_next = 0
+    running: list[tuple[float, int]] = []  # heap of (end, row) of jobs started before the sweep time
+    queued: dict[int, None] = {}  # rows arrived and not started before the sweep time, in row order
+    for i in range(n):
+        if not ran[i]:
+            continue
+        a = submit[i]
+        while s_next < len(starts) and starts[s_next][0] < a:
+            j = starts[s_next][1]
+            queued.pop(j, None)
+            if runtime[j] > 0:
+                heapq.heappush(running, (end[j], j))
+            s_next += 1
+        while running and running[0][0] <= a:
+            heapq.heappop(running)
+        queued[i] = None
+        out[i] = _fcfs_no_backfill_start(a, size, running, queued, procs, runtime)
+    return out
+
+
+def _fcfs_no_backfill_start(
+    now: float,
+    size: int,
+    running: list[tuple[float, int]],
+    queued: dict[int, None],
+    procs: list[int],
+    runtime: list[float],
+) -> float:
+    """Serve ``queued`` in order from ``now`` without backfilling; return the last one's start."""
+    ends = [(e, procs[j]) for e, j in running]
+    heapq.heapify(ends)
+    free = size - sum(p for _, p in ends)
+    t = now
+    for j in queued:
+        need = procs[j] if runtime[j] > 0 else 0
+        while free < need:
+            e, p = heapq.heappop(ends)
+            free += p
+            t = max(t, e)
+        if need:
+            free -= need
+            heapq.heappush(ends, (t + runtime[j], need))
+    return t
