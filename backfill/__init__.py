@@ -2,6 +2,24 @@
 
 from backfill.cleaning import CleaningPolicy, ReadReport
 from backfill.errors import BackfillError, ScheduleError, SWFError
+from backfill.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
+from backfill.fairness import (
+    FairnessBuckets,
+    fair_slowdowns,
+    fairness_buckets,
+    skip_unfairness,
+    slowdown_ratios,
+    unfairness,
+)
+from backfill.fairshare import fair_share_unfairness, fair_shares, resources_received
+from backfill.groups import (
+    category_shares,
+    group_summary,
+    job_categories,
+    per_category,
+    per_user,
+    runtime_classes,
+)
 from backfill.lublin import lublin_feitelson
 from backfill.metrics import (
     bounded_slowdowns,
@@ -32,6 +50,8 @@ __all__ = [
     "DC",
     "EASY",
     "FCFS",
+    "FairStartTimes",
+    "FairnessBuckets",
     "Job",
     "PC",
     "Profile",
@@ -44,8 +64,16 @@ __all__ = [
     "Simulator",
     "Workload",
     "bounded_slowdowns",
+    "category_shares",
     "check_reservations",
+    "fair_share_unfairness",
+    "fair_shares",
+    "fair_slowdowns",
+    "fair_start_times",
+    "fairness_buckets",
     "fcfs",
+    "group_summary",
+    "job_categories",
     "ljf",
     "lublin_feitelson",
     "lxf",
@@ -54,13 +82,21 @@ __all__ = [
     "mean_wait_of_widest",
     "metrics_table",
     "njf",
+    "per_category",
+    "per_user",
     "percent_improvement",
     "read_swf",
+    "resources_received",
     "response_times",
+    "runtime_classes",
     "simulate",
     "sjf",
+    "skip_unfairness",
+    "slowdown_ratios",
+    "srinivasan_fair_starts",
     "summarize",
     "to_rows",
+    "unfairness",
     "utilization",
     "validate_schedule",
     "wait_times",

@@ -59,6 +59,9 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "p90_wait",
     "p99_wait",
     "max_wait",
+    "top5_wait",
+    "top1_wait",
+    "widest10_wait",
     "mean_response",
     "max_response",
     "mean_bsld",
@@ -307,8 +310,10 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
     ``jobs`` is the number of completed jobs the statistics cover and ``rejected`` the number the
     simulator rejected; the wait, response and bounded-slowdown statistics (mean, median, 90th and
     99th percentile with linear interpolation, maximum) are over the completed jobs, in seconds, and
-    are NaN when there are none. ``utilization`` and ``makespan`` are as :func:`utilization` and
-    :func:`makespan` give them.
+    are NaN when there are none. The tail of the waits is there too: the mean of the top 5 % and 1 %
+    (:func:`mean_top_wait`) and the mean wait of the widest 10 % of jobs (:func:`mean_wait_of_widest`),
+    as Lindsay et al. (2013) report them; pass ``bound=60.0`` for the other bounded slowdown in use.
+    ``utilization`` and ``makespan`` are as :func:`utilization` and :func:`makespan` give them.
 
     Args:
         s: A simulated schedule.
@@ -339,6 +344,9 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
             "p90_wait": p90,
             "p99_wait": p99,
             "max_wait": float(wait.max()),
+            "top5_wait": mean_top_wait(s, 0.05),
+            "top1_wait": mean_top_wait(s, 0.01),
+            "widest10_wait": mean_wait_of_widest(s, 0.10),
             "mean_response": float(response.mean()),
             "max_response": float(response.max()),
             "mean_bsld": float(bsld.mean()),

@@ -17,6 +17,7 @@ from backfill.metrics import (
     SUMMARY_KEYS,
     bounded_slowdowns,
     makespan,
+    mean_wait_of_widest,
     metrics_table,
     response_times,
     summarize,
@@ -118,6 +119,9 @@ def test_hand_schedule_summary(hand: Schedule) -> None:
     assert s["p90_wait"] == pytest.approx(90 + 0.7 * 30)
     assert s["p99_wait"] == pytest.approx(90 + 0.97 * 30)
     assert s["max_wait"] == 120.0
+    # 4 jobs: the top 5 % and 1 % are both the one longest wait; the widest 10 % is one job too.
+    assert s["top5_wait"] == s["top1_wait"] == 120.0
+    assert s["widest10_wait"] == mean_wait_of_widest(hand, 0.10)
     assert s["mean_response"] == pytest.approx(367 / 4)
     assert s["max_response"] == 140.0
     assert s["mean_bsld"] == pytest.approx(17 / 4)
