@@ -262,18 +262,7 @@ class Simulator:
 
     def run(self, until: float | None = None) -> Schedule:
         """Run every instant (up to and including ``until``, if given) and return the schedule so far."""
-        limit = math.inf if until is None else until
-        heap = self._heap
-        submit = self._submit
-        step = self._step
-        while True:
-            # next_time(), inlined: this loop runs once per instant of the whole simulation.
-            t = heap[0][0] if heap else math.inf
-            if self._next < self._last and submit[self._next] < t:
-                t = submit[self._next]
-            if t == math.inf or t > limit:
-                break
-            step(t)
+        self._advance(math.inf if until is None else math.nextafter(until, math.inf))
         return self.result()
 
     def run_before(self, time: float) -> None:
@@ -288,14 +277,19 @@ class Simulator:
             >>> sim.now, sorted(sim.queued_jobs)
             (0.0, [])
         """
+        self._advance(time)
+
+    def _advance(self, stop: float) -> None:
+        """Process every instant before ``stop`` (every one if ``stop`` is infinite)."""
         heap = self._heap
         submit = self._submit
         step = self._step
         while True:
+            # next_time(), inlined: this loop runs once per instant of the whole simulation.
             t = heap[0][0] if heap else math.inf
             if self._next < self._last and submit[self._next] < t:
                 t = submit[self._next]
-            if t >= time:
+            if t >= stop:
                 return
             step(t)
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import DEFAULT_TRACE_DIR, markdown
 
 import backfill
 from backfill import (
@@ -55,7 +56,6 @@ from backfill import (
 )
 from backfill.metrics import summarize
 
-DEFAULT_TRACE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 DEFAULT_TRACES = (
     "KTH-SP2-1996-2",
     "SDSC-SP2-1998-4.2-cln",
@@ -159,13 +159,6 @@ def time_simulation(
         # Lindsay et al. (2013, §4.3)'s work measure, for the schedulers that plan on a profile.
         "events": getattr(scheduler, "events_examined", None),
     }
-
-
-def markdown(header: list[str], rows: list[list[str]], right: int = 1) -> str:
-    """Return a markdown table; columns from ``right`` on are right-aligned."""
-    align = ["---" if i < right else "---:" for i in range(len(header))]
-    lines = [header, align, *rows]
-    return "\n".join("| " + " | ".join(line) + " |" for line in lines)
 
 
 def parse_names(parser: argparse.ArgumentParser, values: list[str], known: tuple[str, ...]) -> list[str]:

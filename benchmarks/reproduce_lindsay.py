@@ -25,6 +25,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from _common import DEFAULT_TRACE_DIR, ROOT, markdown
+
 from backfill import (
     DC,
     EASY,
@@ -39,8 +41,6 @@ from backfill import (
 from backfill.metrics import mean_top_wait, mean_wait_of_widest, percent_improvement, wait_times
 from backfill.priorities import PRIORITIES
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TRACE_DIR = ROOT.parent / "shared" / "traces"
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "lindsay"
 
 #: The paper's traces (Fig. 4) that ../shared/traces holds, as (paper name, our file stem).
@@ -96,16 +96,6 @@ def run_cell(trace_dir: str, stem: str, spec: str) -> dict[str, Any]:
         "moves": getattr(scheduler, "moves", None),
         "reservation_changes": len(schedule.reservations),
     }
-
-
-def markdown(header: list[str], rows: list[list[str]]) -> str:
-    """Return a markdown table, first column left-aligned and the others right-aligned."""
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |",
-    ]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def improvement_table(cells: dict[tuple[str, str], dict[str, Any]], metric: str, specs: list[str]) -> str:

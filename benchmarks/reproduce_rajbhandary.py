@@ -28,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import DEFAULT_TRACE_DIR, ROOT, markdown
 
 from backfill import DC, EASY, PC, Conservative, Schedule, Scheduler, read_swf, simulate, validate_schedule
 from backfill.fair_start import fair_start_times
 from backfill.metrics import percent_improvement, wait_times
 from backfill.schedule import RESERVATION_DTYPE
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TRACE_DIR = ROOT.parent / "shared" / "traces"
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "rajbhandary"
 
 #: The paper's traces (Fig. 3) that ../shared/traces holds, as (paper name, our file stem). ANL-Intrepid
@@ -128,16 +127,6 @@ def cell_metrics(trace_dir: Path, stem: str, spec: str, cache: Path) -> dict[str
         "mean_wait": float(wait_times(schedule).mean()),
         "strict_above_relaxed": float(np.mean(data["strict"] > data["relaxed"]) * 100),
     }
-
-
-def markdown(header: list[str], rows: list[list[str]]) -> str:
-    """Return a markdown table, first column left-aligned and the others right-aligned."""
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |",
-    ]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _pct(base: float, other: float) -> str:
