@@ -33,13 +33,22 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
 
 
 def test_python_example_runs() -> None:
-    (example,) = fenced_blocks("python")
+    example = fenced_blocks("python")[0]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(example, str(README), "exec"), {})
     lines = out.getvalue().splitlines()
     assert [line.split()[0] for line in lines[1:4]] == ["EASY(fcfs)", "EASY(sjf)", "Conservative"]
     assert float(lines[4]) >= 1.0
+
+
+def test_fairness_example_runs() -> None:
+    example = fenced_blocks("python")[1]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, str(README), "exec"), {})
+    strict, relaxed, share = map(float, out.getvalue().split())
+    assert strict >= 0 and relaxed >= 0 and share > 0
 
 
 def test_no_absolute_paths_of_this_machine() -> None:
