@@ -15,6 +15,7 @@ the cache in seconds. Usage::
 
     python benchmarks/reproduce_rajbhandary.py                    # every trace of the paper we have
     python benchmarks/reproduce_rajbhandary.py --traces KTH-SP2-1996-2 --output report.md
+    python benchmarks/reproduce_rajbhandary.py --report-only       # tables of what is cached so far
 """
 
 from __future__ import annotations
@@ -188,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--output", type=Path, help="write the markdown report here (default: stdout)")
+    parser.add_argument("--report-only", action="store_true", help="report the cached cells, run nothing")
     args = parser.parse_args(argv)
     if not args.trace_dir.is_dir():
         parser.error(f"no trace folder at {args.trace_dir}")
@@ -200,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             path = args.cache / f"{stem}__{spec}.json"
             if path.exists():
                 times[stem, spec] = json.loads(path.read_text())
-            else:
+            elif not args.report_only:
                 todo.append((stem, spec))
     # Smallest traces first, so that a partial run already gives whole rows.
     sizes = {stem: (args.trace_dir / f"{stem}.swf.gz").stat().st_size for stem in stems}
