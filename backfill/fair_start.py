@@ -247,15 +247,14 @@ def _fst_parallel(
     out_relaxed = np.full(n, np.nan)
     submit = sim.workload.records["submit"].tolist()
     try:
-        futures = []
+        sizes: dict[cf.Future[tuple[int, Any, Any]], int] = {}
         for lo, hi in _bounds(n, min(chunks, n)):
             sim.run_before(submit[lo])
             if own:
                 future = pool.submit(_fst_pickled_task, _pickled(sim.fork()), lo, hi, strict, relaxed)
             else:
                 future = pool.submit(_fst_task, sim.fork(), lo, hi, strict, relaxed)
-            futures.append((future, hi - lo))
-        sizes = {f: size for f, size in futures}
+            sizes[future] = hi - lo
         for done in cf.as_completed(sizes):
             lo, s, r = done.result()
             out_strict[lo : lo + len(s)] = s
