@@ -308,6 +308,24 @@ class Workload:
         provenance["load_factor"] = provenance.get("load_factor", 1.0) * load_factor
         return Workload(records, self.machine_size, provenance, self.header)
 
+    def with_exact_estimates(self) -> Workload:
+        """Return the workload with every job's estimate set to its runtime.
+
+        The "accurate user estimates" setting of Srinivasan et al. (2002, §3 and §4.2). A job of
+        unknown runtime (SWF's -1) keeps its estimate, since there is nothing exact to give it.
+
+        Example:
+            >>> job = Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=60.0)
+            >>> Workload.from_jobs([job], 4).with_exact_estimates()[0].estimate
+            5.0
+        """
+        records = self.records.copy()
+        known = records["runtime"] >= 0
+        records["estimate"][known] = records["runtime"][known]
+        provenance = dict(self.provenance)
+        provenance["estimates"] = "exact"
+        return Workload(records, self.machine_size, provenance, self.header)
+
     def offered_load(self) -> float:
         """Return the offered load: total area / (machine size x span of submit times and runtimes).
 
