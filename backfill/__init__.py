@@ -37,14 +37,28 @@ from backfill.metrics import (
 from backfill.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.profile import Profile, ProfileError
 from backfill.schedule import Schedule
-from backfill.schedulers import DC, EASY, FCFS, PC, Conservative, Scheduler
+from backfill.schedulers import (
+    DC,
+    EASY,
+    FCFS,
+    PC,
+    AdaptiveThreshold,
+    CategoryThresholds,
+    Conservative,
+    Scheduler,
+    Selective,
+    category_thresholds,
+    starvation_threshold,
+)
 from backfill.simulator import Simulator, simulate
 from backfill.swf import read_swf, write_swf
 from backfill.validation import check_reservations, validate_schedule
 from backfill.workload import Job, Workload
 
 __all__ = [
+    "AdaptiveThreshold",
     "BackfillError",
+    "CategoryThresholds",
     "CleaningPolicy",
     "Conservative",
     "DC",
@@ -61,10 +75,12 @@ __all__ = [
     "Schedule",
     "ScheduleError",
     "Scheduler",
+    "Selective",
     "Simulator",
     "Workload",
     "bounded_slowdowns",
     "category_shares",
+    "category_thresholds",
     "check_reservations",
     "fair_share_unfairness",
     "fair_shares",
@@ -94,6 +110,7 @@ __all__ = [
     "skip_unfairness",
     "slowdown_ratios",
     "srinivasan_fair_starts",
+    "starvation_threshold",
     "summarize",
     "to_rows",
     "unfairness",

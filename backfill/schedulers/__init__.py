@@ -6,5 +6,25 @@ from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.pc import PC
 from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.selective import (
+    AdaptiveThreshold,
+    CategoryThresholds,
+    Selective,
+    category_thresholds,
+    starvation_threshold,
+)
 
-__all__ = ["Conservative", "DC", "EASY", "FCFS", "PC", "Scheduler", "scheduler_name"]
+__all__ = [
+    "AdaptiveThreshold",
+    "CategoryThresholds",
+    "Conservative",
+    "DC",
+    "EASY",
+    "FCFS",
+    "PC",
+    "Scheduler",
+    "Selective",
+    "category_thresholds",
+    "scheduler_name",
+    "starvation_threshold",
+]

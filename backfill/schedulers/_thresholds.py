@@ -1,0 +1,286 @@
+"""Starvation thresholds of Selective reservation, and their calibration from a previous run.
+
+Srinivasan et al. (2002, §4) promote a job when its expansion factor reaches a starvation threshold:
+one number for every job (*Selective*), one per job category (*Selective-D*,
+:class:`CategoryThresholds`), both calibrated as the mean bounded slowdown of a previous run of
+Conservative backfilling (:func:`starvation_threshold`, :func:`category_thresholds`); or, needing no
+previous run, the running mean slowdown of the jobs completed so far (:class:`AdaptiveThreshold`).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import Any
+
+import attrs
+import numpy as np
+
+from backfill.errors import BackfillError
+from backfill.groups import CATEGORIES, job_categories
+from backfill.metrics import DEFAULT_BOUND, bounded_slowdowns
+from backfill.schedule import Schedule
+from backfill.workload import Job
+
+__all__ = [
+    "AdaptiveThreshold",
+    "CategoryThresholds",
+    "Threshold",
+    "as_threshold",
+    "category_index",
+    "category_thresholds",
+    "starvation_threshold",
+]
+
+
+def _is_number(value: object) -> bool:
+    # bool is an Integral, but True as a threshold or boundary is far more likely a slip than a 1.
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _threshold_value(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not _is_number(value):
+        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+    if not float(value) >= 0:  # type: ignore[arg-type]  # a Real; NaN fails this test too
+        raise ValueError(f"{attribute.name} must be a non-negative number (inf allowed), got {value!r}")
+
+
+def _finite_non_negative(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not _is_number(value):
+        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+    if not 0 <= float(value) < math.inf:  # type: ignore[arg-type]
+        raise ValueError(f"{attribute.name} must be a finite non-negative number, got {value!r}")
+
+
+def _positive_bound(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not _is_number(value):
+        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+    if not 0 < float(value) < math.inf:  # type: ignore[arg-type]
+        raise ValueError(f"{attribute.name} must be a positive number of seconds, got {value!r}")
+
+
+def _width_boundary(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, Integral) or isinstance(value, bool):
+        raise TypeError(f"{attribute.name} must be an integer number of processors, got {value!r}")
+    if int(value) < 0:
+        raise ValueError(f"{attribute.name} must be non-negative, got {value!r}")
+
+
+def category_index(job: Job, runtime_boundary: float, width_boundary: int) -> int:
+    """Index in :data:`~backfill.groups.CATEGORIES` of a job, classified by its *estimate* and width."""
+    return (0 if job.estimate <= runtime_boundary else 2) + (job.processors > width_boundary)
+
+
+@attrs.frozen
+class CategoryThresholds:
+    """One starvation threshold per job category, for Selective-D (Srinivasan et al. 2002, §4.1).
+
+    A job is Short if its *estimate* is at most ``runtime_boundary`` and Narrow if it uses at most
+    ``width_boundary`` processors. The paper (and :func:`~backfill.groups.job_categories`) classify by
+    runtime, which the scheduler does not know while a job waits; with exact estimates the two agree.
+    The paper uses 1 hour and 8 processors (64 for LANL). A threshold may be ``inf``: jobs of that
+    category are then never promoted.
+
+    Args:
+        sn: Threshold of short narrow jobs.
+        sw: Threshold of short wide jobs.
+        ln: Threshold of long narrow jobs.
+        lw: Threshold of long wide jobs.
+        runtime_boundary: The longest estimate of a short job, in seconds.
+        width_boundary: The most processors of a narrow job.
+
+    Raises:
+        TypeError: If a value is not a number (or the width boundary not an integer).
+        ValueError: If a threshold is negative or NaN, or a boundary negative or infinite.
+
+    Example:
+        >>> t = CategoryThresholds(22.30, 72.40, 1.72, 2.59)  # the paper's Table 7 (SDSC)
+        >>> t.of(Job(id=1, submit=0.0, processors=16, runtime=60.0, estimate=600.0))
+        72.4
+        >>> CategoryThresholds(1.0, -2.0, 1.0, 1.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: sw must be a non-negative number (inf allowed), got -2.0
+    """
+
+    sn: float = attrs.field(validator=_threshold_value)
+    sw: float = attrs.field(validator=_threshold_value)
+    ln: float = attrs.field(validator=_threshold_value)
+    lw: float = attrs.field(validator=_threshold_value)
+    runtime_boundary: float = attrs.field(default=3600.0, validator=_finite_non_negative)
+    width_boundary: int = attrs.field(default=8, validator=_width_boundary)
+
+    def of(self, job: Job) -> float:
+        """Return the threshold of a job's category (by estimate and width). O(1)."""
+        values = (self.sn, self.sw, self.ln, self.lw)
+        return float(values[category_index(job, self.runtime_boundary, self.width_boundary)])
+
+    def label(self) -> str:
+        """Return the four thresholds, SN/SW/LN/LW, for a scheduler name."""
+        return "/".join(f"{float(v):g}" for v in (self.sn, self.sw, self.ln, self.lw))
+
+
+@attrs.frozen
+class AdaptiveThreshold:
+    """A starvation threshold that follows the slowdowns the scheduler has produced so far.
+
+    The threshold is ``factor`` times the running (cumulative) mean of the bounded slowdowns of the jobs
+    completed so far, ``max(1, (end - submit) / max(end - start, bound))`` with the start the scheduler
+    gave them; ``initial`` is the threshold itself (not scaled) until a job has completed. No previous
+    run is needed, unlike the paper's calibration. ``factor=1.5`` is the *scaled-adaptive* variant.
+    With ``per_category``, each job category (by estimate and width, as :class:`CategoryThresholds`;
+    completed jobs too, so that a waiting job is compared with jobs that looked like it) keeps its own
+    mean, and a category with no completed job uses ``initial``. The threshold changes at every
+    completion, so :class:`~backfill.schedulers.selective.Selective` then recomputes the promotion
+    time of every waiting job.
+
+    Args:
+        factor: Multiplier of the mean slowdown.
+        per_category: Keep one mean per job category instead of one overall.
+        initial: The threshold before any (relevant) job has completed; may be ``inf``.
+        runtime_boundary: The longest estimate of a short job, in seconds (with ``per_category``).
+        width_boundary: The most processors of a narrow job (with ``per_category``).
+        bound: The bounded-slowdown threshold in seconds.
+
+    Raises:
+        TypeError: If a value has the wrong type.
+        ValueError: If a value is negative, NaN, or infinite where it must be finite.
+
+    Example:
+        >>> AdaptiveThreshold(factor=1.5).value(mean=4.0), AdaptiveThreshold().value(mean=None)
+        (6.0, 1.0)
+    """
+
+    factor: float = attrs.field(default=1.0, validator=_finite_non_negative)
+    per_category: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    initial: float = attrs.field(default=1.0, validator=_threshold_value)
+    runtime_boundary: float = attrs.field(default=3600.0, validator=_finite_non_negative)
+    width_boundary: int = attrs.field(default=8, validator=_width_boundary)
+    bound: float = attrs.field(default=DEFAULT_BOUND, validator=_positive_bound)
+
+    def value(self, mean: float | None) -> float:
+        """Return the threshold for a mean bounded slowdown, or ``initial`` if there is none yet."""
+        return float(self.initial) if mean is None else self.factor * mean
+
+    def label(self) -> str:
+        """Return a short description for a scheduler name: ``adaptive`` or ``adaptive*1.5``."""
+        return "adaptive" if self.factor == 1 else f"adaptive*{float(self.factor):g}"
+
+
+Threshold = float | CategoryThresholds | AdaptiveThreshold
+
+
+def as_threshold(value: float | CategoryThresholds | AdaptiveThreshold) -> Threshold:
+    """Accept a threshold object, or a plain number as one fixed threshold for every job."""
+    if isinstance(value, CategoryThresholds | AdaptiveThreshold):
+        return value
+    if not _is_number(value):
+        raise TypeError(f"threshold must be a number, CategoryThresholds or AdaptiveThreshold, got {value!r}")
+    if not float(value) >= 0:
+        raise ValueError(f"threshold must be a non-negative number (inf allowed), got {value!r}")
+    return float(value)
+
+
+# -- calibration from a previous run ------------------------------------------------------------------
+
+
+def _slowdowns(
+    schedule: Schedule, well_estimated_within: float | None, bound: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the bounded slowdown of every row (NaN if not completed) and the mask of rows to use."""
+    done = np.isfinite(schedule.start) & np.isfinite(schedule.end)
+    bsld = np.full(len(schedule), np.nan)
+    bsld[done] = bounded_slowdowns(schedule, bound)
+    use = done
+    if well_estimated_within is not None:
+        k = well_estimated_within
+        if not _is_number(k) or not 1 <= k < math.inf:
+            raise BackfillError(f"well_estimated_within must be a finite number >= 1 or None, got {k!r}")
+        with np.errstate(invalid="ignore"):
+            use = done & (np.asarray(schedule.estimate) <= k * np.asarray(schedule.runtime))
+    return bsld, use
+
+
+def starvation_threshold(
+    schedule: Schedule, *, well_estimated_within: float | None = 2.0, bound: float = DEFAULT_BOUND
+) -> float:
+    """Return the paper's Selective threshold: the mean bounded slowdown of a previous run.
+
+    Srinivasan et al. (2002, §4.2) take the mean slowdown of a run of Conservative backfilling; with
+    inexact estimates (§4.3) only the *well estimated* jobs count, those whose runtime is within a
+    factor of two of their estimate, because aborted and badly over-estimated jobs have slowdowns far
+    above the rest. Here a completed job counts if ``estimate <= well_estimated_within * runtime``
+    (the estimate the scheduler saw, ``Schedule.estimate``); ``None`` counts every completed job.
+    With exact estimates every job counts.
+
+    Args:
+        schedule: A finished schedule, typically of :class:`~backfill.schedulers.Conservative`.
+        well_estimated_within: The largest ratio of estimate to runtime of a job that counts, or None.
+        bound: The bounded-slowdown threshold in seconds.
+
+    Raises:
+        BackfillError: If no completed job counts, or a parameter is out of range.
+
+    Example:
+        >>> from backfill import Workload, simulate
+        >>> from backfill.schedulers import FCFS
+        >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),
+        ...         Job(id=2, submit=0.0, processors=1, runtime=10.0, estimate=1000.0),
+        ...         Job(id=3, submit=0.0, processors=1, runtime=50.0, estimate=60.0)]
+        >>> s = simulate(Workload.from_jobs(jobs, machine_size=1), FCFS())
+        >>> starvation_threshold(s)  # (1 + 160 / 50) / 2: job 2 is badly estimated
+        2.1
+    """
+    bsld, use = _slowdowns(schedule, well_estimated_within, bound)
+    if not use.any():
+        raise BackfillError("no completed (well estimated) job to calibrate a threshold from")
+    return float(bsld[use].mean())
+
+
+def category_thresholds(
+    schedule: Schedule,
+    *,
+    well_estimated_within: float | None = 2.0,
+    bound: float = DEFAULT_BOUND,
+    runtime_boundary: float = 3600.0,
+    width_boundary: int = 8,
+) -> CategoryThresholds:
+    """Return the paper's Selective-D thresholds: the mean bounded slowdown of each job category.
+
+    As :func:`starvation_threshold`, per category of :func:`~backfill.groups.job_categories` (by the
+    runtime the jobs ran, the paper's classification; the scheduler classifies waiting jobs by their
+    estimate, the same thing with exact estimates). A category with no counted job gets the overall
+    mean. The boundaries are carried into the result.
+
+    Args:
+        schedule: A finished schedule, typically of :class:`~backfill.schedulers.Conservative`.
+        well_estimated_within: The largest ratio of estimate to runtime of a job that counts, or None.
+        bound: The bounded-slowdown threshold in seconds.
+        runtime_boundary: The longest runtime of a short job, in seconds.
+        width_boundary: The most processors of a narrow job (64 for LANL in the paper).
+
+    Raises:
+        BackfillError: If no completed job counts, or a parameter is out of range.
+
+    Example:
+        >>> from backfill import Workload, simulate
+        >>> from backfill.schedulers import FCFS
+        >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),
+        ...         Job(id=2, submit=0.0, processors=16, runtime=50.0, estimate=50.0)]
+        >>> t = category_thresholds(simulate(Workload.from_jobs(jobs, machine_size=16), FCFS()))
+        >>> t.sn, t.sw, t.ln  # SW: 150 / 50; no long job, so LN gets the overall mean
+        (1.0, 3.0, 2.0)
+    """
+    bsld, use = _slowdowns(schedule, well_estimated_within, bound)
+    if not use.any():
+        raise BackfillError("no completed (well estimated) job to calibrate thresholds from")
+    labels = job_categories(schedule, runtime_boundary=runtime_boundary, width_boundary=width_boundary)
+    overall = float(bsld[use].mean())
+    values = []
+    for c in CATEGORIES:
+        mine = use & (labels == c)
+        values.append(float(bsld[mine].mean()) if mine.any() else overall)
+    sn, sw, ln, lw = values
+    return CategoryThresholds(
+        sn, sw, ln, lw, runtime_boundary=float(runtime_boundary), width_boundary=int(width_boundary)
+    )

@@ -1,0 +1,361 @@
+"""Selective reservation (Srinivasan, Kettimuthu, Subramani and Sadayappan 2002, §4).
+
+Jobs get no reservation when they arrive. A job that has waited long enough, its expansion factor
+``XFactor = (wait + estimate) / estimate`` having reached its *starvation threshold*, is promoted to a
+guaranteed queue run exactly as Conservative backfilling; every other job starts only where it delays
+no promoted job. The threshold is a fixed number (the paper's *Selective*, calibrated by
+:func:`starvation_threshold` on a previous run), one number per job category (*Selective-D*,
+:class:`CategoryThresholds`, calibrated by :func:`category_thresholds`), or the running mean slowdown
+of the jobs completed so far (:class:`AdaptiveThreshold`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+from sortedcontainers import SortedList
+
+from backfill.groups import CATEGORIES
+from backfill.priorities import Priority, depends_on_time, fcfs, priority_name
+from backfill.schedulers._queue import Entry, _priority_validator
+from backfill.schedulers._thresholds import (
+    AdaptiveThreshold,
+    CategoryThresholds,
+    Threshold,
+    as_threshold,
+    category_index,
+    category_thresholds,
+    starvation_threshold,
+)
+from backfill.schedulers.conservative import Conservative
+from backfill.workload import Job
+
+__all__ = [
+    "AdaptiveThreshold",
+    "CategoryThresholds",
+    "Selective",
+    "category_thresholds",
+    "starvation_threshold",
+]
+
+_OVERALL = len(CATEGORIES)  # index of the all-jobs statistics, after the four categories
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class Selective:
+    """Selective reservation: only jobs that have waited too long get a Conservative guarantee.
+
+    Two queues (Srinivasan et al. 2002, §4.1):
+
+    * The **entry queue** takes every arriving job and promises nothing. At each decision its jobs are
+      tried in ``priority`` order (ties by arrival); a job starts now if it fits over
+      ``[now, now + estimate)`` in the profile of running and guaranteed jobs without touching any
+      reservation, so it delays no guaranteed job. It then counts as running, so its early completion
+      frees space as any other. An entry job never gets a reservation.
+    * A job moves to the **guaranteed queue** (is *promoted*) when its ``XFactor = (wait + estimate) /
+      estimate`` reaches its starvation threshold ``T``, i.e. at ``submit + (T - 1) * estimate``: at
+      arrival if ``T <= 1`` or the estimate is 0 (for finite ``T``), never if ``T`` is ``inf``. The
+      guaranteed queue *is* a :class:`~backfill.schedulers.Conservative` scheduler: a promoted job is
+      placed at its earliest fit, that reservation never moves later, early completions compress the
+      profile in planned-start order, and a guaranteed job starts when the clock reaches its planned
+      start. So with ``T <= 1`` for every job, Selective is Conservative, decision for decision.
+
+    Order of one decision at ``now``: (1) compress if a job ended early, (2) promote every entry job
+    whose promotion time has come, in order of (promotion time, priority key, arrival), each at its
+    earliest fit, (3) start the guaranteed jobs planned at ``now``, (4) try the entry queue.
+    :meth:`next_wakeup` names the next promotion time, so promotion happens at that exact instant.
+    Guaranteed starts need no wake-up: an earliest fit is always where some reservation ends, and
+    every reservation end is a completion (or a reservation released early, which compresses).
+    A job the driver delivers late keeps its real submit time, so it may be promoted at once.
+
+    **Starvation bound.** A job promoted at ``t`` starts no later than ``t + Σ est_j`` over the other
+    jobs in the profile at the end of that instant (running or guaranteed), hence, in a finished
+    schedule, no later than ``t + Σ estimate_j`` over the jobs ``j`` with ``submit_j <= t < end_j``.
+    Why: after a compression pass every guaranteed job sits at its earliest fit, and placing jobs at
+    their earliest fit or starting entry jobs only takes space, so that stays true between early
+    completions. Then no instant of ``[now, s_i)`` (``s_i`` the planned start of job ``i``) has the
+    whole machine free: the first reservation after such a free stretch could start at the
+    stretch's beginning (the stretch, then its own old place), so it would not be at its earliest fit.
+    Every instant of ``[now, s_i)`` is thus covered by a reservation of some other job, so
+    ``s_i - now`` is at most the sum of their estimates; the reservation never moves later. The bound
+    holds for any threshold; for a fixed or category threshold ``t`` is ``submit + (T - 1) * estimate``.
+
+    Args:
+        threshold: A number (the same ``T`` for every job, the paper's *Selective*; 26.69 in its
+            Table 7), a :class:`CategoryThresholds` (*Selective-D*), or an :class:`AdaptiveThreshold`
+            (the default), whose promotion times are recomputed for every waiting job when a
+            completion changes the threshold.
+        priority: Order of the entry queue (smallest key first, ties by arrival), and of promotions
+            due at the same time; any callable ``(job, now) -> key``. The paper uses FCFS.
+
+    Raises:
+        TypeError: If ``threshold`` is not a number or threshold object, or ``priority`` not callable.
+        ValueError: If a numeric threshold is negative or NaN.
+
+    Example:
+        A wide job waits behind a long one; with ``T = 2`` and an estimate of 100 it is promoted 100 s
+        after it arrived and reserved where the long job ends. A later job that would delay it must
+        wait, though it fits now.
+
+        >>> s = Selective(2.0)
+        >>> s.reset(4, now=0)
+        >>> s.submit(Job(id=1, submit=0.0, processors=2, runtime=1000.0, estimate=1000.0), now=0)
+        >>> [j.id for j in s.schedule(now=0)]
+        [1]
+        >>> s.submit(Job(id=2, submit=5.0, processors=4, runtime=100.0, estimate=100.0), now=5)
+        >>> s.schedule(now=5), s.next_wakeup()
+        ([], 105.0)
+        >>> s.schedule(now=105), dict(s.reservations())
+        ([], {2: 1000.0})
+        >>> s.submit(Job(id=3, submit=110.0, processors=2, runtime=1000.0, estimate=1000.0), now=110)
+        >>> s.schedule(now=110), s.name
+        ([], 'Selective(2)')
+    """
+
+    threshold: Threshold = attrs.field(factory=AdaptiveThreshold, converter=as_threshold)
+    priority: Priority = attrs.field(default=fcfs, validator=_priority_validator)
+    # The guaranteed queue and the profile of running and guaranteed jobs.
+    _core: Conservative = attrs.field(init=False, factory=Conservative)
+    _now: float = attrs.field(init=False, default=-math.inf)
+    _seq: int = attrs.field(init=False, default=0)
+    _static: bool = attrs.field(init=False, default=True)
+    # The entry queue: every waiting job by id as (arrival seq, job); for a static priority also
+    # sorted by (key, seq, job), with each job's entry kept for removal.
+    _waiting: dict[int, tuple[int, Job]] = attrs.field(init=False, factory=dict)
+    _queue: SortedList = attrs.field(init=False, factory=SortedList)
+    _entry: dict[int, Entry] = attrs.field(init=False, factory=dict)
+    # Finite promotion times of waiting jobs, as (time, seq, job), and each job's time for removal.
+    _promotions: SortedList = attrs.field(init=False, factory=SortedList)
+    _promote_at: dict[int, float] = attrs.field(init=False, factory=dict)
+    # Adaptive threshold: start of every running job, sums and counts of completed jobs' bounded
+    # slowdowns per category and overall, and whether promotion times must be recomputed.
+    _started: dict[int, float] = attrs.field(init=False, factory=dict)
+    _sums: list[float] = attrs.field(init=False, factory=lambda: [0.0] * (_OVERALL + 1))
+    _counts: list[int] = attrs.field(init=False, factory=lambda: [0] * (_OVERALL + 1))
+    _stale: bool = attrs.field(init=False, default=False)
+
+    @property
+    def name(self) -> str:
+        """Short readable name: ``Selective(26.69)``, ``Selective-D(22.3/72.4/1.72/2.59)``, ..."""
+        th = self.threshold
+        if isinstance(th, float):
+            kind, label = "Selective", f"{th:g}"
+        elif isinstance(th, CategoryThresholds):
+            kind, label = "Selective-D", th.label()
+        else:
+            kind, label = ("Selective-D" if th.per_category else "Selective"), th.label()
+        extra = "" if self.priority is fcfs else f", {priority_name(self.priority)}"
+        return f"{kind}({label}{extra})"
+
+    def __repr__(self) -> str:
+        return f"Selective(threshold={self.threshold!r}, priority={priority_name(self.priority)})"
+
+    def reset(self, machine_size: int, now: float) -> None:
+        """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
+        self._core = Conservative()
+        self._core.reset(machine_size, now)
+        self._now = now
+        self._seq = 0
+        self._static = not depends_on_time(self.priority)
+        self._waiting = {}
+        self._queue = SortedList()
+        self._entry = {}
+        self._promotions = SortedList()
+        self._promote_at = {}
+        self._started = {}
+        self._sums = [0.0] * (_OVERALL + 1)
+        self._counts = [0] * (_OVERALL + 1)
+        self._stale = False
+
+    # -- thresholds ----------------------------------------------------------------------------------
+
+    def _threshold_of(self, job: Job) -> float:
+        th = self.threshold
+        if isinstance(th, float):
+            return th
+        if isinstance(th, CategoryThresholds):
+            return th.of(job)
+        i = category_index(job, th.runtime_boundary, th.width_boundary) if th.per_category else _OVERALL
+        n = self._counts[i]
+        return th.value(self._sums[i] / n if n else None)
+
+    def promotion_time(self, job: Job) -> float:
+        """Return when a job's XFactor reaches its current threshold (``inf``: never). O(1).
+
+        ``submit + (T - 1) * estimate``, or ``submit`` if ``T <= 1`` or the estimate is 0 (but ``inf``
+        for ``T = inf``). The crossing is defined by this time, so it is exact to the float.
+
+        Example:
+            >>> Selective(3.0).promotion_time(Job(id=1, submit=5.0, processors=1, runtime=1.0, estimate=10.0))
+            25.0
+        """
+        t = self._threshold_of(job)
+        if t == math.inf:
+            return math.inf
+        if t <= 1 or not job.estimate > 0:
+            return job.submit
+        return job.submit + (t - 1) * job.estimate
+
+    def _recompute(self) -> None:
+        """Recompute every waiting job's promotion time after the threshold changed. O(q log q)."""
+        items = []
+        promote_at = {}
+        for seq, job in self._waiting.values():
+            t = self.promotion_time(job)
+            if t < math.inf:
+                items.append((t, seq, job))
+                promote_at[job.id] = t
+        self._promotions = SortedList(items)
+        self._promote_at = promote_at
+        self._stale = False
+
+    # -- protocol ------------------------------------------------------------------------------------
+
+    def submit(self, job: Job, now: float) -> None:
+        """Put a new job in the entry queue and note its promotion time. O(log q)."""
+        self._seq += 1
+        seq = self._seq
+        self._waiting[job.id] = (seq, job)
+        if self._static:
+            entry = (self.priority(job, now), seq, job)
+            self._queue.add(entry)
+            self._entry[job.id] = entry
+        t = self.promotion_time(job)
+        if t < math.inf:
+            self._promotions.add((t, seq, job))
+            self._promote_at[job.id] = t
+
+    def complete(self, job: Job, now: float) -> None:
+        """Free the unused part of a finished job's reservation; compression follows. O(log n + k).
+
+        With an adaptive threshold, also fold the job's bounded slowdown into the running means; the
+        promotion times are recomputed before the next decision.
+        """
+        self._core.complete(job, now)  # raises if the job was not running
+        start = self._started.pop(job.id)
+        th = self.threshold
+        if isinstance(th, AdaptiveThreshold):
+            bsld = max(1.0, (now - job.submit) / max(now - start, th.bound))
+            for i in (category_index(job, th.runtime_boundary, th.width_boundary), _OVERALL):
+                self._sums[i] += bsld
+                self._counts[i] += 1
+            self._stale = True
+
+    def schedule(self, now: float) -> list[Job]:
+        """Compress, promote what is due, start guaranteed jobs due now, then start entry jobs that fit.
+
+        O(p log p + s (log n + k)) for p promotions and s profile searches, plus O(q (log n + k)) for
+        the entry queue (O(q log q) more for a time-dependent priority); an adaptive threshold that
+        changed adds O(q log q).
+        """
+        self._now = now
+        if self._stale:
+            self._recompute()
+        core = self._core
+        promotions = self._promotions
+        if promotions and promotions[0][0] <= now:
+            due = []
+            while promotions and promotions[0][0] <= now:
+                due.append(promotions.pop(0))
+            priority = self.priority
+            due.sort(key=lambda e: (e[0], priority(e[2], now), e[1]))
+            for _, _, job in due:
+                self._leave_entry_queue(job)
+                core.submit(job, now)  # compresses first if a job ended early
+        started = core.schedule(now)  # compresses here if nothing was promoted
+        for job in started:
+            self._started[job.id] = now
+        if self._waiting:
+            started += self._start_entry_jobs(now)
+        return started
+
+    def _leave_entry_queue(self, job: Job) -> None:
+        del self._waiting[job.id]
+        if self._static:
+            self._queue.remove(self._entry.pop(job.id))
+
+    def _start_entry_jobs(self, now: float) -> list[Job]:
+        """Start, in priority order, every entry job that fits now without touching a reservation."""
+        core = self._core
+        # The guaranteed part is Conservative's own state; an entry job joins its running jobs exactly
+        # as a guaranteed one does when it starts, so completions and compression treat both alike.
+        profile = core._profile
+        running = core._running
+        free = profile.free_at(now)
+        if self._static:
+            ordered: Any = self._queue
+        else:
+            priority = self.priority
+            ordered = sorted((priority(job, now), seq, job) for seq, job in self._waiting.values())
+        started: list[Job] = []
+        taken: list[tuple[int, Job]] = []
+        for _, seq, job in ordered:
+            p = job.processors
+            end = now + job.estimate
+            if end > now:
+                if p > free or profile.min_free(now, end) < p:
+                    continue
+                profile.reserve(now, end, p)
+                free -= p
+            # A zero estimate occupies nothing, so it fits anywhere (as in the profile).
+            running[job.id] = (end, p)
+            self._started[job.id] = now
+            started.append(job)
+            taken.append((seq, job))
+        for seq, job in taken:
+            self._leave_entry_queue(job)
+            t = self._promote_at.pop(job.id, None)
+            if t is not None:
+                self._promotions.remove((t, seq, job))
+        return started
+
+    def next_wakeup(self) -> float | None:
+        """Return the earliest promotion time after the last decision, or None. O(log q)."""
+        if self._stale:
+            self._recompute()
+        promotions = self._promotions
+        i = promotions.bisect_right((self._now, math.inf))
+        return float(promotions[i][0]) if i < len(promotions) else None
+
+    def reservations(self) -> Mapping[int, float]:
+        """Planned (guaranteed) start of every promoted, still queued job, by job id. O(1)."""
+        return self._core.reservations()
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """Return the ``(job_id, start)`` changes since the last call (promotions and compression moves)."""
+        return self._core.take_reservation_changes()
+
+    def queued(self) -> int:
+        """Number of queued jobs, in both queues. O(1)."""
+        return self._core.queued() + len(self._waiting)
+
+    @property
+    def promoted(self) -> int:
+        """Number of jobs in the guaranteed queue. O(1)."""
+        return self._core.queued()
+
+    @property
+    def events_examined(self) -> int:
+        """Profile events examined by searches since :meth:`reset`; see :attr:`Profile.examined`."""
+        return self._core.events_examined
+
+    def copy(self) -> Selective:
+        """Return an independent copy, adaptive statistics included. O(n + q)."""
+        other = Selective(self.threshold, self.priority)
+        other._core = self._core.copy()
+        other._now = self._now
+        other._seq = self._seq
+        other._static = self._static
+        other._waiting = self._waiting.copy()
+        other._queue = self._queue.copy()
+        other._entry = self._entry.copy()
+        other._promotions = self._promotions.copy()
+        other._promote_at = self._promote_at.copy()
+        other._started = self._started.copy()
+        other._sums = self._sums.copy()
+        other._counts = self._counts.copy()
+        other._stale = self._stale
+        return other
