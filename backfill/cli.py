@@ -4,7 +4,7 @@ Usage::
 
     backfill simulate [SWF_PATH] [--scheduler NAME ...] [--priority NAME] [--load FACTOR]
                       [--jobs N] [--seed S] [--machine-size P] [--estimates accurate|f-model]
-                      [--bound SECONDS] [--output-swf PATH]
+                      [--depth K|inf] [--threshold T] [--bound SECONDS] [--output-swf PATH]
 
 Without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model with f-model
 runtime estimates (so that backfilling and compression have something to gain), 5,000 jobs on 128
@@ -28,7 +28,7 @@ from backfill.lublin import lublin_feitelson
 from backfill.metrics import DEFAULT_BOUND, metrics_table
 from backfill.priorities import PRIORITIES, Priority
 from backfill.schedule import Schedule
-from backfill.schedulers import DC, EASY, FCFS, PC, Conservative, Scheduler
+from backfill.schedulers import DC, EASY, FCFS, PC, AdaptiveThreshold, Conservative, Scheduler, Selective
 from backfill.simulator import simulate
 from backfill.swf import ReadReport, read_swf
 from backfill.validation import validate_schedule
@@ -41,19 +41,33 @@ DEFAULT_JOBS = 5_000
 #: Processors of the default synthetic machine.
 DEFAULT_MACHINE_SIZE = 128
 
-#: Schedulers the command line offers: name -> (factory taking a priority, whether it uses one).
-SCHEDULERS: dict[str, tuple[Callable[[Priority], Scheduler], bool]] = {
-    "fcfs": (lambda priority: FCFS(priority=priority), True),
-    "easy": (lambda priority: EASY(priority=priority), True),
-    "conservative": (lambda priority: Conservative(), False),
-    "pc": (lambda priority: PC(priority=priority), True),
-    "dc": (lambda priority: DC(priority=priority), True),
+#: Schedulers the command line offers: name -> (factory taking a priority and the parsed options,
+#: whether it uses the priority). ``easy`` takes ``--depth``, ``selective`` ``--threshold``.
+SCHEDULERS: dict[str, tuple[Callable[[Priority, argparse.Namespace], Scheduler], bool]] = {
+    "fcfs": (lambda priority, args: FCFS(priority=priority), True),
+    "easy": (lambda priority, args: EASY(priority=priority, depth=args.depth), True),
+    "conservative": (lambda priority, args: Conservative(), False),
+    "pc": (lambda priority, args: PC(priority=priority), True),
+    "dc": (lambda priority, args: DC(priority=priority), True),
+    "selective": (
+        lambda priority, args: Selective(
+            AdaptiveThreshold() if args.threshold is None else args.threshold, priority
+        ),
+        True,
+    ),
 }
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
 class _Failure(BackfillError):
     """An error of the command line's own (bad combination of options, unreadable file)."""
+
+
+def _depth(text: str) -> int | None:
+    """Parse a reservation depth: a positive whole number, or ``inf`` for unlimited (None)."""
+    if text.strip().lower() in ("inf", "unlimited"):
+        return None
+    return _positive_int(text)
 
 
 def _whole_number(minimum: int) -> Callable[[str], int]:
@@ -128,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help=(
-            f"queue order for fcfs and easy ({', '.join(PRIORITIES)}); default fcfs. "
+            f"queue order for fcfs, easy, selective, pc and dc ({', '.join(PRIORITIES)}); default fcfs. "
             "Conservative serves jobs in the order of their reservations and takes none."
         ),
     )
@@ -168,6 +182,23 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["accurate", "f-model"],
         default=None,
         help="runtime estimates of the synthetic workload (default f-model, f = 3)",
+    )
+    sim.add_argument(
+        "--depth",
+        type=_depth,
+        default=1,
+        metavar="K",
+        help="reservation depth of easy: reservations for the first K blocked jobs, or inf; default 1",
+    )
+    sim.add_argument(
+        "--threshold",
+        type=_positive_float,
+        default=None,
+        metavar="T",
+        help=(
+            "starvation threshold of selective: promote a job when (wait + estimate) / estimate "
+            "reaches T; default adaptive (running mean bounded slowdown of completed jobs)"
+        ),
     )
     sim.add_argument(
         "--bound",
@@ -258,7 +289,7 @@ def _simulate(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     for name in names:
         factory, _ = SCHEDULERS[name]
-        schedule = simulate(workload, factory(priority), record_reservations=False)
+        schedule = simulate(workload, factory(priority, args), record_reservations=False)
         validate_schedule(schedule)
         schedules[schedule.scheduler] = schedule
     elapsed = time.perf_counter() - started

@@ -354,3 +354,33 @@ def test_python_dash_m_error(tmp_path: Path) -> None:
     assert result.stdout == ""
     assert result.stderr.startswith("backfill: error: cannot read missing.swf")
     assert "Traceback" not in result.stderr
+
+
+def test_easy_depth_and_selective_threshold(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "simulate",
+        "--jobs",
+        "300",
+        "--scheduler",
+        "easy",
+        "selective",
+        "--depth",
+        "3",
+        "--threshold",
+        "4",
+    )
+    assert code == 0
+    assert "EASY(fcfs, depth=3)" in out and "Selective(4)" in out
+    code, out, _ = run(
+        capsys, "simulate", "--jobs", "200", "--scheduler", "easy", "selective", "--depth", "inf"
+    )
+    assert code == 0 and "EASY(fcfs, depth=inf)" in out and "Selective(adaptive)" in out
+
+
+@pytest.mark.parametrize("depth", ["0", "-2", "x", "1.5"])
+def test_bad_depth_is_a_usage_error(capsys: pytest.CaptureFixture[str], depth: str) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulate", "--scheduler", "easy", "--depth", depth])
+    assert exit_info.value.code == 2
+    assert "--depth" in capsys.readouterr().err
