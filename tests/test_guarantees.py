@@ -1,5 +1,7 @@
 """Every scheduler that gives guarantees keeps them, on random workloads, through backfill.testing.
 
+Selective's promoted jobs keep theirs too (its other jobs never had one).
+
 The default run tries a modest number of workloads per scheduler; the slow suite
 (``python -m pytest -m slow tests/test_guarantees.py``) tries 10,000 per scheduler and adds EASY, whose
 head reservation is checked while held. The example counts are set here explicitly, so they override
@@ -12,7 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backfill import DC, EASY, PC, Conservative, Scheduler, Workload
+from backfill import (
+    DC,
+    EASY,
+    PC,
+    AdaptiveThreshold,
+    CategoryThresholds,
+    Conservative,
+    Scheduler,
+    Selective,
+    Workload,
+)
 from backfill.priorities import PRIORITIES
 from backfill.schedulers import scheduler_name
 from backfill.testing import check_scheduler, workloads
@@ -31,6 +43,13 @@ def guaranteed() -> list[Scheduler]:
 
 GUARANTEED = guaranteed()
 HOLDING = [EASY(priority=PRIORITIES[p]) for p in sorted(PRIORITIES)]
+#: Selective guarantees only its promoted jobs, so its log need not cover every job that waited.
+SELECTIVE = [
+    Selective(2.0),
+    Selective(CategoryThresholds(1.5, 3.0, 1.2, 2.0)),
+    Selective(AdaptiveThreshold(factor=1.5, per_category=True)),
+    Selective(2.0, PRIORITIES["lxf"]),
+]
 
 
 @pytest.mark.parametrize("scheduler", GUARANTEED, ids=scheduler_name)
@@ -40,15 +59,23 @@ def test_guarantees_are_kept(scheduler: Scheduler, w: Workload, overrun: str) ->
     check_scheduler(scheduler, w, overrun=overrun)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("scheduler", SELECTIVE, ids=scheduler_name)
+@settings(max_examples=100, deadline=None)
+@given(w=workloads(overruns=True), overrun=st.sampled_from(OVERRUNS))
+def test_promoted_jobs_keep_their_guarantees(scheduler: Scheduler, w: Workload, overrun: str) -> None:
+    check_scheduler(scheduler, w, overrun=overrun, require_log=False)  # type: ignore[arg-type]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("scheduler", "guarantees"),
-    [pytest.param(s, True, id=scheduler_name(s)) for s in GUARANTEED]
-    + [pytest.param(s, "while_held", id=scheduler_name(s)) for s in HOLDING],
+    ("scheduler", "guarantees", "require_log"),
+    [pytest.param(s, True, True, id=scheduler_name(s)) for s in GUARANTEED]
+    + [pytest.param(s, True, False, id=scheduler_name(s)) for s in SELECTIVE]
+    + [pytest.param(s, "while_held", True, id=scheduler_name(s)) for s in HOLDING],
 )
 @settings(max_examples=10_000, deadline=None)
 @given(w=workloads(overruns=True), overrun=st.sampled_from(OVERRUNS))
 def test_guarantees_are_kept_thoroughly(
-    scheduler: Scheduler, guarantees: bool | str, w: Workload, overrun: str
+    scheduler: Scheduler, guarantees: bool | str, require_log: bool, w: Workload, overrun: str
 ) -> None:
-    check_scheduler(scheduler, w, guarantees=guarantees, overrun=overrun)  # type: ignore[arg-type]
+    check_scheduler(scheduler, w, guarantees=guarantees, overrun=overrun, require_log=require_log)  # type: ignore[arg-type]

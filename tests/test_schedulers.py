@@ -12,9 +12,11 @@ from strategies import make, workloads
 from backfill import (
     EASY,
     FCFS,
+    CategoryThresholds,
     Conservative,
     Job,
     Scheduler,
+    Selective,
     Workload,
     check_reservations,
     simulate,
@@ -29,6 +31,8 @@ def all_schedulers() -> list[Scheduler]:
     out: list[Scheduler] = [Conservative()]
     for name in PRIORITY_NAMES:
         out += [FCFS(PRIORITIES[name]), EASY(PRIORITIES[name])]
+    out += [EASY(depth=3), EASY(sjf, depth=None)]
+    out += [Selective(), Selective(3.0, lxf), Selective(CategoryThresholds(2.0, 5.0, 1.5, 1.2))]
     return out
 
 
