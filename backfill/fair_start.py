@@ -132,8 +132,33 @@ def _pickled(sim: Simulator) -> bytes:
         ) from e
 
 
-def _bounds(n: int, chunks: int) -> Iterator[tuple[int, int]]:
-    edges = np.linspace(0, n, chunks + 1).round().astype(int).tolist()
+def _costs(sim: Simulator) -> FloatArray:
+    """Estimate what each row's FSTs cost, from one plain run of a fork of ``sim`` (not yet started).
+
+    A fork for job i replays the instants from its arrival to its start, and each instant costs the
+    scheduler about the length of its queue. So the estimate is 1 + (completions while job i waits
+    in the plain run) x (1 + jobs queued at its arrival). It only has to rank regions of the trace:
+    long queues come in bursts (a few hours of HPC2N cost more than the rest), and ranges of equal
+    row counts leave one worker with the whole burst.
+    """
+    schedule = sim.fork().run()
+    submit = schedule.submit
+    start = np.where(np.isfinite(schedule.start), schedule.start, submit)
+    end = np.where(np.isfinite(schedule.end), schedule.end, start)
+    ends = np.sort(end)
+    completions = np.searchsorted(ends, start, side="right") - np.searchsorted(ends, submit, side="right")
+    started_by_arrival = np.searchsorted(np.sort(start), submit, side="right")
+    queued = np.maximum(np.arange(len(submit)) - started_by_arrival, 0)
+    return np.asarray(1.0 + completions * (1.0 + queued), dtype=np.float64)
+
+
+def _bounds(costs: FloatArray, chunks: int) -> Iterator[tuple[int, int]]:
+    """Cut the rows into at most ``chunks`` consecutive ranges of about equal total cost."""
+    n = len(costs)
+    cumulative = np.cumsum(costs)
+    targets = cumulative[-1] * np.arange(1, chunks) / chunks
+    inner = np.searchsorted(cumulative, targets, side="left") + 1
+    edges = [0, *np.unique(np.clip(inner, 1, n - 1)).tolist(), n] if n > 1 else [0, n]
     for lo, hi in itertools.pairwise(edges):
         if hi > lo:
             yield lo, hi
@@ -171,7 +196,10 @@ def fair_start_times(
     compression decisions. A job with no other job queued at its arrival has equal FSTs.
 
     The simulation is run once to reach each arrival; the forks are independent. Unless
-    ``workers == 1``, the rows are cut into ``chunks`` consecutive ranges; for each, the main process
+    ``workers == 1``, the rows are cut into ``chunks`` consecutive ranges of about equal estimated
+    cost (after one plain simulation, which ranks the rows by completions during their wait times
+    the queue at their arrival, since bursts of long queues cost far more than the rest); for each,
+    the main process
     ships a copy of the simulation at the range's first arrival to ``executor`` (by default a
     :class:`~concurrent.futures.ProcessPoolExecutor` of ``workers`` processes, ``os.cpu_count()`` if
     not given), which replays the range and forks there. Results are identical to the serial run.
@@ -248,7 +276,7 @@ def _fst_parallel(
     submit = sim.workload.records["submit"].tolist()
     try:
         sizes: dict[cf.Future[tuple[int, Any, Any]], int] = {}
-        for lo, hi in _bounds(n, min(chunks, n)):
+        for lo, hi in _bounds(_costs(sim), min(chunks, n)):
             sim.run_before(submit[lo])
             if own:
                 future = pool.submit(_fst_pickled_task, _pickled(sim.fork()), lo, hi, strict, relaxed)
