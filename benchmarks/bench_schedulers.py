@@ -46,8 +46,10 @@ from backfill import (
     EASY,
     FCFS,
     PC,
+    CategoryThresholds,
     Conservative,
     Scheduler,
+    Selective,
     ljf,
     read_swf,
     simulate,
@@ -70,6 +72,10 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
     "PC-sjf": lambda: PC(sjf),
     "DC-sjf": lambda: DC(sjf),
     "PC-ljf": lambda: PC(ljf),
+    "Selective": Selective,
+    "Selective-D": lambda: Selective(CategoryThresholds(22.30, 72.40, 1.72, 2.59)),
+    "EASY-depth4": lambda: EASY(depth=4),
+    "EASY-depth-inf": lambda: EASY(depth=None),
 }
 MEMORY_JOBS = 500_000
 MEMORY_MACHINE = 128
@@ -84,6 +90,10 @@ TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
     ("PC(sjf) over CTC-SP2 < 30 s", "simulate", "CTC-SP2-1996-3.1-cln", "PC-sjf", 30.0),
     ("DC(sjf) over CTC-SP2 < 30 s", "simulate", "CTC-SP2-1996-3.1-cln", "DC-sjf", 30.0),
     ("PC(ljf) over HPC2N < 10 min", "simulate", "HPC2N-2002-2.1-cln", "PC-ljf", 600.0),
+    ("Selective (adaptive) over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "Selective", 10.0),
+    ("Selective-D over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "Selective-D", 10.0),
+    ("EASY depth 4 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth4", 10.0),
+    ("EASY depth unlimited over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth-inf", 10.0),
     ("reading HPC2N < 3 s", "read", "HPC2N-2002-2.1-cln", "", 3.0),
     ("500K-job workload < 1 GB (peak RSS)", "memory", "", "", GB),
 )
