@@ -15,6 +15,7 @@ Conservative over CTC-SP2 under 30 min on this 2-core machine; HPC2N completes.
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 
 import numpy as np
@@ -27,10 +28,23 @@ SCHEDULERS = {"Conservative": Conservative, "EASY": EASY, "PC": PC, "DC": DC}
 TARGETS_S = {("CTC-SP2-1996-3.1-cln", "Conservative"): 1800.0}
 
 
-def run(stem: str, spec: str, workers: int, dask: bool, progress: bool) -> tuple[float, FairStartTimes]:
-    """Compute the FSTs of one trace with ``workers`` workers; return the wall time and the result."""
+def _children_cpu() -> float:
+    """CPU seconds of the child processes that have ended (the pool's workers, once shut down)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(
+    stem: str, spec: str, workers: int, dask: bool, progress: bool
+) -> tuple[float, float, FairStartTimes]:
+    """Compute the FSTs of one trace with ``workers`` workers.
+
+    Returns the wall time, the CPU time of the worker processes (0 for one worker, which runs in
+    this process) and the result.
+    """
     workload, _ = read_swf(TRACE_DIR / f"{stem}.swf.gz")
     scheduler = SCHEDULERS[spec]()
+    cpu = _children_cpu()
     started = time.perf_counter()
     if dask:
         from distributed import Client, LocalCluster
@@ -42,7 +56,7 @@ def run(stem: str, spec: str, workers: int, dask: bool, progress: bool) -> tuple
             fst = fair_start_times(workload, scheduler, executor=client.get_executor(), progress=progress)
     else:
         fst = fair_start_times(workload, scheduler, workers=workers, progress=progress)
-    return time.perf_counter() - started, fst
+    return time.perf_counter() - started, _children_cpu() - cpu, fst
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,8 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     kind = "Dask workers" if args.dask else "processes"
     for workers in args.workers:
-        seconds, fst = run(args.trace, args.scheduler, workers, args.dask, args.progress)
+        seconds, cpu, fst = run(args.trace, args.scheduler, workers, args.dask, args.progress)
         line = f"{args.scheduler} over {args.trace}, {workers} {kind}: {seconds:,.1f} s"
+        if cpu > 0:
+            # The workers' CPU time is the work one process would do (less the per-range unpickling),
+            # so cpu / wall is the parallelism reached, whatever the machine's other load.
+            line += f", workers' CPU {cpu:,.1f} s ({cpu / seconds:.2f} busy on average)"
         if first is None:
             first = (seconds, fst)
         else:
