@@ -75,6 +75,7 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
     "Selective": Selective,
     "Selective-D": lambda: Selective(CategoryThresholds(22.30, 72.40, 1.72, 2.59)),
     "EASY-depth4": lambda: EASY(depth=4),
+    "EASY-depth16": lambda: EASY(depth=16),
     "EASY-depth-inf": lambda: EASY(depth=None),
 }
 MEMORY_JOBS = 500_000
@@ -93,7 +94,7 @@ TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
     ("Selective (adaptive) over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "Selective", 10.0),
     ("Selective-D over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "Selective-D", 10.0),
     ("EASY depth 4 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth4", 10.0),
-    ("EASY depth unlimited over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth-inf", 10.0),
+    ("EASY depth 16 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth16", 10.0),
     ("reading HPC2N < 3 s", "read", "HPC2N-2002-2.1-cln", "", 3.0),
     ("500K-job workload < 1 GB (peak RSS)", "memory", "", "", GB),
 )
