@@ -9,6 +9,22 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The Parallel Workloads Archive traces, in ../shared/traces beside the project.
 DEFAULT_TRACE_DIR = ROOT.parent / "shared" / "traces"
 
+#: The file stem of each trace the reproductions use, by the name the papers give it. Where the
+#: archive version differs from a paper's, ours is the newer cleaned version.
+TRACE_STEMS: dict[str, str] = {
+    "CTC-SP2": "CTC-SP2-1996-3.1-cln",
+    "DAS2-fs1": "DAS2-fs1-2003-1",
+    "HPC2N": "HPC2N-2002-2.1-cln",
+    "KTH-SP2": "KTH-SP2-1996-2",
+    "LANL-CM5": "LANL-CM5-1994-4.1-cln",
+    "LLNL-Atlas": "LLNL-Atlas-2006-2.1-cln",
+    "LLNL-Thunder": "LLNL-Thunder-2007-1.1-cln",
+    "LPC-EGEE": "LPC-EGEE-2004-1.2-cln",
+    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln",
+    "SDSC-DS": "SDSC-DS-2004-2.1-cln",
+    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln",
+}
+
 
 def markdown(header: list[str], rows: list[list[str]], right: int = 1) -> str:
     """Return a markdown table; columns from ``right`` on are right-aligned."""

@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from _common import DEFAULT_TRACE_DIR, ROOT, markdown
+from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown
 
 from backfill import (
     DC,
@@ -44,21 +44,8 @@ from backfill.priorities import PRIORITIES
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "lindsay"
 
 #: The paper's traces (Fig. 4) that ../shared/traces holds, as (paper name, our file stem).
-#: DAS2-fs0, fs2, fs3 and fs4 are not among our traces; where the archive version differs from the
-#: paper's, ours is the newer cleaned version.
-TRACES: tuple[tuple[str, str], ...] = (
-    ("CTC-SP2", "CTC-SP2-1996-3.1-cln"),
-    ("DAS2-fs1", "DAS2-fs1-2003-1"),
-    ("HPC2N", "HPC2N-2002-2.1-cln"),
-    ("KTH-SP2", "KTH-SP2-1996-2"),
-    ("LANL-CM5", "LANL-CM5-1994-4.1-cln"),
-    ("LLNL-Atlas", "LLNL-Atlas-2006-2.1-cln"),
-    ("LLNL-Thunder", "LLNL-Thunder-2007-1.1-cln"),
-    ("LPC-EGEE", "LPC-EGEE-2004-1.2-cln"),
-    ("SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln"),
-    ("SDSC-DS", "SDSC-DS-2004-2.1-cln"),
-    ("SDSC-SP2", "SDSC-SP2-1998-4.2-cln"),
-)
+#: DAS2-fs0, fs2, fs3 and fs4 are not among our traces.
+TRACES: tuple[tuple[str, str], ...] = tuple(TRACE_STEMS.items())
 
 
 def make_scheduler(spec: str) -> Scheduler:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import DEFAULT_TRACE_DIR, ROOT, markdown
+from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown
 
 from backfill import DC, EASY, PC, Conservative, Schedule, Scheduler, read_swf, simulate, validate_schedule
 from backfill.fair_start import fair_start_times
@@ -39,21 +39,11 @@ from backfill.schedule import RESERVATION_DTYPE
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "rajbhandary"
 
 #: The paper's traces (Fig. 3) that ../shared/traces holds, as (paper name, our file stem). ANL-Intrepid
-#: and DAS2-fs2, fs3, fs4 are not among our traces; where the archive version differs from the paper's,
-#: ours is the newer cleaned version. HPC2N, which the authors dropped because FST took too long, is
-#: added last.
+#: and DAS2-fs2, fs3, fs4 are not among our traces. HPC2N, which the authors dropped because FST took
+#: too long, is added last.
 TRACES: tuple[tuple[str, str], ...] = (
-    ("CTC-SP2", "CTC-SP2-1996-3.1-cln"),
-    ("DAS2-fs1", "DAS2-fs1-2003-1"),
-    ("KTH-SP2", "KTH-SP2-1996-2"),
-    ("LANL-CM5", "LANL-CM5-1994-4.1-cln"),
-    ("LLNL-Atlas", "LLNL-Atlas-2006-2.1-cln"),
-    ("LLNL-Thunder", "LLNL-Thunder-2007-1.1-cln"),
-    ("LPC-EGEE", "LPC-EGEE-2004-1.2-cln"),
-    ("SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln"),
-    ("SDSC-DS", "SDSC-DS-2004-2.1-cln"),
-    ("SDSC-SP2", "SDSC-SP2-1998-4.2-cln"),
-    ("HPC2N (not in paper)", "HPC2N-2002-2.1-cln"),
+    *((name, stem) for name, stem in TRACE_STEMS.items() if name != "HPC2N"),
+    ("HPC2N (not in paper)", TRACE_STEMS["HPC2N"]),
 )
 
 SCHEDULERS: dict[str, type[Conservative] | type[EASY] | type[PC] | type[DC]] = {
