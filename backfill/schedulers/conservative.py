@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 import attrs
@@ -104,6 +104,31 @@ class Conservative:
             _, _, job = order.pop(0)
             del self._planned[job.id]
             self._running[job.id] = (now + job.estimate, job.processors)
+            started.append(job)
+        return started
+
+    def _start_unreserved(self, jobs: Iterable[Job], now: float) -> list[Job]:
+        """Start, in the given order, every job that fits now without touching any reservation.
+
+        For schedulers built on Conservative whose other jobs hold no reservation (Selective's entry
+        queue): a job starts if it fits over ``[now, now + estimate)`` in the profile, and then counts
+        as running exactly like a guaranteed job, so its early completion frees space and compresses.
+        A job of zero estimate occupies nothing and always fits. O(1) for a job wider than the
+        processors free now, else O(log n + k) on the profile.
+        """
+        profile = self._profile
+        running = self._running
+        free = profile.free_at(now)
+        started: list[Job] = []
+        for job in jobs:
+            p = job.processors
+            end = now + job.estimate
+            if end > now:
+                if p > free or profile.min_free(now, end) < p:
+                    continue
+                profile.reserve(now, end, p)
+                free -= p
+            running[job.id] = (end, p)
             started.append(job)
         return started
 

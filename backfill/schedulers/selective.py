@@ -279,33 +279,17 @@ class Selective:
 
     def _start_entry_jobs(self, now: float) -> list[Job]:
         """Start, in priority order, every entry job that fits now without touching a reservation."""
-        core = self._core
-        # The guaranteed part is Conservative's own state; an entry job joins its running jobs exactly
-        # as a guaranteed one does when it starts, so completions and compression treat both alike.
-        profile = core._profile
-        running = core._running
-        free = profile.free_at(now)
         if self._static:
             ordered: Any = self._queue
         else:
             priority = self.priority
             ordered = sorted((priority(job, now), seq, job) for seq, job in self._waiting.values())
-        started: list[Job] = []
-        taken: list[tuple[int, Job]] = []
-        for _, seq, job in ordered:
-            p = job.processors
-            end = now + job.estimate
-            if end > now:
-                if p > free or profile.min_free(now, end) < p:
-                    continue
-                profile.reserve(now, end, p)
-                free -= p
-            # A zero estimate occupies nothing, so it fits anywhere (as in the profile).
-            running[job.id] = (end, p)
+        # The guaranteed part owns the profile and the running jobs; an entry job joins them exactly
+        # as a guaranteed one does when it starts, so completions and compression treat both alike.
+        started = self._core._start_unreserved((job for _, _, job in ordered), now)
+        for job in started:
             self._started[job.id] = now
-            started.append(job)
-            taken.append((seq, job))
-        for seq, job in taken:
+            seq = self._waiting[job.id][0]
             self._leave_entry_queue(job)
             t = self._promote_at.pop(job.id, None)
             if t is not None:
