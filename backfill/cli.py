@@ -4,7 +4,8 @@ Usage::
 
     backfill simulate [SWF_PATH] [--scheduler NAME ...] [--priority NAME] [--load FACTOR]
                       [--jobs N] [--seed S] [--machine-size P] [--estimates accurate|f-model]
-                      [--depth K|inf] [--threshold T] [--bound SECONDS] [--output-swf PATH]
+                      [--depth K|inf] [--threshold T] [--window DURATION] [--no-expected-usage]
+                      [--bound SECONDS] [--output-swf PATH]
 
 Without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model with f-model
 runtime estimates (so that backfilling and compression have something to gain), 5,000 jobs on 128
@@ -28,7 +29,17 @@ from backfill.lublin import lublin_feitelson
 from backfill.metrics import DEFAULT_BOUND, metrics_table
 from backfill.priorities import PRIORITIES, Priority
 from backfill.schedule import Schedule
-from backfill.schedulers import DC, EASY, FCFS, PC, AdaptiveThreshold, Conservative, Scheduler, Selective
+from backfill.schedulers import (
+    DC,
+    EASY,
+    FCFS,
+    PC,
+    AdaptiveThreshold,
+    Conservative,
+    RelShare,
+    Scheduler,
+    Selective,
+)
 from backfill.simulator import simulate
 from backfill.swf import ReadReport, read_swf
 from backfill.validation import validate_schedule
@@ -42,7 +53,8 @@ DEFAULT_JOBS = 5_000
 DEFAULT_MACHINE_SIZE = 128
 
 #: Schedulers the command line offers: name -> (factory taking a priority and the parsed options,
-#: whether it uses the priority). ``easy`` takes ``--depth``, ``selective`` ``--threshold``.
+#: whether it uses the priority). ``easy`` takes ``--depth``, ``selective`` ``--threshold``,
+#: ``relshare`` ``--window``, ``--no-expected-usage`` and ``--depth``.
 SCHEDULERS: dict[str, tuple[Callable[[Priority, argparse.Namespace], Scheduler], bool]] = {
     "fcfs": (lambda priority, args: FCFS(priority=priority), True),
     "easy": (lambda priority, args: EASY(priority=priority, depth=args.depth), True),
@@ -54,6 +66,10 @@ SCHEDULERS: dict[str, tuple[Callable[[Priority, argparse.Namespace], Scheduler],
             AdaptiveThreshold() if args.threshold is None else args.threshold, priority
         ),
         True,
+    ),
+    "relshare": (
+        lambda priority, args: RelShare(args.window, not args.no_expected_usage, depth=args.depth),
+        False,
     ),
 }
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
@@ -98,6 +114,18 @@ def _positive_float(text: str) -> float:
     if not (value > 0 and value < float("inf")):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
     return value
+
+
+_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _duration(text: str) -> float:
+    """Parse a duration: seconds, or a number followed by s, min, h or d (``4h``, ``1d``, ``90min``)."""
+    stripped = text.strip().lower()
+    for unit in sorted(_UNITS, key=len, reverse=True):
+        if stripped.endswith(unit):
+            return _positive_float(stripped[: -len(unit)]) * _UNITS[unit]
+    return _positive_float(stripped)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -199,6 +227,18 @@ def build_parser() -> argparse.ArgumentParser:
             "starvation threshold of selective: promote a job when (wait + estimate) / estimate "
             "reaches T; default adaptive (running mean bounded slowdown of completed jobs)"
         ),
+    )
+    sim.add_argument(
+        "--window",
+        type=_duration,
+        default=86400.0,
+        metavar="DURATION",
+        help="fair-share window of relshare: seconds, or e.g. 4h, 12h, 1d, 7d; default 1d",
+    )
+    sim.add_argument(
+        "--no-expected-usage",
+        action="store_true",
+        help="relshare counts only the usage so far, not running and reserved jobs' expected usage",
     )
     sim.add_argument(
         "--bound",

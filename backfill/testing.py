@@ -49,6 +49,7 @@ def workloads(
     overruns: bool = False,
     zero_runtimes: bool = True,
     too_wide: bool = False,
+    users: int = 1,
 ) -> Workload:
     """Draw a small workload with bursts of simultaneous arrivals and inaccurate estimates.
 
@@ -68,6 +69,8 @@ def workloads(
             simulator's ``overrun`` policy decides; otherwise every estimate is at least the runtime.
         zero_runtimes: Allow jobs of zero runtime, which start and end at one instant.
         too_wide: Allow jobs up to two processors wider than the machine, which the simulator rejects.
+        users: With more than 1, each job's ``user`` is drawn from 0..users-1 and its ``group`` is
+            ``user // 2``, for schedulers that share by owner; otherwise both are SWF's unknown, -1.
 
     Returns:
         A strategy of :class:`~backfill.Workload`.
@@ -98,6 +101,7 @@ def workloads(
             estimate = draw(st.integers(0, runtime))
         else:
             estimate = runtime + draw(st.integers(0, 60))
+        user = draw(st.integers(0, users - 1)) if users > 1 else -1
         jobs.append(
             Job(
                 id=i + 1,
@@ -105,6 +109,8 @@ def workloads(
                 processors=procs,
                 runtime=float(runtime),
                 estimate=float(estimate),
+                user=user,
+                group=user // 2 if users > 1 else -1,
             )
         )
     return Workload.from_jobs(jobs, size)

@@ -384,3 +384,27 @@ def test_bad_depth_is_a_usage_error(capsys: pytest.CaptureFixture[str], depth: s
         main(["simulate", "--scheduler", "easy", "--depth", depth])
     assert exit_info.value.code == 2
     assert "--depth" in capsys.readouterr().err
+
+
+def test_relshare_window_and_expected_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "simulate",
+        "--jobs",
+        "200",
+        "--scheduler",
+        "relshare",
+        "--window",
+        "4h",
+        "--no-expected-usage",
+    )
+    assert code == 0 and "RelShare(4h, w/o expected usage)" in out
+    code, out, _ = run(capsys, "simulate", "--jobs", "200", "--scheduler", "relshare", "--window", "90min")
+    assert code == 0 and "RelShare(90min)" in out
+
+
+@pytest.mark.parametrize("window", ["0", "-1d", "xh", "inf"])
+def test_bad_window_is_a_usage_error(capsys: pytest.CaptureFixture[str], window: str) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulate", "--scheduler", "relshare", "--window", window])
+    assert exit_info.value.code == 2

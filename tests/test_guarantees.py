@@ -21,6 +21,7 @@ from backfill import (
     AdaptiveThreshold,
     CategoryThresholds,
     Conservative,
+    RelShare,
     Scheduler,
     Selective,
     Workload,
@@ -42,7 +43,7 @@ def guaranteed() -> list[Scheduler]:
 
 
 GUARANTEED = guaranteed()
-HOLDING = [EASY(priority=PRIORITIES[p]) for p in sorted(PRIORITIES)]
+HOLDING = [EASY(priority=PRIORITIES[p]) for p in sorted(PRIORITIES)] + [RelShare(window=20.0)]
 #: Selective guarantees only its promoted jobs, so its log need not cover every job that waited.
 SELECTIVE = [
     Selective(2.0),

@@ -15,6 +15,7 @@ from backfill import (
     CategoryThresholds,
     Conservative,
     Job,
+    RelShare,
     Scheduler,
     Selective,
     Workload,
@@ -33,6 +34,7 @@ def all_schedulers() -> list[Scheduler]:
         out += [FCFS(PRIORITIES[name]), EASY(PRIORITIES[name])]
     out += [EASY(depth=3), EASY(sjf, depth=None)]
     out += [Selective(), Selective(3.0, lxf), Selective(CategoryThresholds(2.0, 5.0, 1.5, 1.2))]
+    out += [RelShare(window=20.0), RelShare(window=30.0, expected_usage=False, depth=2)]
     return out
 
 

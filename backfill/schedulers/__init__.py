@@ -6,6 +6,7 @@ from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.pc import PC
 from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.relshare import RelShare
 from backfill.schedulers.selective import (
     AdaptiveThreshold,
     CategoryThresholds,
@@ -22,6 +23,7 @@ __all__ = [
     "EASY",
     "FCFS",
     "PC",
+    "RelShare",
     "Scheduler",
     "Selective",
     "category_thresholds",

@@ -519,7 +519,7 @@ class EASY(QueueScheduler):
 
     def copy(self) -> EASY:
         """Return an independent copy. O(q + r)."""
-        other = EASY(self.priority, self.depth)
+        other = type(self)(self.priority, self.depth)
         self._copy_into(other)
         other._ends = self._ends.copy()
         other._head = self._head

@@ -1,0 +1,453 @@
+"""Relative fair-share scheduling as production schedulers do it (Vasupongayya, §II and §III-B).
+
+Each user (or group) has a *fair-share priority*, its cumulated entitled share divided by its
+cumulated usage within the current fair-share window; every job of the user carries it, ties go to
+the earlier arrival, and the queue is served by EASY backfilling in that order (the highest-priority
+blocked job, or the first ``depth`` of them, holds a reservation). PBS, LSF, LoadLeveler and
+Maui/Moab all implement this relative model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from backfill.entitlement import _water_fill
+from backfill.schedulers._queue import Entry
+from backfill.schedulers.easy import EASY, _depth_validator
+from backfill.workload import Job
+
+__all__ = ["RelShare"]
+
+_DAY = 86400.0
+
+
+def _positive_finite(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < math.inf):
+        raise ValueError(f"{attribute.name} must be a positive finite number of seconds, got {value!r}")
+
+
+def _decay_validator(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (0 <= value <= 1):
+        raise ValueError(f"decay must be a number in [0, 1], got {value!r}")
+
+
+def _by_validator(instance: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if value not in ("user", "group"):
+        raise ValueError(f"by must be 'user' or 'group', got {value!r}")
+
+
+def _shares_converter(value: Mapping[int, float] | None) -> Mapping[int, float]:
+    shares = dict(value or {})
+    for owner, share in shares.items():
+        if not (0 < share < math.inf):
+            raise ValueError(f"shares must be positive and finite, got {share!r} for {owner!r}")
+    return MappingProxyType(shares)
+
+
+def _window_name(seconds: float) -> str:
+    for unit, size in (("d", _DAY), ("h", 3600.0), ("min", 60.0)):
+        if seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
+
+
+class _FairShareKey:
+    """The priority EASY sorts by: minus the owner's fair-share priority (higher share served first)."""
+
+    __slots__ = ("_scheduler",)
+    __name__ = "fairshare"
+
+    def __init__(self, scheduler: RelShare) -> None:
+        self._scheduler = scheduler
+
+    def __call__(self, job: Job, now: float) -> float:
+        return -self._scheduler.fair_share_priority(job, now)
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class _FairShareEASY(EASY):
+    """EASY whose queue order reads the fair-share keys of the decision from one table per owner.
+
+    The same order as sorting by :class:`_FairShareKey`, without a Python call per queued job: the
+    priority is an owner's, so it is computed once per owner and decision.
+    """
+
+    def _ordered(self, now: float) -> Sequence[Entry]:
+        scheduler = self.priority._scheduler  # type: ignore[attr-defined]
+        keys, special = scheduler._keys_at(now)
+        if scheduler.by == "user":
+            order = [
+                (special[job.id] if job.id in special else keys[job.user], seq, job)
+                for seq, job in self._dynamic
+            ]
+        else:
+            order = [
+                (special[job.id] if job.id in special else keys[job.group], seq, job)
+                for seq, job in self._dynamic
+            ]
+        order.sort()
+        return order
+
+    def copy(self) -> _FairShareEASY:
+        """Return an independent copy (its priority still bound to this scheduler's owner)."""
+        other = super().copy()
+        assert isinstance(other, _FairShareEASY)
+        return other
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class RelShare:
+    """RelShare(fw): EASY backfilling in the order of the owners' entitled share / cumulated usage.
+
+    **Priority.** A job's key is its owner's fair-share priority ``E / U`` within the current
+    window (``window`` seconds long, windows starting at ``origin + k * window``):
+
+    * ``E``, the *cumulated entitled share*: processor-seconds the owner was entitled to since the
+      window began. At each instant the machine is divided among the active owners (a job waiting or
+      running) in proportion to their shares, each capped at the processors it requests, the rest
+      re-divided (:func:`backfill.entitlement.entitled_processors`).
+    * ``U``, the *cumulated usage*: processor-seconds the owner's jobs used since the window began,
+      plus, with ``expected_usage`` (the paper's RelShare(fw)), the processor-seconds its running
+      jobs are expected to use (by their estimates) and its reserved jobs to use from their
+      reservation, both only up to the end of the window. Without it (``expected_usage=False``, the
+      paper's "w/o expected usage") only what was actually used counts.
+
+    An owner that has used nothing has an infinite priority. Ties go to the earlier arrival.
+
+    **Windows and decay.** At each window start, ``E`` and ``U`` are multiplied by ``decay``: 0
+    (the default, and the paper's setting) resets them, as Vasupongayya does to isolate the window; a
+    value in (0, 1] carries earlier windows over with that weight, as production schedulers allow.
+
+    **Choices where the paper is silent**, each tested:
+
+    * Priorities are computed once per decision, at its start, as production schedulers recompute
+      them once per scheduling iteration; a job started during the decision raises its owner's usage
+      for the next decision.
+    * A reserved job's expected usage counts against its owner's *other* jobs, not against itself.
+      Counted against itself too, a reservation would lower its holder's priority and pass to another
+      owner at the next decision, then come back: it would hop between owners at every decision.
+    * The machine's size is what is divided (the paper's 128 nodes), not the processors in use.
+    * Decisions happen at arrivals and completions only, as for LXF-backfill: a window boundary
+      changes priorities but does not by itself wake the scheduler.
+
+    **Cost.** Usage is accounted incrementally: a start, a completion or an arrival updates its
+    owner in O(1); the entitlements are re-divided in O(u log u) (u active owners) at each instant
+    where requests changed and accumulated in O(u) when time advances; a window start costs O(o + r)
+    (o owners seen, r running jobs). The decision itself is EASY's with a time-dependent priority,
+    O(q log q) for q queued jobs.
+
+    Args:
+        window: The fair-share window ``fw`` in seconds (the paper studies 4 h to 7 days).
+        expected_usage: Count running and reserved jobs' expected usage within the window.
+        decay: Weight of the previous window's entitlement and usage at each window start.
+        depth: Reservation depth of the EASY backfilling (1, the paper's setting, or more; None
+            reserves for every blocked job).
+        by: Share between ``"user"`` or ``"group"`` (the job field of that name).
+        shares: Assigned share of each owner; owners not listed get ``default_share``. Equal shares
+            (the paper's setting) by default.
+        default_share: The share of an owner not in ``shares``.
+        origin: A time at which a window starts.
+
+    Raises:
+        ValueError: A window or share that is not positive and finite, a decay outside [0, 1], an
+            unknown ``by``, a bad depth.
+
+    Example:
+        Users 1 and 2 each have a job waiting for the whole 4-processor machine; user 1 has just used
+        it, so user 2's job goes first although it arrived later:
+
+        >>> s = RelShare(window=86400.0)
+        >>> s.reset(4, now=0.0)
+        >>> s.submit(Job(id=1, submit=0.0, processors=4, runtime=100.0, estimate=100.0, user=1), 0.0)
+        >>> [j.id for j in s.schedule(0.0)]
+        [1]
+        >>> s.submit(Job(id=2, submit=10.0, processors=4, runtime=100.0, estimate=100.0, user=1), 10.0)
+        >>> s.submit(Job(id=3, submit=20.0, processors=4, runtime=100.0, estimate=100.0, user=2), 20.0)
+        >>> s.schedule(20.0), dict(s.reservations())
+        ([], {3: 100.0})
+        >>> s.name
+        'RelShare(1d)'
+    """
+
+    window: float = attrs.field(default=_DAY, validator=_positive_finite)
+    expected_usage: bool = attrs.field(default=True)
+    decay: float = attrs.field(default=0.0, validator=_decay_validator)
+    depth: int | None = attrs.field(default=1, validator=_depth_validator)
+    by: str = attrs.field(default="user", validator=_by_validator)
+    shares: Mapping[int, float] = attrs.field(default=None, converter=_shares_converter)
+    default_share: float = attrs.field(default=1.0, validator=_positive_finite)
+    origin: float = attrs.field(default=0.0)
+
+    _core: _FairShareEASY = attrs.field(init=False)
+    _size: int = attrs.field(init=False, default=0)
+    _waiting: dict[int, Job] = attrs.field(init=False, factory=dict)
+    # Per owner: processors requested (waiting + running), the entitlement rate now, the entitlement
+    # and completed usage cumulated in this window (settled to _t), and for its running jobs their
+    # total width, sum of width * max(start, window start), and expected usage within the window.
+    _request: dict[int, int] = attrs.field(init=False, factory=dict)
+    _rate: dict[int, float] = attrs.field(init=False, factory=dict)
+    _entitled: dict[int, float] = attrs.field(init=False, factory=dict)
+    _used: dict[int, float] = attrs.field(init=False, factory=dict)
+    _width: dict[int, int] = attrs.field(init=False, factory=dict)
+    _anchor: dict[int, float] = attrs.field(init=False, factory=dict)
+    _expected: dict[int, float] = attrs.field(init=False, factory=dict)
+    # Running jobs: id -> (owner, width, start, planned end); reserved: id -> (owner, width, start, end).
+    _running: dict[int, tuple[int, int, float, float]] = attrs.field(init=False, factory=dict)
+    _reserved: dict[int, tuple[int, int, float, float]] = attrs.field(init=False, factory=dict)
+    _t: float = attrs.field(init=False, default=0.0)
+    _w0: float = attrs.field(init=False, default=0.0)
+    _w1: float = attrs.field(init=False, default=0.0)
+    _dirty: bool = attrs.field(init=False, default=False)
+    # Waiting jobs per owner, so a decision keys only the owners with a job queued.
+    _queued: dict[int, int] = attrs.field(init=False, factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        self._core = _FairShareEASY(_FairShareKey(self), self.depth)
+
+    @property
+    def name(self) -> str:
+        """Short readable name, e.g. ``RelShare(1d)`` or ``RelShare(4h, w/o expected usage)``."""
+        extras = [] if self.expected_usage else ["w/o expected usage"]
+        if self.decay:
+            extras.append(f"decay={self.decay:g}")
+        if self.depth != 1:
+            extras.append(f"depth={'inf' if self.depth is None else self.depth}")
+        if self.by != "user":
+            extras.append(f"by={self.by}")
+        return f"RelShare({', '.join([_window_name(self.window), *extras])})"
+
+    def __repr__(self) -> str:
+        return (
+            f"RelShare(window={self.window!r}, expected_usage={self.expected_usage!r}, "
+            f"decay={self.decay!r}, depth={self.depth!r}, by={self.by!r}, shares={dict(self.shares)!r}, "
+            f"default_share={self.default_share!r}, origin={self.origin!r})"
+        )
+
+    # ----------------------------------------------------------------------------- the protocol
+
+    def reset(self, machine_size: int, now: float) -> None:
+        """Forget every job and all usage; schedule a machine of ``machine_size`` processors from ``now``."""
+        self._core.reset(machine_size, now)
+        self._size = machine_size
+        self._waiting, self._running, self._reserved = {}, {}, {}
+        self._request, self._width, self._queued = {}, {}, {}
+        self._rate, self._entitled, self._used, self._anchor, self._expected = {}, {}, {}, {}, {}
+        self._t = now
+        self._w0 = self.origin + math.floor((now - self.origin) / self.window) * self.window
+        self._w1 = self._w0 + self.window
+        self._dirty = False
+
+    def submit(self, job: Job, now: float) -> None:
+        """Queue a new job; its owner becomes active. O(log q)."""
+        self._advance(now)
+        self._core.submit(job, now)
+        self._waiting[job.id] = job
+        owner = self._owner(job)
+        self._request[owner] = self._request.get(owner, 0) + job.processors
+        self._queued[owner] = self._queued.get(owner, 0) + 1
+        self._dirty = True
+
+    def complete(self, job: Job, now: float) -> None:
+        """Free a finished job's processors and book what it actually used. O(log r)."""
+        self._core.complete(job, now)  # raises if it was not running
+        self._advance(now)
+        owner, width, start, end = self._running.pop(job.id)
+        since = max(start, self._w0)
+        self._used[owner] = self._used.get(owner, 0.0) + width * max(now - since, 0.0)
+        self._width[owner] -= width
+        if self._width[owner] == 0:
+            # Exact zeros, so rounding cannot build up over a long trace.
+            self._anchor[owner] = self._expected[owner] = 0.0
+        else:
+            self._anchor[owner] -= width * since
+            self._expected[owner] -= width * max(min(end, self._w1) - since, 0.0)
+        self._request[owner] -= width
+        if self._request[owner] == 0:
+            # Only active owners stay, so re-dividing the machine never walks past ones.
+            del self._request[owner]
+        self._dirty = True
+
+    def schedule(self, now: float) -> list[Job]:
+        """Order the queue by fair-share priority and run one EASY decision; book the started jobs."""
+        self._advance(now)
+        started = self._core.schedule(now)
+        for job in started:
+            del self._waiting[job.id]
+            owner = self._owner(job)
+            self._queued[owner] -= 1
+            if not self._queued[owner]:
+                del self._queued[owner]
+            end = now + job.estimate
+            self._running[job.id] = (owner, job.processors, now, end)
+            self._width[owner] = self._width.get(owner, 0) + job.processors
+            self._anchor[owner] = self._anchor.get(owner, 0.0) + job.processors * now
+            self._expected[owner] = self._expected.get(owner, 0.0) + job.processors * max(
+                min(end, self._w1) - now, 0.0
+            )
+        self._reserved = {}
+        if self.expected_usage:
+            for job_id, start in self._core.reservations().items():
+                job = self._waiting[job_id]
+                self._reserved[job_id] = (self._owner(job), job.processors, start, start + job.estimate)
+        return started
+
+    def next_wakeup(self) -> float | None:
+        """None: decisions happen at arrivals and completions (see the class docstring)."""
+        return self._core.next_wakeup()
+
+    def reservations(self) -> Mapping[int, float]:
+        """The reservations of the EASY decision: the first blocked job's (or the first ``depth``)."""
+        return self._core.reservations()
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """The reservation changes since the previous call (the simulator's fast path)."""
+        return self._core.take_reservation_changes()
+
+    def queued(self) -> int:
+        """Number of queued jobs. O(1)."""
+        return self._core.queued()
+
+    def copy(self) -> RelShare:
+        """Return an independent copy in the same state. O(q + r + o) for o owners."""
+        other = RelShare(
+            self.window,
+            self.expected_usage,
+            self.decay,
+            self.depth,
+            self.by,
+            self.shares,
+            self.default_share,
+            self.origin,
+        )
+        other._core = self._core.copy()
+        other._core.priority = _FairShareKey(other)
+        other._size = self._size
+        for name in (
+            "_waiting",
+            "_request",
+            "_rate",
+            "_entitled",
+            "_used",
+            "_width",
+            "_anchor",
+            "_expected",
+            "_queued",
+        ):
+            setattr(other, name, getattr(self, name).copy())
+        other._running = self._running.copy()
+        other._reserved = self._reserved.copy()
+        other._t, other._w0, other._w1, other._dirty = self._t, self._w0, self._w1, self._dirty
+        return other
+
+    # ----------------------------------------------------------------------------- accounting
+
+    def _owner(self, job: Job) -> int:
+        return job.user if self.by == "user" else job.group
+
+    def _advance(self, now: float) -> None:
+        """Bring the entitlements to ``now``, starting new windows on the way."""
+        if self._dirty:
+            # Requests changed at _t: the new division holds from _t on.
+            active = list(self._request)
+            shares = self.shares
+            if shares:
+                weights = [shares.get(o, self.default_share) for o in active]
+            else:
+                weights = [self.default_share] * len(active)
+            levels = _water_fill(list(self._request.values()), weights, self._size)
+            self._rate = dict(zip(active, levels, strict=True))
+            self._dirty = False
+        while now >= self._w1:
+            self._accumulate(self._w1)
+            self._new_window()
+        self._accumulate(now)
+
+    def _accumulate(self, until: float) -> None:
+        span = until - self._t
+        if span > 0:
+            entitled = self._entitled
+            for owner, rate in self._rate.items():
+                entitled[owner] = entitled.get(owner, 0.0) + rate * span
+            self._t = until
+
+    def _new_window(self) -> None:
+        """Start the window at _w1: decay the cumulated values, re-base the running jobs. O(o + r)."""
+        boundary = self._w1
+        decay = self.decay
+        for owner, width in self._width.items():
+            # The running jobs' usage up to the boundary joins the window that ends.
+            self._used[owner] = self._used.get(owner, 0.0) + width * boundary - self._anchor[owner]
+            self._anchor[owner] = width * boundary
+        if decay == 0:
+            self._used.clear()
+            self._entitled.clear()
+        else:
+            self._used = {o: decay * u for o, u in self._used.items()}
+            self._entitled = {o: decay * e for o, e in self._entitled.items()}
+        self._w0, self._w1 = boundary, boundary + self.window
+        expected = dict.fromkeys(self._expected, 0.0)
+        for owner, width, _start, end in self._running.values():
+            expected[owner] += width * max(min(end, self._w1) - boundary, 0.0)
+        self._expected = expected
+
+    def usage(self, owner: int, now: float) -> float:
+        """Return the owner's cumulated usage in the current window at ``now``, expected usage included.
+
+        With ``expected_usage``, the running jobs count up to their planned end and the reserved jobs
+        from their reservation, both cut at the window's end. Call it with the scheduler's latest
+        time (it does not advance the accounting).
+        """
+        used = self._used.get(owner, 0.0)
+        if self.expected_usage:
+            used += self._expected.get(owner, 0.0)
+            w0, w1 = self._w0, self._w1
+            for other, width, start, end in self._reserved.values():
+                if other == owner:
+                    used += width * max(min(end, w1) - max(start, w0), 0.0)
+        else:
+            used += self._width.get(owner, 0) * now - self._anchor.get(owner, 0.0)
+        return used
+
+    def entitled(self, owner: int) -> float:
+        """Return the owner's cumulated entitled share in the current window, in processor-seconds."""
+        return self._entitled.get(owner, 0.0)
+
+    def fair_share_priority(self, job: Job, now: float) -> float:
+        """Return the fair-share priority of ``job``'s owner: entitled share / usage (inf if no usage).
+
+        A reserved job does not count its own expected usage (see the class docstring). Call it with
+        the scheduler's latest time (it does not advance the accounting).
+        """
+        owner = self._owner(job)
+        used = self.usage(owner, now)
+        mine = self._reserved.get(job.id)
+        if mine is not None:
+            _, width, start, end = mine
+            used -= width * max(min(end, self._w1) - max(start, self._w0), 0.0)
+        return math.inf if used <= 0 else self.entitled(owner) / used
+
+    def _keys_at(self, now: float) -> tuple[dict[int, float], dict[int, float]]:
+        """Return the sort keys of one decision: by owner with a queued job, and for reserved jobs.
+
+        O(o + k) for o such owners and k reservations.
+        """
+        entitled, used, expected = self._entitled, self._used, self._expected
+        w0, w1 = self._w0, self._w1
+        reserved: dict[int, float] = {}
+        for owner, width, start, end in self._reserved.values():
+            reserved[owner] = reserved.get(owner, 0.0) + width * max(min(end, w1) - max(start, w0), 0.0)
+        keys: dict[int, float] = {}
+        for owner in self._queued:
+            u = used.get(owner, 0.0)
+            if self.expected_usage:
+                u += expected.get(owner, 0.0) + reserved.get(owner, 0.0)
+            else:
+                u += self._width.get(owner, 0) * now - self._anchor.get(owner, 0.0)
+            keys[owner] = -math.inf if u <= 0 else -entitled.get(owner, 0.0) / u
+        special = {job_id: -self.fair_share_priority(self._waiting[job_id], now) for job_id in self._reserved}
+        return keys, special
