@@ -1,6 +1,7 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
 from backfill.cleaning import CleaningPolicy, ReadReport
+from backfill.entitlement import entitled_processors
 from backfill.errors import BackfillError, ScheduleError, SWFError
 from backfill.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
 from backfill.fairness import (
@@ -53,6 +54,14 @@ from backfill.schedulers import (
 )
 from backfill.simulator import Simulator, simulate
 from backfill.swf import read_swf, write_swf
+from backfill.usershares import (
+    actual_usage,
+    benefit_and_suffer,
+    entitled_usage,
+    share_balance,
+    share_deviation,
+    user_measures,
+)
 from backfill.validation import check_reservations, validate_schedule
 from backfill.workload import Job, Workload
 
@@ -80,10 +89,14 @@ __all__ = [
     "Selective",
     "Simulator",
     "Workload",
+    "actual_usage",
+    "benefit_and_suffer",
     "bounded_slowdowns",
     "category_shares",
     "category_thresholds",
     "check_reservations",
+    "entitled_processors",
+    "entitled_usage",
     "fair_share_unfairness",
     "fair_shares",
     "fair_slowdowns",
@@ -107,6 +120,8 @@ __all__ = [
     "resources_received",
     "response_times",
     "runtime_classes",
+    "share_balance",
+    "share_deviation",
     "simulate",
     "sjf",
     "skip_unfairness",
@@ -116,6 +131,7 @@ __all__ = [
     "summarize",
     "to_rows",
     "unfairness",
+    "user_measures",
     "utilization",
     "validate_schedule",
     "wait_times",
