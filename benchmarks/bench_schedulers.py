@@ -48,6 +48,7 @@ from backfill import (
     PC,
     CategoryThresholds,
     Conservative,
+    RelShare,
     Scheduler,
     Selective,
     ljf,
@@ -77,6 +78,8 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
     "EASY-depth4": lambda: EASY(depth=4),
     "EASY-depth16": lambda: EASY(depth=16),
     "EASY-depth-inf": lambda: EASY(depth=None),
+    "RelShare-1d": RelShare,
+    "RelShare-1d-wo": lambda: RelShare(expected_usage=False),
 }
 MEMORY_JOBS = 500_000
 MEMORY_MACHINE = 128
@@ -95,6 +98,7 @@ TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
     ("Selective-D over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "Selective-D", 10.0),
     ("EASY depth 4 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth4", 10.0),
     ("EASY depth 16 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth16", 10.0),
+    ("RelShare(1d) over CTC-SP2 < 15 s", "simulate", "CTC-SP2-1996-3.1-cln", "RelShare-1d", 15.0),
     ("reading HPC2N < 3 s", "read", "HPC2N-2002-2.1-cln", "", 3.0),
     ("500K-job workload < 1 GB (peak RSS)", "memory", "", "", GB),
 )
