@@ -26,6 +26,14 @@ TRACE_STEMS: dict[str, str] = {
 }
 
 
+def write_report(text: str, output: Path | None) -> None:
+    """Write a report to ``output``, or print it when there is none."""
+    if output:
+        output.write_text(text)
+    else:
+        print(text)
+
+
 def markdown(header: list[str], rows: list[list[str]], right: int = 1) -> str:
     """Return a markdown table; columns from ``right`` on are right-aligned."""
     align = ["---" if i < right else "---:" for i in range(len(header))]

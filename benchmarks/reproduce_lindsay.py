@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown
+from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown, write_report
 
 from backfill import (
     DC,
@@ -178,10 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             cells[stem, spec] = cell
             print(f"{stem:28} {spec:14} {cell['seconds']:8.1f} s", file=sys.stderr, flush=True)
     text = report(cells, args.priorities)
-    if args.output:
-        args.output.write_text(text)
-    else:
-        print(text)
+    write_report(text, args.output)
     return 0
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown
+from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown, write_report
 
 from backfill import DC, EASY, PC, Conservative, Schedule, Scheduler, read_swf, simulate, validate_schedule
 from backfill.fair_start import fair_start_times
@@ -214,10 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     figures = {key: cell_metrics(args.trace_dir, *key, args.cache) for key in times}
     text = report(figures, times)
-    if args.output:
-        args.output.write_text(text)
-    else:
-        print(text)
+    write_report(text, args.output)
     return 0
 
 

@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from _common import DEFAULT_TRACE_DIR, ROOT, markdown
+from _common import DEFAULT_TRACE_DIR, ROOT, markdown, write_report
 
 from backfill import (
     EASY,
@@ -315,10 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             total = sum(group["seconds"].values())
             print(f"{key:45} {total:7.1f} s", file=sys.stderr, flush=True)
     text = report(args.trace_dir, groups, sorted(args.loads))
-    if args.output:
-        args.output.write_text(text)
-    else:
-        print(text)
+    write_report(text, args.output)
     return 0
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
-from _common import DEFAULT_TRACE_DIR, ROOT, markdown
+from _common import DEFAULT_TRACE_DIR, ROOT, markdown, write_report
 
 from backfill import (
     EASY,
@@ -383,10 +383,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
     text = report(args.trace, [results[i] for i in range(count)], workload.machine_size)
-    if args.output:
-        args.output.write_text(text)
-    else:
-        print(text)
+    write_report(text, args.output)
     return 0
 
 
