@@ -197,10 +197,10 @@ def fair_start_times(
 
     The simulation is run once to reach each arrival; the forks are independent. Unless
     ``workers == 1``, the rows are cut into ``chunks`` consecutive ranges of about equal estimated
-    cost (after one plain simulation, which ranks the rows by completions during their wait times
-    the queue at their arrival, since bursts of long queues cost far more than the rest); for each,
-    the main process
-    ships a copy of the simulation at the range's first arrival to ``executor`` (by default a
+    cost. One plain simulation estimates each row's cost from the completions during its wait and
+    the jobs queued at its arrival, since bursts of long queues cost far more than the rest. For
+    each range the main process ships a copy of the simulation at the range's first arrival to
+    ``executor`` (by default a
     :class:`~concurrent.futures.ProcessPoolExecutor` of ``workers`` processes, ``os.cpu_count()`` if
     not given), which replays the range and forks there. Results are identical to the serial run.
     The scheduler and its priority must then be picklable (module-level functions and attrs classes
