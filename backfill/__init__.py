@@ -35,6 +35,7 @@ from backfill.metrics import (
     utilization,
     wait_times,
 )
+from backfill.phases import high_load_phases, high_load_utilization, phase_utilization
 from backfill.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.profile import Profile, ProfileError
 from backfill.schedule import Schedule
@@ -104,6 +105,8 @@ __all__ = [
     "fairness_buckets",
     "fcfs",
     "group_summary",
+    "high_load_phases",
+    "high_load_utilization",
     "job_categories",
     "ljf",
     "lublin_feitelson",
@@ -116,6 +119,7 @@ __all__ = [
     "per_category",
     "per_user",
     "percent_improvement",
+    "phase_utilization",
     "read_swf",
     "resources_received",
     "response_times",
