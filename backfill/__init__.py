@@ -21,7 +21,7 @@ from backfill.groups import (
     per_user,
     runtime_classes,
 )
-from backfill.lublin import lublin_feitelson
+from backfill.lublin import lublin_feitelson, thesis_arrival_shape
 from backfill.metrics import (
     bounded_slowdowns,
     makespan,
@@ -29,6 +29,7 @@ from backfill.metrics import (
     mean_wait_of_widest,
     metrics_table,
     percent_improvement,
+    relative_response_times,
     response_times,
     summarize,
     to_rows,
@@ -121,6 +122,7 @@ __all__ = [
     "percent_improvement",
     "phase_utilization",
     "read_swf",
+    "relative_response_times",
     "resources_received",
     "response_times",
     "runtime_classes",
@@ -133,6 +135,7 @@ __all__ = [
     "srinivasan_fair_starts",
     "starvation_threshold",
     "summarize",
+    "thesis_arrival_shape",
     "to_rows",
     "unfairness",
     "user_measures",

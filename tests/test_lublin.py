@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import backfill
 from backfill.errors import BackfillError
-from backfill.lublin import lublin_feitelson
+from backfill.lublin import _standard_gamma, lublin_feitelson, thesis_arrival_shape
 from backfill.workload import JOB_DTYPE, Workload
 
 Z = 5.0  # standard errors allowed in the statistical tests (two-sided p about 6e-7 each)
@@ -131,6 +132,98 @@ def test_empty_workload() -> None:
 def test_bad_arguments(kwargs: dict[str, Any]) -> None:
     with pytest.raises(BackfillError):
         lublin_feitelson(**{"n_jobs": 10, **kwargs})
+
+
+# ---------------------------------------------------------------- arrival shape (load)
+
+THESIS_ALPHAS = (10.05, 10.23, 10.33, 10.43, 10.73)  # Jin (2009), Table 2: W4, W1, W2, W3, W3
+
+
+@pytest.mark.parametrize("interactive", [False, True])
+def test_default_arrival_shape_is_unchanged(interactive: bool) -> None:
+    default = lublin_feitelson(3000, seed=11, interactive=interactive)
+    explicit_none = lublin_feitelson(3000, seed=11, interactive=interactive, arrival_shape=None)
+    assert default.records.tobytes() == explicit_none.records.tobytes()
+    assert dict(default.provenance) == dict(explicit_none.provenance)
+    assert default.provenance["arrival_shape"] is None
+    assert default.provenance["parameter_source"].endswith("published values")
+    # Passing the published shape reproduces the default jobs exactly.
+    published = PUBLISHED["interactive" if interactive else "batch"]["aarr"]
+    same = lublin_feitelson(3000, seed=11, interactive=interactive, arrival_shape=published)
+    assert same.records.tobytes() == default.records.tobytes()
+
+
+def test_arrival_shape_is_recorded_in_provenance() -> None:
+    w = lublin_feitelson(10, interactive=True, arrival_shape=7.5)
+    assert params_of(w) == pytest.approx(PUBLISHED["interactive"] | {"aarr": 7.5}, abs=1e-12)
+    assert w.provenance["arrival_shape"] == 7.5
+    assert "arrival_shape" in w.provenance["parameter_source"]
+    assert "arrival shape 7.5" in w.header["Note"]
+
+
+def test_larger_arrival_shape_gives_lighter_load() -> None:
+    shapes = [thesis_arrival_shape(alpha) for alpha in THESIS_ALPHAS]
+    workloads = [lublin_feitelson(5000, seed=71, arrival_shape=shape) for shape in shapes]
+    last_submits = [float(w.records["submit"][-1]) for w in workloads]
+    assert last_submits == sorted(last_submits) and len(set(last_submits)) == len(last_submits)
+    # Only the arrivals change: sizes and runtimes come from their own streams.
+    for w in workloads[1:]:
+        for name in ("runtime", "processors"):
+            assert np.array_equal(w.records[name], workloads[0].records[name])
+
+
+def test_thesis_arrival_shape() -> None:
+    assert thesis_arrival_shape(10.2303) == 6.0415  # the all-jobs AARR maps onto the batch aarr
+    assert backfill.thesis_arrival_shape is thesis_arrival_shape
+    assert thesis_arrival_shape(20.4606) == pytest.approx(2 * 6.0415)
+    mapped = [thesis_arrival_shape(alpha) for alpha in THESIS_ALPHAS]
+    assert mapped == sorted(mapped) and len(set(mapped)) == len(mapped)
+    assert mapped[1] == pytest.approx(6.0415, abs=1e-3)  # W1's 10.23 is about the batch default
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(1e-6, 1e6), st.floats(1e-6, 1e6))
+def test_thesis_arrival_shape_is_monotone_and_proportional(a: float, b: float) -> None:
+    lo, hi = sorted((a, b))
+    assert thesis_arrival_shape(lo) <= thesis_arrival_shape(hi)
+    assert thesis_arrival_shape(a) / a == pytest.approx(6.0415 / 10.2303, rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, -10.23, math.nan, math.inf, True, "10.23", None])
+def test_thesis_arrival_shape_rejects_bad_values(alpha: Any) -> None:
+    with pytest.raises(BackfillError, match="alpha"):
+        thesis_arrival_shape(alpha)
+
+
+@pytest.mark.parametrize("shape", [0.0, -6.0, math.nan, math.inf, -math.inf, True, "6"])
+def test_bad_arrival_shape(shape: Any) -> None:
+    with pytest.raises(BackfillError, match="arrival_shape"):
+        lublin_feitelson(10, arrival_shape=shape)
+
+
+def test_arrival_shape_too_large_for_the_truncation() -> None:
+    # Almost every log gap would exceed 13 and be redrawn; refused rather than looping for ever.
+    lublin_feitelson(100, arrival_shape=24.0)
+    with pytest.raises(BackfillError, match="truncation"):
+        lublin_feitelson(100, arrival_shape=24.5)
+
+
+@pytest.mark.parametrize("shape", [1e-9, 0.3, 0.999])
+def test_arrival_shape_below_one_gives_valid_workloads(shape: float) -> None:
+    w = lublin_feitelson(2000, seed=5, arrival_shape=shape)
+    assert_valid(w, 128, None)
+    assert np.all(np.diff(w.records["submit"]) >= 0)
+
+
+@pytest.mark.parametrize("shape", [0.3, 0.7])
+def test_standard_gamma_below_shape_one(shape: float) -> None:
+    # Marsaglia and Tsang's boost for shape < 1: check the first two moments, both equal to shape.
+    n = 400_000
+    x = _standard_gamma(np.random.Generator(np.random.PCG64(2)), shape, n)
+    assert np.all(x >= 0)
+    assert abs(float(x.mean()) - shape) <= Z * math.sqrt(shape / n)
+    var_se = math.sqrt((2 * shape**2 + 6 * shape) / n)  # (mu4 - sigma^4) / n for a gamma
+    assert abs(float(x.var()) - shape) <= Z * var_se
 
 
 # ---------------------------------------------------------------- every job valid
@@ -271,6 +364,19 @@ def test_log_runtime_means_of_small_and_large_jobs(sample: Workload) -> None:
 
 
 def test_mean_interarrival_time(sample: Workload) -> None:
+    assert_mean_interarrival(sample, N_STAT)
+
+
+@pytest.mark.parametrize("alpha", [10.05, 10.73])
+def test_mean_interarrival_time_with_arrival_shape(alpha: float) -> None:
+    n = 50_000
+    w = lublin_feitelson(n, seed=2024, arrival_shape=thesis_arrival_shape(alpha))
+    assert params_of(w)["aarr"] == thesis_arrival_shape(alpha)
+    assert_mean_interarrival(w, n)
+
+
+def assert_mean_interarrival(sample: Workload, n: int) -> None:
+    """The mean gap matches the quadrature of the truncated log-gap gamma of the provenance."""
     p = params_of(sample)
     shape, scale = p["aarr"] * p["arar"], p["barr"]
     x, h = midpoints(13.0)
@@ -280,8 +386,8 @@ def test_mean_interarrival_time(sample: Workload) -> None:
     var = float((np.exp(2 * x) * f).sum() * h / mass) - mean**2
     # Gaps are i.i.d. on the model's clock; real time differs from it by less than a day, and
     # submits are rounded down by less than a second.
-    observed = (sample.records["submit"][-1] - sample.provenance["start_time"]) / N_STAT
-    tolerance = Z * math.sqrt(var / N_STAT) + (86_400 + 1) / N_STAT
+    observed = (sample.records["submit"][-1] - sample.provenance["start_time"]) / n
+    tolerance = Z * math.sqrt(var / n) + (86_400 + 1) / n
     assert abs(observed - mean) <= tolerance, (observed, mean, tolerance)
 
 

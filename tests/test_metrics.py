@@ -19,6 +19,7 @@ from backfill.metrics import (
     makespan,
     mean_wait_of_widest,
     metrics_table,
+    relative_response_times,
     response_times,
     summarize,
     to_rows,
@@ -104,6 +105,23 @@ def test_hand_schedule_per_job_metrics(hand: Schedule) -> None:
     assert bounded_slowdowns(hand, bound=60.0).tolist() == pytest.approx([1.0, 140 / 60, 1.0, 122 / 60])
 
 
+def test_hand_schedule_relative_response_times(hand: Schedule) -> None:
+    # 100 / 100; 140 / 50; job 3 ran 5 s without waiting: 5 / 10 = 0.5, below the 1 that bounded
+    # slowdown would floor it at; 122 / 10. Job 5 was rejected and is left out.
+    assert relative_response_times(hand).tolist() == pytest.approx([1.0, 2.8, 0.5, 12.2])
+    assert bounded_slowdowns(hand).tolist()[2] == 1.0
+    assert relative_response_times(hand, cutoff=60.0).tolist() == pytest.approx(
+        [1.0, 140 / 60, 5 / 60, 122 / 60]
+    )
+    assert backfill.relative_response_times is relative_response_times
+
+
+def test_relative_response_times_leave_out_unfinished_jobs() -> None:
+    w = Workload.from_jobs([job(1, 0.0, 1, 4.0), job(2, 0.0, 1, 10.0)], 1)
+    s = backfill.Simulator(w, FCFS()).run(until=10.0)  # job 2 started at 4, not yet ended
+    assert relative_response_times(s).tolist() == [0.4]
+
+
 def test_hand_schedule_machine_metrics(hand: Schedule) -> None:
     assert makespan(hand) == 152.0
     assert utilization(hand) == pytest.approx(AREA / (4 * 152))
@@ -126,9 +144,11 @@ def test_hand_schedule_summary(hand: Schedule) -> None:
     assert s["max_response"] == 140.0
     assert s["mean_bsld"] == pytest.approx(17 / 4)
     assert s["max_bsld"] == pytest.approx(12.2)
+    assert s["mean_rr"] == pytest.approx(16.5 / 4)
     assert s["utilization"] == pytest.approx(412 / 608)
     assert s["makespan"] == 152.0
     assert summarize(hand, bound=60.0)["mean_bsld"] == pytest.approx((1 + 140 / 60 + 1 + 122 / 60) / 4)
+    assert summarize(hand, bound=60.0)["mean_rr"] == pytest.approx((1 + 140 / 60 + 5 / 60 + 122 / 60) / 4)
 
 
 def test_fcfs_simulation_by_hand() -> None:
@@ -208,6 +228,12 @@ def test_bad_bound(hand: Schedule, bound: float) -> None:
         bounded_slowdowns(hand, bound)
 
 
+@pytest.mark.parametrize("cutoff", [0.0, -1.0, math.nan, math.inf])
+def test_bad_relative_response_cutoff(hand: Schedule, cutoff: float) -> None:
+    with pytest.raises(BackfillError, match="cutoff"):
+        relative_response_times(hand, cutoff)
+
+
 def test_metrics_do_not_modify_the_schedule(hand: Schedule) -> None:
     before = hand.start.copy()
     summarize(hand)
@@ -254,6 +280,11 @@ def test_table_with_no_schedules() -> None:
     assert metrics_table([], columns=["jobs"]) == "scheduler  jobs"
 
 
+def test_table_shows_relative_response_with_two_decimals(hand: Schedule) -> None:
+    table = metrics_table([hand], columns=["mean_bsld", "mean_rr"])
+    assert table.splitlines()[1].split() == ["hand", "4.25", "4.12"]  # 17 / 4 and 16.5 / 4
+
+
 def test_to_rows(hand: Schedule) -> None:
     rows = to_rows([hand], bound=60.0)
     assert rows == [{"scheduler": "hand", **summarize(hand, bound=60.0)}]
@@ -272,7 +303,7 @@ SCHEDULERS = st.sampled_from([FCFS, EASY, Conservative])
 
 def reference_summary(s: Schedule, bound: float) -> dict[str, float]:
     """The same statistics computed job by job in plain Python."""
-    waits, responses, slowdowns = [], [], []
+    waits, responses, slowdowns, relative = [], [], [], []
     area, first, last = 0.0, math.inf, -math.inf
     for i in range(len(s)):
         if math.isnan(s.start[i]):
@@ -282,6 +313,7 @@ def reference_summary(s: Schedule, bound: float) -> dict[str, float]:
         waits.append(start - submit)
         responses.append(end - submit)
         slowdowns.append(max(1.0, (end - submit) / max(runtime, bound)))
+        relative.append((end - submit) / max(runtime, bound))
         area += int(s.processors[i]) * runtime
         first, last = min(first, submit), max(last, end)
     span = last - first if waits else 0.0
@@ -292,6 +324,7 @@ def reference_summary(s: Schedule, bound: float) -> dict[str, float]:
         "mean_response": sum(responses) / len(responses) if responses else math.nan,
         "mean_bsld": sum(slowdowns) / len(slowdowns) if slowdowns else math.nan,
         "max_bsld": max(slowdowns, default=math.nan),
+        "mean_rr": sum(relative) / len(relative) if relative else math.nan,
         "utilization": area / (MACHINE * span) if span > 0 else 0.0,
         "makespan": span,
     }
@@ -317,6 +350,26 @@ def test_properties_of_simulated_schedules(w: Workload, scheduler: type, bound: 
     expected = reference_summary(s, bound)
     for key, value in expected.items():
         assert summary[key] == pytest.approx(value, rel=1e-12, nan_ok=True), key
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    workloads(machine_size=MACHINE, too_wide=True, zero_runtimes=False),
+    SCHEDULERS,
+    st.floats(0.5, 40.0),
+)
+def test_relative_response_is_bounded_slowdown_without_its_floor(
+    w: Workload, scheduler: type, cutoff: float
+) -> None:
+    s = simulate(w, scheduler())
+    rr, bsld = relative_response_times(s, cutoff), bounded_slowdowns(s, cutoff)
+    assert rr.size == bsld.size == len(w) - len(s.rejected)
+    # The floor at 1 is the only difference, and it can only act on jobs shorter than the cut-off.
+    assert np.array_equal(bsld, np.maximum(1.0, rr))
+    long_enough = s.runtime[np.isfinite(s.start) & np.isfinite(s.end)] >= cutoff
+    assert np.array_equal(rr[long_enough], bsld[long_enough])
+    if bool(np.all(long_enough)):
+        assert np.array_equal(rr, bsld)
 
 
 @settings(max_examples=60, deadline=None)
