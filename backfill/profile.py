@@ -116,6 +116,28 @@ class Profile:
         i, j = self._span(start, end)
         return max(self._free[i:j])
 
+    def first_below(self, start: float, end: float, processors: int) -> float | None:
+        """Return the earliest time in ``[start, end)`` with fewer than ``processors`` free, or None.
+
+        Where a job of that width would collide with the plan first: a scheduler that starts a job
+        over reservations uses it to find which reservation must give way. O(log n + k).
+
+        Example:
+            >>> p = Profile(4)
+            >>> p.reserve(5, 10, 3)
+            >>> p.first_below(0, 20, 2), p.first_below(0, 5, 2), p.first_below(7, 20, 2)
+            (5, None, 7)
+        """
+        if not end > start:
+            return None
+        i, j = self._span(start, end)
+        free = self._free
+        for k in range(i, j):
+            if free[k] < processors:
+                t = self._times[k]
+                return t if t > start else start
+        return None
+
     def _span(self, start: float, end: float) -> tuple[int, int]:
         """Indices ``i, j`` of the steps covering ``[start, end)``: ``free[i:j]``, never empty."""
         times = self._times

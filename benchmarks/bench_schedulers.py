@@ -45,9 +45,11 @@ from backfill import (
     DC,
     EASY,
     FCFS,
+    G2,
     PC,
     CategoryThresholds,
     Conservative,
+    LookaheadSlack,
     RelShare,
     Scheduler,
     Selective,
@@ -80,6 +82,8 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
     "EASY-depth-inf": lambda: EASY(depth=None),
     "RelShare-1d": RelShare,
     "RelShare-1d-wo": lambda: RelShare(expected_usage=False),
+    "LookaheadSlack-G1": LookaheadSlack,
+    "LookaheadSlack-G2": lambda: LookaheadSlack(goal=G2()),
 }
 MEMORY_JOBS = 500_000
 MEMORY_MACHINE = 128
@@ -99,6 +103,20 @@ TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
     ("EASY depth 4 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth4", 10.0),
     ("EASY depth 16 over CTC-SP2 < 10 s", "simulate", "CTC-SP2-1996-3.1-cln", "EASY-depth16", 10.0),
     ("RelShare(1d) over CTC-SP2 < 15 s", "simulate", "CTC-SP2-1996-3.1-cln", "RelShare-1d", 15.0),
+    (
+        "LookaheadSlack(G1, 20) over CTC-SP2 < 60 s",
+        "simulate",
+        "CTC-SP2-1996-3.1-cln",
+        "LookaheadSlack-G1",
+        60.0,
+    ),
+    (
+        "LookaheadSlack(G2, 20) over CTC-SP2 < 60 s",
+        "simulate",
+        "CTC-SP2-1996-3.1-cln",
+        "LookaheadSlack-G2",
+        60.0,
+    ),
     ("reading HPC2N < 3 s", "read", "HPC2N-2002-2.1-cln", "", 3.0),
     ("500K-job workload < 1 GB (peak RSS)", "memory", "", "", GB),
 )

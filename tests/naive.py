@@ -266,3 +266,59 @@ class NaiveDC(NaivePC):
         s = self._profile().earliest_fit(now, job.processors, job.estimate)
         self.queued[job.id] = (s, self.seq, job)
         self.changes.append((job.id, s))
+
+
+def naive_start_over_reservations(
+    capacity: int,
+    now: float,
+    running: list[tuple[float, int]],
+    queued: list[tuple[Job, int, float]],
+    chosen: list[Job],
+    limit: Callable[[Job], float],
+) -> list[tuple[int, float, float]] | None:
+    """The displacement rule of the slack schedulers, on a plain list of intervals.
+
+    ``running`` holds (end, processors) of running jobs, ``queued`` (job, arrival seq, planned start)
+    of every queued job. Returns the ``(job id, old, new)`` moves, or None if one passes its limit.
+    """
+    chosen_ids = {j.id for j in chosen}
+    prof = NaiveProfile(capacity)
+    prof.origin = now
+    prof.intervals = [(now, end, p) for end, p in running if end > now]
+    held: dict[int, tuple[float, float, int]] = {}
+    for job, _, start in queued:
+        if job.id not in chosen_ids and job.estimate > 0:
+            held[job.id] = (start, start + job.estimate, job.processors)
+    seq = {job.id: s for job, s, _ in queued}
+    planned = {job.id: start for job, _, start in queued}
+    jobs = {job.id: job for job, _, _ in queued}
+    displaced: list[int] = []
+
+    def free_at(t: float) -> int:
+        return prof.free_at(t) - sum(p for a, b, p in held.values() if a <= t < b)
+
+    for job in chosen:
+        end = now + job.estimate
+        while True:
+            bounds = {x for a, b, _ in [*prof.intervals, *held.values()] for x in (a, b) if now < x < end}
+            points = sorted({now} | bounds) if end > now else []
+            t = next((x for x in points if free_at(x) < job.processors), None)
+            if t is None:
+                break
+            covering = [i for i, (a, b, _) in held.items() if a <= t < b]
+            victim = max(covering, key=lambda i: seq[i])
+            del held[victim]
+            displaced.append(victim)
+        if end > now:
+            prof.intervals.append((now, end, job.processors))
+    prof.intervals += list(held.values())
+    moves = []
+    for i in sorted(displaced, key=lambda i: seq[i]):
+        job = jobs[i]
+        new = prof.earliest_fit(now, job.processors, job.estimate)
+        if new > limit(job):
+            return None
+        if job.estimate > 0:
+            prof.intervals.append((new, new + job.estimate, job.processors))
+        moves.append((i, planned[i], new))
+    return moves

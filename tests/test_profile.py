@@ -107,6 +107,13 @@ class ProfileMachine(RuleBasedStateMachine):
         assert self.profile.min_free(a, b) == min(self.model.free_at(x) for x in points)
         assert self.profile.max_free(a, b) == max(self.model.free_at(x) for x in points)
 
+    @rule(a=times, b=times, p=widths)
+    def first_below_matches(self, a: int, b: int, p: int) -> None:
+        a, b = sorted((max(a, self.model.origin), max(b, self.model.origin)))
+        points = sorted({a} | {x for s, e, _ in self.model.intervals for x in (s, e) if a < x < b})
+        expected = next((x for x in points if self.model.free_at(x) < p), None) if b > a else None
+        assert self.profile.first_below(a, b, p) == expected
+
     @rule(t=times, p=widths, d=durations)
     def searches_count_the_steps_they_examine(self, t: int, p: int, d: int) -> None:
         # A search looks at least at the step it starts in and never at more steps than exist.

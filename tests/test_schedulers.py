@@ -12,9 +12,11 @@ from strategies import make, workloads
 from backfill import (
     EASY,
     FCFS,
+    G2,
     CategoryThresholds,
     Conservative,
     Job,
+    LookaheadSlack,
     RelShare,
     Scheduler,
     Selective,
@@ -35,6 +37,7 @@ def all_schedulers() -> list[Scheduler]:
     out += [EASY(depth=3), EASY(sjf, depth=None)]
     out += [Selective(), Selective(3.0, lxf), Selective(CategoryThresholds(2.0, 5.0, 1.5, 1.2))]
     out += [RelShare(window=20.0), RelShare(window=30.0, expected_usage=False, depth=2)]
+    out += [LookaheadSlack(), LookaheadSlack(goal=G2(), lookahead=3, prune_on_slack=False)]
     return out
 
 

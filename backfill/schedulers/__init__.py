@@ -4,6 +4,7 @@ from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
+from backfill.schedulers.lookahead import G1, G2, LookaheadSlack, PackingScores, SlackFactor
 from backfill.schedulers.pc import PC
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.schedulers.relshare import RelShare
@@ -22,10 +23,15 @@ __all__ = [
     "DC",
     "EASY",
     "FCFS",
+    "G1",
+    "G2",
+    "LookaheadSlack",
     "PC",
+    "PackingScores",
     "RelShare",
     "Scheduler",
     "Selective",
+    "SlackFactor",
     "category_thresholds",
     "scheduler_name",
     "starvation_threshold",
