@@ -15,6 +15,7 @@ from strategies import make, workloads
 from backfill import (
     G1,
     G2,
+    BackfillError,
     Conservative,
     Job,
     LookaheadSlack,
@@ -260,3 +261,46 @@ def test_the_lookahead_never_exceeds_n(specs: list, n: int) -> None:  # type: ig
     for chosen, head in tried:
         assert set(chosen) <= set(head)
         assert len(chosen) <= n
+
+
+@pytest.mark.parametrize(
+    "make_bad",
+    [
+        lambda: SlackFactor(up=0.0),
+        lambda: SlackFactor(k1=math.nan),
+        lambda: SlackFactor(unit=-1.0),
+        lambda: G1(unfairness=0.0),
+        lambda: G2(utilization=-1.0),
+        lambda: LookaheadSlack(lookahead=-1),
+        lambda: LookaheadSlack(lookahead=2.5),
+        lambda: LookaheadSlack(max_nodes=-3),
+        lambda: LookaheadSlack(goal="G1"),
+        lambda: LookaheadSlack(slack=1.5),
+        lambda: LookaheadSlack(prune_on_slack=1),
+    ],
+)
+def test_bad_parameters_are_the_librarys_error(make_bad) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(BackfillError):
+        make_bad()
+
+
+def test_goals_handle_zero_unfairness() -> None:
+    # 0 / 0 counts as equal, x / 0 as infinite: with a perfectly fair packing available, G1 keeps
+    # to packings exactly as fair; G2 moves to a fair one within its utilization range.
+    fair, unfair = PackingScores(0.0, 0.0, 0.5), PackingScores(1.0, 0.0, 0.9)
+    assert G1().choose([fair, unfair]) == 0
+    assert G1().choose([fair, PackingScores(0.0, 0.0, 0.6)]) == 1
+    assert G2().choose([unfair, PackingScores(0.0, 0.0, 0.85)]) == 1
+    assert G2().choose([unfair, PackingScores(0.0, 0.0, 0.7)]) == 0
+
+
+def test_repr_and_copy_are_independent() -> None:
+    s = LookaheadSlack(goal=G2(), lookahead=3)
+    assert repr(s).startswith("LookaheadSlack(goal=G2(utilization=1.1")
+    assert s.name == "LookaheadSlack(G2, 3)"
+    s.reset(4, now=0)
+    s.submit(Job(id=1, submit=0.0, processors=4, runtime=5.0, estimate=5.0), now=0)
+    c = s.copy()
+    c.submit(Job(id=2, submit=0.0, processors=1, runtime=1.0, estimate=1.0), now=0)
+    assert s.fair_starts() == {1: 0.0} and c.fair_starts() == {1: 0.0, 2: 5.0}
+    assert [j.id for j in s.schedule(0.0)] == [1] and dict(c.reservations()) == {1: 0.0, 2: 5.0}

@@ -20,6 +20,7 @@ from backfill import (
     RelShare,
     Scheduler,
     Selective,
+    SlackBackfill,
     Workload,
     check_reservations,
     simulate,
@@ -38,6 +39,7 @@ def all_schedulers() -> list[Scheduler]:
     out += [Selective(), Selective(3.0, lxf), Selective(CategoryThresholds(2.0, 5.0, 1.5, 1.2))]
     out += [RelShare(window=20.0), RelShare(window=30.0, expected_usage=False, depth=2)]
     out += [LookaheadSlack(), LookaheadSlack(goal=G2(), lookahead=3, prune_on_slack=False)]
+    out += [SlackBackfill(), SlackBackfill(tolerance=0.5)]
     return out
 
 

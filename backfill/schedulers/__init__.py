@@ -15,6 +15,7 @@ from backfill.schedulers.selective import (
     category_thresholds,
     starvation_threshold,
 )
+from backfill.schedulers.slack import SlackBackfill
 
 __all__ = [
     "AdaptiveThreshold",
@@ -31,6 +32,7 @@ __all__ = [
     "RelShare",
     "Scheduler",
     "Selective",
+    "SlackBackfill",
     "SlackFactor",
     "category_thresholds",
     "scheduler_name",

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from backfill.errors import BackfillError
 from backfill.schedulers._displace import _DisplacingConservative, _Start
 from backfill.workload import Job
 
@@ -28,13 +29,13 @@ __all__ = ["G1", "G2", "LookaheadSlack", "PackingScores", "SlackFactor"]
 
 def _finite(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{attribute.name} must be a finite number, got {value!r}")
+        raise BackfillError(f"{attribute.name} must be a finite number, got {value!r}")
 
 
 def _positive(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
     _finite(instance, attribute, value)
     if value <= 0:
-        raise ValueError(f"{attribute.name} must be positive, got {value!r}")
+        raise BackfillError(f"{attribute.name} must be positive, got {value!r}")
 
 
 @attrs.frozen
@@ -225,14 +226,24 @@ class G2:
 
 def _goal_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not callable(getattr(value, "choose", None)) or not isinstance(getattr(value, "name", None), str):
-        raise TypeError(
+        raise BackfillError(
             f"goal must have a name and a choose(scores) method, like G1() or G2(); got {value!r}"
         )
 
 
 def _count_validator(instance: object, attribute: attrs.Attribute[Any], value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{attribute.name} must be a non-negative integer, got {value!r}")
+        raise BackfillError(f"{attribute.name} must be a non-negative integer, got {value!r}")
+
+
+def _bool_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, bool):
+        raise BackfillError(f"{attribute.name} must be True or False, got {value!r}")
+
+
+def _slack_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, SlackFactor):
+        raise BackfillError(f"slack must be a SlackFactor, got {value!r}")
 
 
 def _nodes_validator(instance: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
@@ -304,9 +315,9 @@ class LookaheadSlack(_DisplacingConservative):
 
     goal: Goal = attrs.field(factory=G1, validator=_goal_validator)
     lookahead: int = attrs.field(default=20, validator=_count_validator)
-    slack: SlackFactor = attrs.field(factory=SlackFactor, validator=attrs.validators.instance_of(SlackFactor))
+    slack: SlackFactor = attrs.field(factory=SlackFactor, validator=_slack_validator)
     max_nodes: int | None = attrs.field(default=2000, validator=_nodes_validator)
-    prune_on_slack: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
+    prune_on_slack: bool = attrs.field(default=True, validator=_bool_validator)
 
     #: Per queued job: (arrival time, FST).
     _fst: dict[int, tuple[float, float]] = attrs.field(init=False, factory=dict)
