@@ -33,12 +33,16 @@ from backfill.schedulers import (
     DC,
     EASY,
     FCFS,
+    G1,
+    G2,
     PC,
     AdaptiveThreshold,
     Conservative,
+    LookaheadSlack,
     RelShare,
     Scheduler,
     Selective,
+    SlackBackfill,
 )
 from backfill.simulator import simulate
 from backfill.swf import ReadReport, read_swf
@@ -54,7 +58,8 @@ DEFAULT_MACHINE_SIZE = 128
 
 #: Schedulers the command line offers: name -> (factory taking a priority and the parsed options,
 #: whether it uses the priority). ``easy`` takes ``--depth``, ``selective`` ``--threshold``,
-#: ``relshare`` ``--window``, ``--no-expected-usage`` and ``--depth``.
+#: ``relshare`` ``--window``, ``--no-expected-usage`` and ``--depth``, ``lookahead`` ``--goal`` and
+#: ``--lookahead``, ``slack`` ``--tolerance``.
 SCHEDULERS: dict[str, tuple[Callable[[Priority, argparse.Namespace], Scheduler], bool]] = {
     "fcfs": (lambda priority, args: FCFS(priority=priority), True),
     "easy": (lambda priority, args: EASY(priority=priority, depth=args.depth), True),
@@ -71,6 +76,13 @@ SCHEDULERS: dict[str, tuple[Callable[[Priority, argparse.Namespace], Scheduler],
         lambda priority, args: RelShare(args.window, not args.no_expected_usage, depth=args.depth),
         False,
     ),
+    "lookahead": (
+        lambda priority, args: LookaheadSlack(
+            goal=G2() if args.goal == "G2" else G1(), lookahead=args.lookahead
+        ),
+        False,
+    ),
+    "slack": (lambda priority, args: SlackBackfill(tolerance=args.tolerance), False),
 }
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 
@@ -113,6 +125,16 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not (value > 0 and value < float("inf")):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value >= 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text}")
     return value
 
 
@@ -239,6 +261,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-expected-usage",
         action="store_true",
         help="relshare counts only the usage so far, not running and reserved jobs' expected usage",
+    )
+    sim.add_argument(
+        "--goal",
+        choices=["G1", "G2"],
+        default="G1",
+        help="goal of lookahead: G1 stays close to FCFS, G2 maximises utilization; default G1",
+    )
+    sim.add_argument(
+        "--lookahead",
+        type=_non_negative_int,
+        default=20,
+        metavar="N",
+        help="waiting jobs lookahead searches for a set to start (default 20, the thesis's)",
+    )
+    sim.add_argument(
+        "--tolerance",
+        type=_non_negative_float,
+        default=1.0,
+        metavar="F",
+        help="slack's delay tolerance: a job's slack is F x the mean wait so far (default 1)",
     )
     sim.add_argument(
         "--bound",

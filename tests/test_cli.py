@@ -403,6 +403,19 @@ def test_relshare_window_and_expected_usage(capsys: pytest.CaptureFixture[str]) 
     assert code == 0 and "RelShare(90min)" in out
 
 
+def test_slack_schedulers_and_their_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "lookahead", "--goal", "G2")
+    assert code == 0 and "LookaheadSlack(G2, 20)" in out
+    code, out, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "lookahead", "--lookahead", "5")
+    assert code == 0 and "LookaheadSlack(G1, 5)" in out
+    code, out, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "slack", "--tolerance", "0.5")
+    assert code == 0 and "SlackBackfill" in out
+    for bad in (["--tolerance", "-1"], ["--lookahead", "-2"], ["--goal", "G3"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["simulate", "--scheduler", "lookahead", *bad])
+        assert exit_info.value.code == 2
+
+
 @pytest.mark.parametrize("window", ["0", "-1d", "xh", "inf"])
 def test_bad_window_is_a_usage_error(capsys: pytest.CaptureFixture[str], window: str) -> None:
     with pytest.raises(SystemExit) as exit_info:
