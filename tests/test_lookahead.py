@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_start_over_reservations
-from strategies import make, workloads
+from strategies import narrow, narrow_jobs, workloads
 
 from backfill import (
     G1,
@@ -52,16 +52,7 @@ def candidates(s: LookaheadSlack, now: float) -> tuple[int, list[Job]]:
 #: slack lets a job expected to wait 30 s be pushed back by about 3 s).
 GENEROUS = SlackFactor(up=4.0, down=3.0, minimal=2.0, unit=100.0)
 
-narrow_jobs = st.lists(
-    st.tuples(st.integers(0, 30), st.integers(1, 5), st.integers(1, 40), st.integers(0, 30)),
-    min_size=1,
-    max_size=18,
-)
-
-
-def narrow(specs: list[tuple[int, int, int, int]]) -> Workload:
-    """Narrow jobs on 8 processors, estimates above runtimes: queues with holes to fill."""
-    return make(*[(s, p, r, r + e) for s, p, r, e in sorted(specs)], size=8)
+NARROW = narrow_jobs()
 
 
 # --- the displacement rule against a naive model -------------------------------------------------
@@ -70,7 +61,7 @@ def narrow(specs: list[tuple[int, int, int, int]]) -> Workload:
 @settings(max_examples=100, deadline=None)
 @given(specs=st.data(), data=st.data())
 def test_starting_over_reservations_equals_the_naive_rule(specs: st.DataObject, data: st.DataObject) -> None:
-    w = narrow(specs.draw(narrow_jobs))
+    w = narrow(specs.draw(NARROW))
     for s, now in decision_states(w, LookaheadSlack(lookahead=2, slack=GENEROUS)):
         free, cands = candidates(s, now)
         if not cands:
@@ -137,7 +128,7 @@ def brute_force(s: LookaheadSlack, now: float, prune_on_slack: bool) -> set[int]
 
 @pytest.mark.parametrize("goal", [G1(), G2()], ids=["G1", "G2"])
 @settings(max_examples=150, deadline=None)
-@given(specs=narrow_jobs, base_lookahead=st.sampled_from([0, 2]))
+@given(specs=NARROW, base_lookahead=st.sampled_from([0, 2]))
 def test_branch_and_bound_equals_brute_force(goal: object, specs: list, base_lookahead: int) -> None:  # type: ignore[type-arg]
     base = LookaheadSlack(lookahead=base_lookahead, slack=GENEROUS)
     for s, now in decision_states(narrow(specs), base):
@@ -223,7 +214,7 @@ def check_slack_bound(schedule: Schedule, scheduler: LookaheadSlack) -> int:
 
 @pytest.mark.parametrize("goal", [G1(), G2()], ids=["G1", "G2"])
 @settings(max_examples=100, deadline=None)
-@given(specs=narrow_jobs, slack=st.sampled_from([SlackFactor(), GENEROUS]))
+@given(specs=NARROW, slack=st.sampled_from([SlackFactor(), GENEROUS]))
 def test_no_job_is_delayed_beyond_its_slack(goal: object, specs: list, slack: SlackFactor) -> None:  # type: ignore[type-arg]
     scheduler = LookaheadSlack(goal=goal, slack=slack, lookahead=5)  # type: ignore[arg-type]
     w = narrow(specs)
@@ -247,7 +238,7 @@ def test_the_slack_check_is_not_vacuous() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(specs=narrow_jobs, n=st.integers(1, 4))
+@given(specs=NARROW, n=st.integers(1, 4))
 def test_the_lookahead_never_exceeds_n(specs: list, n: int) -> None:  # type: ignore[type-arg]
     tried: list[tuple[list[int], list[int]]] = []
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import make, workloads
+from strategies import make, narrow, narrow_jobs, workloads
 
 from backfill import (
     BackfillError,
@@ -23,18 +23,9 @@ from backfill import (
 )
 from backfill.simulator import Simulator
 
-#: As in test_lookahead.py, but over a longer span: slacks are 0 until some job has waited, so
+#: Over a longer span than in test_lookahead.py: slacks are 0 until some job has waited, so
 #: displacement needs a queue that lives on after the first starts.
-narrow_jobs = st.lists(
-    st.tuples(st.integers(0, 60), st.integers(1, 5), st.integers(1, 40), st.integers(0, 30)),
-    min_size=1,
-    max_size=25,
-)
-
-
-def narrow(specs: list[tuple[int, int, int, int]]) -> Workload:
-    """Narrow jobs on 8 processors, estimates above runtimes: queues with holes to fill."""
-    return make(*[(s, p, r, r + e) for s, p, r, e in sorted(specs)], size=8)
+NARROW = narrow_jobs(span=60, max_jobs=25)
 
 
 def starts_of(schedule: Schedule) -> dict[int, float]:
@@ -177,7 +168,7 @@ def by_width(job: Job) -> float:
 
 
 @settings(max_examples=120, deadline=None)
-@given(specs=narrow_jobs, tolerance=tolerances, weighted=st.booleans())
+@given(specs=NARROW, tolerance=tolerances, weighted=st.booleans())
 def test_no_narrow_job_starts_after_its_guarantee(
     specs: list[tuple[int, int, int, int]], tolerance: float, weighted: bool
 ) -> None:
@@ -188,7 +179,7 @@ def test_no_narrow_job_starts_after_its_guarantee(
 
 
 @settings(max_examples=100, deadline=None)
-@given(specs=narrow_jobs, tolerance=tolerances, weighted=st.booleans())
+@given(specs=NARROW, tolerance=tolerances, weighted=st.booleans())
 def test_the_guarantees_are_the_recomputed_ones(
     specs: list[tuple[int, int, int, int]], tolerance: float, weighted: bool
 ) -> None:
@@ -213,7 +204,7 @@ def test_the_guarantee_check_is_not_vacuous() -> None:
 
 
 @settings(max_examples=120, deadline=None)
-@given(w=workloads(max_jobs=30, accurate=False), specs=narrow_jobs)
+@given(w=workloads(max_jobs=30, accurate=False), specs=NARROW)
 def test_with_tolerance_zero_no_job_starts_after_its_first_reservation(
     w: Workload, specs: list[tuple[int, int, int, int]]
 ) -> None:
@@ -296,7 +287,7 @@ def test_a_copy_decides_as_the_original() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(specs=narrow_jobs, tolerance=tolerances)
+@given(specs=NARROW, tolerance=tolerances)
 def test_a_copy_of_any_state_decides_as_the_original(
     specs: list[tuple[int, int, int, int]], tolerance: float
 ) -> None:

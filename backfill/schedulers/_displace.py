@@ -179,15 +179,9 @@ class _DisplacingConservative(Conservative):
                 break
         return out
 
-    def _copy_into(self, other: _DisplacingConservative) -> None:
+    def _copy_into(self, other: Conservative) -> None:
         """Copy Conservative's state and the queue view into ``other``."""
-        other._profile = self._profile.copy()
-        other._planned = self._planned.copy()
-        other._order = self._order.copy()
-        other._running = self._running.copy()
-        other._seq = self._seq
-        other._dirty = self._dirty
-        other._freed = self._freed.copy()
-        other._changes = self._changes.copy()
+        super()._copy_into(other)
+        assert isinstance(other, _DisplacingConservative)
         other._queue = self._queue.copy()
         other._arrival = self._arrival.copy()

@@ -254,6 +254,11 @@ class Conservative:
     def copy(self) -> Conservative:
         """Return an independent copy. O(n + q)."""
         other = Conservative()
+        self._copy_into(other)
+        return other
+
+    def _copy_into(self, other: Conservative) -> None:
+        """Give ``other`` (a fresh instance, perhaps of a subclass) an independent copy of this state."""
         other._profile = self._profile.copy()
         other._planned = self._planned.copy()
         other._order = self._order.copy()
@@ -262,4 +267,3 @@ class Conservative:
         other._dirty = self._dirty
         other._freed = self._freed.copy()
         other._changes = self._changes.copy()
-        return other
