@@ -246,10 +246,14 @@ def bounded_slowdowns(s: Schedule, bound: float = DEFAULT_BOUND) -> FloatArray:
     """
     if not (np.isfinite(bound) and bound > 0):
         raise BackfillError(f"the slowdown bound must be a positive number of seconds, got {bound!r}")
+    return np.maximum(1.0, _relative_responses(s, bound))
+
+
+def _relative_responses(s: Schedule, cutoff: float) -> FloatArray:
+    """Response / max(runtime, cutoff) of every completed job, in workload order."""
     done = _completed(s)
     response = s.end[done] - s.submit[done]
-    runtime = s.runtime[done]
-    return np.asarray(np.maximum(1.0, response / np.maximum(runtime, bound)), dtype=np.float64)
+    return np.asarray(response / np.maximum(s.runtime[done], cutoff), dtype=np.float64)
 
 
 def relative_response_times(s: Schedule, cutoff: float = DEFAULT_BOUND) -> FloatArray:
@@ -286,10 +290,7 @@ def relative_response_times(s: Schedule, cutoff: float = DEFAULT_BOUND) -> Float
         raise BackfillError(
             f"the relative response time cutoff must be a positive number of seconds, got {cutoff!r}"
         )
-    done = _completed(s)
-    response = s.end[done] - s.submit[done]
-    runtime = s.runtime[done]
-    return np.asarray(response / np.maximum(runtime, cutoff), dtype=np.float64)
+    return _relative_responses(s, cutoff)
 
 
 def _span(s: Schedule, done: npt.NDArray[np.bool_]) -> float:

@@ -387,23 +387,14 @@ class LookaheadSlack(_DisplacingConservative):
         stats[0] += 1
         planned = self._planned
         fst = self._fst
-        over = skip = 0.0
-        for jid, start in planned.items():
-            d = start - fst[jid][1]
-            if d > 0:
-                over += d
-            else:
-                skip -= d
-        q = len(planned)
         capacity = self._profile.capacity
         busy = capacity - free
-        plans: list[_Start] = []
-        scores: list[PackingScores] = []
+        plans: list[tuple[_Start, int]] = []
         budget = [math.inf if self.max_nodes is None else self.max_nodes]
         n = len(candidates)
         prune = self.prune_on_slack
 
-        def score(plan: _Start, width: int) -> PackingScores:
+        def score(plan: _Start, width: int, over: float, skip: float, q: int) -> PackingScores:
             o, k = over, skip
             for job in plan.jobs:
                 f = fst[job.id][1]
@@ -428,8 +419,7 @@ class LookaheadSlack(_DisplacingConservative):
                 trial = [*chosen, job]
                 plan = self._try_start(trial, now)
                 if plan is not None:
-                    plans.append(plan)
-                    scores.append(score(plan, w))
+                    plans.append((plan, w))
                 elif prune:
                     continue  # step 5: the whole branch goes
                 visit(m + 1, trial, w)
@@ -437,7 +427,18 @@ class LookaheadSlack(_DisplacingConservative):
         visit(0, [], 0)
         if not plans:
             return None
-        plan = plans[self.goal.choose(scores)]
+        # Most searches find nothing, so the unfairness of the current plan, a pass over the whole
+        # queue, is summed only once some set has passed.
+        over = skip = 0.0
+        for jid, start in planned.items():
+            d = start - fst[jid][1]
+            if d > 0:
+                over += d
+            else:
+                skip -= d
+        q = len(planned)
+        scores = [score(p, w, over, skip, q) for p, w in plans]
+        plan = plans[self.goal.choose(scores)][0]
         stats[2] += 1
         stats[3] += len(plan.jobs)
         return plan
