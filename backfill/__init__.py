@@ -21,7 +21,7 @@ from backfill.groups import (
     per_user,
     runtime_classes,
 )
-from backfill.lublin import lublin_feitelson, thesis_arrival_shape
+from backfill.lublin import lublin_feitelson
 from backfill.metrics import (
     bounded_slowdowns,
     makespan,
@@ -147,7 +147,6 @@ __all__ = [
     "srinivasan_fair_starts",
     "starvation_threshold",
     "summarize",
-    "thesis_arrival_shape",
     "to_rows",
     "unfairness",
     "user_measures",

@@ -4,12 +4,13 @@ Usage::
 
     backfill simulate [SWF_PATH] [--scheduler NAME ...] [--priority NAME] [--load FACTOR]
                       [--jobs N] [--seed S] [--machine-size P] [--estimates accurate|f-model]
+                      [--job-class batch|interactive|all]
                       [--depth K|inf] [--threshold T] [--window DURATION] [--no-expected-usage]
                       [--bound SECONDS] [--output-swf PATH]
 
 Without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model with f-model
-runtime estimates (so that backfilling and compression have something to gain), 5,000 jobs on 128
-processors, seed 0. Each schedule is checked with
+runtime estimates (so that backfilling and compression have something to gain), 5,000 batch jobs on
+128 processors, seed 0. Each schedule is checked with
 :func:`~backfill.validation.validate_schedule` before its metrics are printed.
 ``python -m backfill`` runs the same command line.
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from backfill.errors import BackfillError
-from backfill.lublin import lublin_feitelson
+from backfill.lublin import JobClass, lublin_feitelson
 from backfill.metrics import DEFAULT_BOUND, metrics_table
 from backfill.priorities import PRIORITIES, Priority
 from backfill.schedule import Schedule
@@ -234,6 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="runtime estimates of the synthetic workload (default f-model, f = 3)",
     )
     sim.add_argument(
+        "--job-class",
+        choices=["batch", "interactive", "all"],
+        default=None,
+        help="parameter set of the synthetic workload (default batch; all: the typeless set)",
+    )
+    sim.add_argument(
         "--depth",
         type=_depth,
         default=1,
@@ -309,11 +316,18 @@ def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | Non
         size = DEFAULT_MACHINE_SIZE if args.machine_size is None else args.machine_size
         seed = 0 if args.seed is None else args.seed
         estimates: Literal["accurate", "f-model"] = args.estimates or "f-model"
-        workload = lublin_feitelson(n, machine_size=size, seed=seed, estimates=estimates)
+        job_class: JobClass = args.job_class or "batch"
+        workload = lublin_feitelson(n, machine_size=size, seed=seed, estimates=estimates, job_class=job_class)
         shown = "f-model (f = 3)" if estimates == "f-model" else "accurate"
-        description = f"Lublin-Feitelson model: {n} jobs, {size} processors, seed {seed}, {shown} estimates"
+        description = (
+            f"Lublin-Feitelson model: {n} {job_class} jobs, {size} processors, seed {seed}, {shown} estimates"
+        )
         return workload, None, description
-    for option, value in (("--seed", args.seed), ("--estimates", args.estimates)):
+    for option, value in (
+        ("--seed", args.seed),
+        ("--estimates", args.estimates),
+        ("--job-class", args.job_class),
+    ):
         if value is not None:
             raise _Failure(f"{option} applies only to the synthetic workload, not to an SWF log")
     path = Path(args.swf_path)

@@ -6,7 +6,9 @@ Reference:
     2003. The parameter values below are the published ones, as set in the authors' reference
     implementation ``m_lublin99.c`` (distributed with the Parallel Workloads Archive).
 
-The model describes each job class (batch or interactive) by three independent parts:
+The model describes each job class by three independent parts. The reference implementation has
+three parameter sets: batch jobs, interactive jobs, and all jobs taken together without a type
+(its default when no job types are used); ``job_class`` picks one.
 
 * **Size.** A job is serial with probability ``serial_prob``. Otherwise the log2 of its size is
   drawn from a two-stage uniform distribution: uniform on ``[ulow, umed]`` with probability
@@ -32,8 +34,10 @@ The model describes each job class (batch or interactive) by three independent p
   ``START = 0``).
 
 The load is set through the arrival shape: ``arrival_shape`` replaces ``aarr`` (a larger shape
-means longer gaps, so a lighter load), and :func:`thesis_arrival_shape` converts the shapes alpha that
-Jin's thesis (2009) quotes for its workloads to this batch parameter set.
+means longer gaps, so a lighter load). The arrival shapes alpha that Jin's thesis (2009, Table 2)
+quotes for its workloads (10.05 to 10.73) are on the scale of the all-jobs set, whose ``aarr`` is
+10.2303, and that set reproduces the thesis's job mix; pass them as they are with
+``job_class="all"``.
 
 The model has no users, groups or runtime estimates. Estimates are either exact, or drawn from the
 "f-model" of Mu'alem and Feitelson (2001): uniform between the runtime and ``f`` times the runtime.
@@ -50,7 +54,7 @@ import numpy.typing as npt
 from backfill.errors import BackfillError
 from backfill.workload import JOB_DTYPE, Workload
 
-__all__ = ["lublin_feitelson", "thesis_arrival_shape"]
+__all__ = ["JobClass", "lublin_feitelson"]
 
 _REFERENCE = (
     "U. Lublin and D. G. Feitelson, The workload on parallel supercomputers: modeling the "
@@ -69,9 +73,6 @@ _BUCKETS = 48  # half-hour slots of the daily cycle
 _SECONDS_PER_BUCKET = 1800.0
 _SECONDS_PER_DAY = _BUCKETS * _SECONDS_PER_BUCKET
 _CYCLE_FIRST_SLOT = 11  # CYCLIC_DAY_START in m_lublin99.c
-# AARR of the all-jobs parameter set of m_lublin99.c (BARR 0.4871 there), to our knowledge: the
-# scale on which Jin's thesis quotes its arrival shapes.
-_ALL_JOBS_AARR = 10.2303
 # Below this chance of a log gap under _MAX_LOG_GAP the redraw loop would hardly ever finish.
 _MIN_GAP_ACCEPTANCE = 0.01
 
@@ -138,6 +139,33 @@ _INTERACTIVE = _Params(
     arar=0.9797,
 )
 
+# The typeless set of m_lublin99.c, used when jobs are not split into batch and interactive.
+_ALL = _Params(
+    serial_prob=0.244,
+    pow2_prob=0.576,
+    ulow=0.8,
+    umed=4.5,
+    uhi=7.0,
+    uprob=0.86,
+    a1=4.2,
+    b1=0.94,
+    a2=312.0,
+    b2=0.03,
+    pa=-0.0054,
+    pb=0.78,
+    aarr=10.2303,
+    barr=0.4871,
+    anum=8.1737,
+    bnum=3.9631,
+    arar=1.0225,
+)
+
+JobClass = Literal["batch", "interactive", "all"]
+_PARAMETER_SETS: dict[str, _Params] = {"batch": _BATCH, "interactive": _INTERACTIVE, "all": _ALL}
+# SWF queue field per class: the reference writes the job type there (SWF reserves queue 0 for
+# interactive jobs); typeless jobs have no queue, so -1.
+_QUEUE = {"batch": 1, "interactive": 0, "all": -1}
+
 _FloatArray = npt.NDArray[np.float64]
 
 
@@ -148,7 +176,7 @@ def lublin_feitelson(
     seed: int = 0,
     estimates: Literal["accurate", "f-model"] = "accurate",
     estimate_factor: float = 3.0,
-    interactive: bool = False,
+    job_class: JobClass = "batch",
     start_time: float = 0.0,
     arrival_shape: float | None = None,
 ) -> Workload:
@@ -156,12 +184,25 @@ def lublin_feitelson(
 
     Implements U. Lublin and D. G. Feitelson, "The workload on parallel supercomputers: modeling
     the characteristics of rigid jobs", J. Parallel and Distributed Computing 63(11):1105-1122,
-    2003, with the published batch (default) or interactive parameter set of the reference
-    implementation ``m_lublin99.c``; see the module docstring for the model. Sizes are scaled to
+    2003, with the published batch (default), interactive or all-jobs parameter set of the
+    reference implementation ``m_lublin99.c``; see the module docstring for the model. Sizes are scaled to
     ``machine_size`` through the log2 breakpoints of the size distribution. The runtime model's
     dependence on size uses the size itself, as published, so on machines much larger than 128
     processors the widest jobs all take the long-running component (``p`` reaches 0 at 233
-    processors for batch jobs, 78 for interactive ones).
+    processors for batch jobs, 78 for interactive ones and 145 for the all-jobs set).
+
+    The all-jobs set (``job_class="all"``) is the model fitted to all jobs without a type. It is
+    the one whose arrival scale Jin's thesis (2009) uses: its published ``aarr`` is 10.2303, and
+    the thesis's alphas 10.05-10.73 are shapes on that scale. It gives the thesis's Table 2 job mix
+    (64 % short jobs under 10 minutes, 19.5 % medium under 3 hours, 16.5 % long; 0.5 %, 26 % and
+    73.5 % of the work; 24 % serial; 75 % of parallel sizes powers of two), which the batch set
+    does not (about 47/17/36 % of jobs, 95 % of the work in long jobs). Its size and runtime
+    values (``serial_prob`` 0.244, ``pow2_prob`` 0.576, ``ulow`` 0.8, ``umed`` 4.5, ``uhi`` 7,
+    ``uprob`` 0.86; ``a1`` 4.2, ``b1`` 0.94, ``a2`` 312, ``b2`` 0.03, ``pa`` -0.0054, ``pb``
+    0.78) and arrival values (``aarr`` 10.2303, ``barr`` 0.4871, ``arar`` 1.0225) are those of
+    the paper's model for all jobs; its daily-cycle values (``anum`` 8.1737, ``bnum`` 3.9631) are
+    as we have them from the reference implementation and only shape arrivals within a day, not
+    the load.
 
     The model gives no runtime estimates. ``estimates="accurate"`` sets each estimate to the
     runtime. ``estimates="f-model"`` uses the f-model of A. W. Mu'alem and D. G. Feitelson,
@@ -179,14 +220,15 @@ def lublin_feitelson(
 
     ``arrival_shape`` replaces the Gamma shape ``aarr`` of the log inter-arrival gap (``barr`` and
     the all-day factor ``arar`` stay), which is how Jin's thesis (2009) sets the load of its
-    workloads; :func:`thesis_arrival_shape` converts the thesis's values. The mean log gap is
+    workloads, with ``job_class="all"``. The mean log gap is
     proportional to it, so a larger shape gives a lighter load. Sizes and runtimes do not depend on
     it: for one seed only the submit times change.
 
     Jobs get ids ``1..n_jobs``, whole-second submit times (non-decreasing, the first one gap after
     ``start_time``), whole-second runtimes of at least 1 s, ``requested_processors`` equal to
-    ``processors``, status 1, and queue 1 for batch or 0 for interactive jobs (the reference
-    implementation writes the job type there; SWF reserves queue 0 for interactive jobs). The model
+    ``processors``, status 1, and queue 1 for batch, 0 for interactive and -1 for all-jobs
+    workloads (the reference implementation writes the job type there; SWF reserves queue 0 for
+    interactive jobs). The model
     assigns no users or groups, so those and all other fields are -1.
 
     Args:
@@ -195,12 +237,13 @@ def lublin_feitelson(
         seed: Non-negative integer seed.
         estimates: ``"accurate"`` or ``"f-model"``.
         estimate_factor: The f of the f-model, at least 1 (ignored for accurate estimates).
-        interactive: Use the interactive parameter set instead of the batch one.
+        job_class: The parameter set: ``"batch"``, ``"interactive"`` or ``"all"`` (typeless).
         start_time: Whole-second time origin; the daily cycle takes it as midnight.
         arrival_shape: The arrival shape to use instead of the published ``aarr``, positive and
             small enough that at least 1 % of log gaps fall below the truncation at 13 (up to
-            about 24 for batch jobs, whose published value is 6.0415, and 32 for interactive
-            ones); None keeps the published value.
+            about 24 for batch jobs, whose published value is 6.0415, 32 for interactive ones
+            and 39 for all jobs, whose published value is 10.2303); None keeps the published
+            value.
 
     Returns:
         The workload, with the model, its parameters (after scaling and ``arrival_shape``) and the
@@ -217,13 +260,15 @@ def lublin_feitelson(
         True
         >>> bool((lublin_feitelson(1000, seed=1).records == w.records).all())
         True
-        >>> light = lublin_feitelson(1000, seed=1, arrival_shape=thesis_arrival_shape(10.73))
-        >>> bool(light.records["submit"][-1] > w.records["submit"][-1])
+        >>> w1 = lublin_feitelson(1000, seed=1, job_class="all", arrival_shape=10.23)
+        >>> w3 = lublin_feitelson(1000, seed=1, job_class="all", arrival_shape=10.73)
+        >>> bool(w3.records["submit"][-1] > w1.records["submit"][-1])  # larger shape, lighter load
         True
     """
     n, size, root_seed = _check_args(n_jobs, machine_size, seed, estimates, estimate_factor, start_time)
-    job_class = "interactive" if interactive else "batch"
-    params = _scaled_params(_INTERACTIVE if interactive else _BATCH, size)
+    if job_class not in _PARAMETER_SETS:
+        raise BackfillError(f"job_class must be 'batch', 'interactive' or 'all', got {job_class!r}")
+    params = _scaled_params(_PARAMETER_SETS[job_class], size)
     if arrival_shape is not None:
         params = params._replace(aarr=_check_arrival_shape(arrival_shape, params))
 
@@ -249,7 +294,7 @@ def lublin_feitelson(
     records["requested_processors"] = processors
     records["estimate"] = estimate
     records["status"] = 1
-    records["queue"] = 0 if interactive else 1
+    records["queue"] = _QUEUE[job_class]
 
     provenance: dict[str, Any] = {
         "model": "lublin_feitelson",
@@ -314,39 +359,6 @@ def _check_args(
     ):
         raise BackfillError(f"start_time must be a whole number of seconds, got {start_time!r}")
     return n, size, root_seed
-
-
-def thesis_arrival_shape(alpha: float) -> float:
-    """Convert an arrival shape alpha of Jin's thesis to this module's batch parameter set.
-
-    Jin's thesis (2009, Table 2) sets the load of its Lublin-Feitelson workloads by the Gamma shape
-    alpha of the log inter-arrival gap: 10.05 (W4, very heavy), 10.23 (W1, high), 10.33 (W2, normal),
-    10.43 and 10.73 (W3, light). It does not say which parameter set those values belong to. They
-    sit next to 10.2303, which is to our knowledge the ``AARR`` of the all-jobs parameter set of
-    ``m_lublin99.c``, whereas :func:`lublin_feitelson` implements the batch set (``aarr`` 6.0415).
-    This reading scales alpha proportionally, ``6.0415 * alpha / 10.2303``: the same relative change
-    of the mean log gap (shape times scale) as in the thesis, so that 10.2303 (about W1's 10.23)
-    gives the batch default. It is our reading, not the thesis's; the absolute loads it gives need
-    not match the thesis's runs.
-
-    Args:
-        alpha: The thesis's arrival shape; finite and positive.
-
-    Returns:
-        The shape to pass as ``arrival_shape`` to :func:`lublin_feitelson`.
-
-    Raises:
-        BackfillError: If ``alpha`` is not a finite positive number.
-
-    Example:
-        >>> thesis_arrival_shape(10.2303)
-        6.0415
-        >>> [round(thesis_arrival_shape(a), 4) for a in (10.05, 10.23, 10.33, 10.43, 10.73)]
-        [5.935, 6.0413, 6.1004, 6.1594, 6.3366]
-    """
-    value = _positive_float(alpha, "alpha")
-    # Dividing first keeps 10.2303 exactly on the published batch shape.
-    return _BATCH.aarr * (value / _ALL_JOBS_AARR)
 
 
 def _positive_float(value: object, name: str) -> float:

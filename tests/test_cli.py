@@ -63,7 +63,7 @@ def sample_swf(tmp_path: Path, n: int = 120) -> Path:
 def test_default_run(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "simulate")
     assert code == 0 and err == ""
-    assert "Lublin-Feitelson model: 5000 jobs, 128 processors, seed 0, f-model" in out
+    assert "Lublin-Feitelson model: 5000 batch jobs, 128 processors, seed 0, f-model" in out
     rows = table_rows(out)
     assert list(rows) == ["FCFS(fcfs)", "EASY(fcfs)", "Conservative"]
     assert all(row["jobs"] == str(DEFAULT_JOBS) and row["rejected"] == "0" for row in rows.values())
@@ -125,7 +125,7 @@ def test_model_options(capsys: pytest.CaptureFixture[str]) -> None:
         "1.5",
     )
     assert code == 0
-    assert "400 jobs, 64 processors, seed 7, accurate estimates, load x1.5" in out
+    assert "400 batch jobs, 64 processors, seed 7, accurate estimates, load x1.5" in out
     w = lublin_feitelson(400, machine_size=64, seed=7).scaled(1.5)
     assert f"offered load {w.offered_load():.3f}" in out
     assert all(row["jobs"] == "400" for row in table_rows(out).values())
@@ -262,7 +262,16 @@ def test_malformed_swf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert_clean_error(code, out, err, f"{path}:2:", "18 fields")
 
 
-@pytest.mark.parametrize("option", [["--seed", "3"], ["--estimates", "accurate"]])
+def test_job_class_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--jobs", "300", "--job-class", "all", "--estimates", "accurate")
+    assert code == 0
+    assert "300 all jobs, 128 processors, seed 0, accurate estimates" in out
+    w = lublin_feitelson(300, job_class="all")
+    assert f"offered load {w.offered_load():.3f}" in out
+    assert f"offered load {lublin_feitelson(300).offered_load():.3f}" not in out
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--estimates", "accurate"], ["--job-class", "all"]])
 def test_model_options_refused_for_a_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
 ) -> None:
@@ -305,7 +314,7 @@ def test_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert exc.value.code == 0
     out = capsys.readouterr().out
     for option in ("--scheduler", "--priority", "--load", "--jobs", "--seed", "--machine-size",
-                   "--estimates", "--bound", "--output-swf", "SWF_PATH"):  # fmt: skip
+                   "--estimates", "--job-class", "--bound", "--output-swf", "SWF_PATH"):  # fmt: skip
         assert option in out
 
 
