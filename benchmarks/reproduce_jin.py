@@ -6,14 +6,15 @@ Conservative baseline is ``LookaheadSlack(lookahead=0)``, which is exactly Conse
 again here against ``Conservative()``) and records each job's fair start time (FST) too, so that all
 three are measured the same way. Four kinds of cells:
 
-* **model**: 10,000 Lublin-Feitelson jobs on 128 processors, exact estimates (the model has none),
-  with the thesis's arrival shapes alpha = 10.05, 10.23, 10.33, 10.43, 10.73 mapped by
-  ``thesis_arrival_shape`` and its 11 seeds (Table 2);
+* **model**: 10,000 Lublin-Feitelson jobs on 128 processors from the model's all-jobs parameter set
+  (``job_class="all"``, whose arrival scale and job mix are the thesis's), exact estimates (the
+  model has none), with the thesis's arrival shapes alpha = 10.05, 10.23, 10.33, 10.43, 10.73 as
+  they are and its 11 seeds (Table 2);
 * **scaled**: the W1 workloads (alpha = 10.23) with submit times divided so that each seed's offered
-  load is 0.6, 0.7, 0.8 and 0.9, since the mapped alphas give loads of only 0.29-0.39;
+  load is 0.9 (``--loads``), above the thesis's heaviest workload;
 * **trace**: archive traces as they are, with their users' estimates;
-* **estimates**: W1 at load 0.8 with f-model estimates (f = 3), and the traces with exact estimates,
-  to tell the effect of the estimates from that of the workload.
+* **estimates**: W1 with f-model estimates (f = 3), and the traces with exact estimates, to tell the
+  effect of the estimates from that of the workload.
 
 Per cell and scheduler: mean relative response time (RR, cut-off ``--cutoff``) over all jobs and per
 class (short < 10 min, medium < 3 h, long otherwise, as Scojo-PECT's classes), mean wait and bounded
@@ -56,7 +57,6 @@ from backfill import (
     simulate,
     skip_unfairness,
     summarize,
-    thesis_arrival_shape,
     unfairness,
     validate_schedule,
 )
@@ -71,7 +71,7 @@ MACHINE = 128
 ALPHAS: dict[float, str] = {10.05: "W4", 10.23: "W1", 10.33: "W2", 10.43: "W3", 10.73: "W3"}
 SEEDS = (71, 3, 7, 13, 23, 31, 35, 70, 73, 99, 103)
 W1_ALPHA = 10.23
-LOADS = (0.6, 0.7, 0.8, 0.9)
+LOADS = (0.9,)
 TRACES = ("CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln", "KTH-SP2-1996-2")
 #: Scojo-PECT's job classes (§5.1): short < 10 minutes, medium < 3 hours, long otherwise.
 SHORT, MEDIUM = 600.0, 10_800.0
@@ -123,7 +123,8 @@ def model_workload(
         JOBS,
         machine_size=MACHINE,
         seed=seed,
-        arrival_shape=thesis_arrival_shape(alpha),
+        job_class="all",
+        arrival_shape=alpha,
         estimates="f-model" if estimates == "f-model" else "accurate",
     )
     info = {"base_load": w.offered_load(), "factor": 1.0}
@@ -149,7 +150,7 @@ def cell_name(cell: tuple[Any, ...], spec: str, threshold: float, cutoff: float)
         base = f"trace_{stem}_{estimates}"
     else:
         _, alpha, seed, load, estimates = cell
-        base = f"model_n{JOBS}_a{alpha:.2f}_s{seed}_" + ("base" if load is None else f"L{load:.2f}")
+        base = f"model_all_n{JOBS}_a{alpha:.2f}_s{seed}_" + ("base" if load is None else f"L{load:.2f}")
         base += f"_{estimates}"
     return f"{base}__{spec}__nh{threshold:g}_c{cutoff:g}"
 
@@ -411,44 +412,39 @@ def utilization_table(groups: list[tuple[str, list[Any]]]) -> str:
     return markdown(header, rows)
 
 
-def thesis_table(results: dict[tuple[Any, ...], dict[str, dict[str, Any]]], loads: list[float]) -> str:
-    """The thesis's improvements beside ours at the mapped alpha and at the nearest scaled load."""
-
-    def cells_of(alpha: float, load: float | None) -> list[Any]:
-        keys = [k for k in results if k[0] == "model" and k[1:2] + k[3:] == (alpha, load, "exact")]
-        return [results[k] for k in keys if all(s in results[k] for s in SCHEDULERS)]
-
+def thesis_table(results: dict[tuple[Any, ...], dict[str, dict[str, Any]]]) -> str:
+    """The thesis's improvements in RR beside ours at the same alpha, with both utilizations."""
     rows = []
     for alpha, figures in THESIS.items():
+        keys = [k for k in results if k[0] == "model" and k[1:2] + k[3:] == (alpha, None, "exact")]
+        cells = [results[k] for k in keys if all(s in results[k] for s in SCHEDULERS)]
         util = THESIS_UTILIZATION.get(alpha)
-        near = min(loads, key=lambda x: abs(x - util)) if util and loads else None
-        if alpha == W1_ALPHA and 0.8 in loads:
-            near = 0.8  # W1 lies between W2 (76 %) and W4 (85 %)
         for spec, thesis in figures.items():
-            ours = cells_of(alpha, None)
             row = [
                 f"alpha {alpha:.2f} ({ALPHAS[alpha]}), {FIGURES[alpha]}",
                 spec,
                 "n/a" if util is None else f"{100 * util:.0f}%",
                 " / ".join(f"{x:.2f}" for x in thesis),
             ]
-            for cells in (ours, cells_of(W1_ALPHA, near) if near is not None else []):
-                if cells:
-                    imp = [_improvement(cells, spec, f"rr_{c}")[0] for c in ("all", "medium", "long")]
-                    better = _improvement(cells, spec, "rr_all")[1]
-                    row.append(" / ".join(f"{x:+.2f}" for x in imp) + f" ({better}/{len(cells)})")
-                else:
-                    row.append("")
-            row.insert(5, "" if near is None else f"{near:.1f}")
+            if cells:
+                ours = [_improvement(cells, spec, f"rr_{c}")[0] for c in ("all", "medium", "long")]
+                better = _improvement(cells, spec, "rr_all")[1]
+                row += [
+                    f"{100 * _avg(cells, 'Conservative', 'utilization'):.0f}%",
+                    f"{_avg(cells, 'Conservative', 'offered_load'):.2f}",
+                    " / ".join(f"{x:+.2f}" for x in ours) + f" ({better}/{len(cells)})",
+                ]
+            else:
+                row += ["", "", ""]
             rows.append(row)
     header = [
         "thesis workload",
         "goal",
         "thesis utilization",
         "thesis: all / medium / long %",
-        "ours at mapped alpha: all / medium / long % (seeds better)",
-        "scaled W1 load",
-        "ours at that load: all / medium / long % (seeds better)",
+        "our utilization (Cons.)",
+        "our offered load",
+        "ours: all / medium / long % (seeds better)",
     ]
     return markdown(header, rows)
 
@@ -469,7 +465,7 @@ def report(results: dict[tuple[Any, ...], dict[str, dict[str, Any]]], args: argp
         "## Workload characteristics beside the thesis's Table 2 (mean over seeds)",
         workload_table(groups),
         "## The thesis's improvements in RR beside ours",
-        thesis_table(results, list(args.loads)),
+        thesis_table(results),
         "## RR: percent improvement over Conservative",
         rr_table(groups),
         "## Seeds on which G1 and G2 beat Conservative, per measure",
@@ -501,8 +497,8 @@ def main(argv: list[str] | None = None) -> int:
         "--fmodel-loads",
         nargs="*",
         type=float,
-        default=[0.8],
-        help="offered loads at which W1 also runs with f-model estimates (f = 3)",
+        default=[],
+        help="offered loads at which W1 also runs with f-model estimates (f = 3), besides its own",
     )
     parser.add_argument(
         "--trace-estimates",
@@ -527,7 +523,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cells: list[tuple[Any, ...]] = [("model", a, s, None, "exact") for a in args.alphas for s in args.seeds]
     cells += [("model", W1_ALPHA, s, load, "exact") for load in args.loads for s in args.seeds]
-    cells += [("model", W1_ALPHA, s, load, "f-model") for load in args.fmodel_loads for s in args.seeds]
+    fmodel_loads = [None, *args.fmodel_loads]
+    cells += [("model", W1_ALPHA, s, load, "f-model") for load in fmodel_loads for s in args.seeds]
     cells += [("trace", stem, e) for e in args.trace_estimates for stem in args.traces]
     results: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
     todo = []
