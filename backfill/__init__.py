@@ -61,6 +61,15 @@ from backfill.schedulers import (
     starvation_threshold,
 )
 from backfill.simulator import Simulator, simulate
+from backfill.sweep import (
+    Cell,
+    Grid,
+    ModelWorkload,
+    SchedulerSpec,
+    SweepResult,
+    TraceWorkload,
+    run_sweep,
+)
 from backfill.swf import read_swf, write_swf
 from backfill.usershares import (
     actual_usage,
@@ -77,6 +86,7 @@ __all__ = [
     "AdaptiveThreshold",
     "BackfillError",
     "CategoryThresholds",
+    "Cell",
     "CleaningPolicy",
     "Conservative",
     "DC",
@@ -86,8 +96,10 @@ __all__ = [
     "FairnessBuckets",
     "G1",
     "G2",
+    "Grid",
     "Job",
     "LookaheadSlack",
+    "ModelWorkload",
     "PC",
     "PackingScores",
     "Profile",
@@ -98,10 +110,13 @@ __all__ = [
     "Schedule",
     "ScheduleError",
     "Scheduler",
+    "SchedulerSpec",
     "Selective",
     "Simulator",
     "SlackBackfill",
     "SlackFactor",
+    "SweepResult",
+    "TraceWorkload",
     "Workload",
     "actual_usage",
     "benefit_and_suffer",
@@ -137,6 +152,7 @@ __all__ = [
     "relative_response_times",
     "resources_received",
     "response_times",
+    "run_sweep",
     "runtime_classes",
     "share_balance",
     "share_deviation",
