@@ -7,11 +7,24 @@ Usage::
                       [--job-class batch|interactive|all]
                       [--depth K|inf] [--threshold T] [--window DURATION] [--no-expected-usage]
                       [--bound SECONDS] [--output-swf PATH]
+    backfill compare TRACE_OR_MODEL ... --scheduler NAME[:K=V,...] ... [--priority NAME ...]
+                     [--load FACTOR ...] [--estimates user|exact ...] [--baseline LABEL]
+                     [--metric NAME ...] [--bound SECONDS] [--workers N] [--cache DIR]
+                     [--csv PATH] [--figures DIR] [--progress]
 
-Without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model with f-model
-runtime estimates (so that backfilling and compression have something to gain), 5,000 batch jobs on
-128 processors, seed 0. Each schedule is checked with
+``simulate``: without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model
+with f-model runtime estimates (so that backfilling and compression have something to gain), 5,000
+batch jobs on 128 processors, seed 0. Each schedule is checked with
 :func:`~backfill.validation.validate_schedule` before its metrics are printed.
+
+``compare`` runs a :mod:`backfill.sweep` grid: every workload (an SWF path, or ``model`` for that
+synthetic workload, with arguments as in ``model:n=2000,seed=1,machine_size=64``) under every
+scheduler (a :class:`~backfill.sweep.SchedulerSpec` name with parameters, as in ``easy:depth=4``),
+priority, load factor and estimate policy. It prints the chosen metrics of each cell and their
+percent improvement over the baseline as markdown tables, and with ``--csv`` and ``--figures``
+writes the rows as CSV and one ``improvement_<metric>.png`` per metric
+(:func:`backfill.plots.improvement_bars`, the ``plot`` extra).
+
 ``python -m backfill`` runs the same command line.
 """
 
@@ -25,6 +38,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from backfill._cli_args import (
+    DEFAULT_JOBS,
+    DEFAULT_MACHINE_SIZE,
+    _depth,
+    _duration,
+    _Failure,
+    _non_negative_float,
+    _non_negative_int,
+    _positive_float,
+    _positive_int,
+)
+from backfill._cli_compare import DEFAULT_COMPARE_METRICS, _add_compare, _compare
 from backfill.errors import BackfillError
 from backfill.lublin import JobClass, lublin_feitelson
 from backfill.metrics import DEFAULT_BOUND, metrics_table
@@ -50,12 +75,14 @@ from backfill.swf import ReadReport, read_swf
 from backfill.validation import validate_schedule
 from backfill.workload import Workload
 
-__all__ = ["DEFAULT_JOBS", "DEFAULT_MACHINE_SIZE", "SCHEDULERS", "build_parser", "main"]
-
-#: Jobs in the default synthetic workload.
-DEFAULT_JOBS = 5_000
-#: Processors of the default synthetic machine.
-DEFAULT_MACHINE_SIZE = 128
+__all__ = [
+    "DEFAULT_COMPARE_METRICS",
+    "DEFAULT_JOBS",
+    "DEFAULT_MACHINE_SIZE",
+    "SCHEDULERS",
+    "build_parser",
+    "main",
+]
 
 #: Schedulers the command line offers: name -> (factory taking a priority and the parsed options,
 #: whether it uses the priority). ``easy`` takes ``--depth``, ``selective`` ``--threshold``,
@@ -86,69 +113,6 @@ SCHEDULERS: dict[str, tuple[Callable[[Priority, argparse.Namespace], Scheduler],
     "slack": (lambda priority, args: SlackBackfill(tolerance=args.tolerance), False),
 }
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
-
-
-class _Failure(BackfillError):
-    """An error of the command line's own (bad combination of options, unreadable file)."""
-
-
-def _depth(text: str) -> int | None:
-    """Parse a reservation depth: a positive whole number, or ``inf`` for unlimited (None)."""
-    if text.strip().lower() in ("inf", "unlimited"):
-        return None
-    return _positive_int(text)
-
-
-def _whole_number(minimum: int) -> Callable[[str], int]:
-    """Return an argparse type accepting whole numbers of at least ``minimum``."""
-    words = {0: "non-negative", 1: "positive"}
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a {words[minimum]} number, got {value}")
-        return value
-
-    return parse
-
-
-_positive_int = _whole_number(1)
-_non_negative_int = _whole_number(0)
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (value >= 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text}")
-    return value
-
-
-_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def _duration(text: str) -> float:
-    """Parse a duration: seconds, or a number followed by s, min, h or d (``4h``, ``1d``, ``90min``)."""
-    stripped = text.strip().lower()
-    for unit in sorted(_UNITS, key=len, reverse=True):
-        if stripped.endswith(unit):
-            return _positive_float(stripped[: -len(unit)]) * _UNITS[unit]
-    return _positive_float(stripped)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -306,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
             "the scheduler's name is added before the suffix"
         ),
     )
+    _add_compare(commands)
     return parser
 
 
@@ -421,6 +386,9 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- backfill compare --------------------------------------------------------------------------
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``backfill`` command line and return its exit status.
 
@@ -438,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "compare":
+            return _compare(args)
     except BackfillError as e:
         print(f"backfill: error: {e}", file=sys.stderr)
         return 2

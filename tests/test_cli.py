@@ -1,4 +1,4 @@
-"""The command line: `backfill simulate` in-process, its errors, and `python -m backfill`."""
+"""The command line: `simulate` and `compare` in-process, their errors, and `python -m backfill`."""
 
 from __future__ import annotations
 
@@ -10,11 +10,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backfill.cli import DEFAULT_JOBS, _accounting, _output_path, build_parser, main
+from backfill._cli_compare import _param_value, _scheduler_spec, _workload_spec
+from backfill.cli import (
+    DEFAULT_COMPARE_METRICS,
+    DEFAULT_JOBS,
+    _accounting,
+    _output_path,
+    build_parser,
+    main,
+)
 from backfill.lublin import lublin_feitelson
 from backfill.metrics import DEFAULT_COLUMNS
 from backfill.schedulers import FCFS
 from backfill.simulator import simulate
+from backfill.sweep import Grid, ModelWorkload, SchedulerSpec, SweepResult, run_sweep
 from backfill.swf import read_swf, write_swf
 from backfill.workload import Job, Workload
 
@@ -430,3 +439,278 @@ def test_bad_window_is_a_usage_error(capsys: pytest.CaptureFixture[str], window:
     with pytest.raises(SystemExit) as exit_info:
         main(["simulate", "--scheduler", "relshare", "--window", window])
     assert exit_info.value.code == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# backfill compare
+# ---------------------------------------------------------------------------------------------
+
+MODEL = "model:n=80,machine_size=16,seed=1"
+OTHER_MODEL = "model:n=60,machine_size=8,seed=2,estimates=accurate,name=small"
+
+
+def markdown_tables(out: str) -> list[list[dict[str, str]]]:
+    """Every markdown table in the output, as rows of column -> cell."""
+    tables: list[list[dict[str, str]]] = []
+    lines = out.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("| -"):
+            header = [c.strip() for c in lines[i].strip("|").split("|")]
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].startswith("| "):
+                cells = [c.strip() for c in lines[i].strip("|").split("|")]
+                rows.append(dict(zip(header, cells, strict=True)))
+                i += 1
+            tables.append(rows)
+        else:
+            i += 1
+    return tables
+
+
+def test_compare_tables_match_run_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "compare", MODEL, OTHER_MODEL, "--scheduler", "easy", "conservative", "pc",
+        "--priority", "fcfs", "sjf", "--metric", "mean_wait", "utilization", "jobs", "--workers", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    assert "note: Conservative takes no priority" in out
+    assert "10 cells: 10 simulated, 0 from the cache" in out
+    grid = Grid(
+        [
+            ModelWorkload(n_jobs=80, machine_size=16, seed=1, estimates="f-model", name=MODEL),
+            ModelWorkload(n_jobs=60, machine_size=8, seed=2, estimates="accurate", name="small"),
+        ],
+        ["EASY", "Conservative", "PC"],
+        priorities=["fcfs", "sjf"],
+    )
+    expected = run_sweep(grid, workers=1)
+    metrics, improvements = markdown_tables(out)
+    assert [(r["workload"], r["scheduler"], r["priority"]) for r in metrics] == [
+        (r["workload"], r["scheduler"], r["priority"]) for r in expected.rows
+    ]
+    for shown, row in zip(metrics, expected.rows, strict=True):
+        assert (shown["load"], shown["estimates"]) == ("1", "user")
+        assert float(shown["mean_wait"]) == pytest.approx(row["mean_wait"], abs=0.05)
+        assert float(shown["utilization"]) == pytest.approx(row["utilization"], abs=5e-4)
+        assert shown["jobs"] == str(row["jobs"])
+    # Conservative is in the list, so it is the baseline even though EASY comes first.
+    assert "percent improvement over Conservative" in out
+    wait = expected.improvement("mean_wait", "Conservative")
+    assert [(r["workload"], r["scheduler"], r["priority"]) for r in improvements] == [
+        (r["workload"], r["scheduler"], r["priority"]) for r in wait
+    ]
+    for shown, row in zip(improvements, wait, strict=True):
+        assert float(shown["mean_wait"]) == pytest.approx(row["improvement"], abs=0.05)
+        assert shown["jobs"] == "+0.0"
+
+
+def test_compare_an_swf_trace_loads_estimates_and_a_chosen_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tiny.swf"
+    write_swf(path, lublin_feitelson(70, machine_size=16, seed=4, estimates="f-model"))
+    code, out, _ = run(
+        capsys, "compare", str(path), "--scheduler", "fcfs", "easy:depth=2", "--load", "1", "1.5",
+        "--estimates", "user", "exact", "--baseline", "FCFS", "--metric", "max_wait", "--workers", "1",
+    )  # fmt: skip
+    assert code == 0
+    grid = Grid(
+        [path],
+        [SchedulerSpec("FCFS"), SchedulerSpec.of("EASY", depth=2)],
+        loads=[1.0, 1.5],
+        estimates=["user", "exact"],
+    )
+    expected = run_sweep(grid, workers=1)
+    metrics, improvements = markdown_tables(out)
+    assert [(r["workload"], r["scheduler"], r["load"], r["estimates"]) for r in metrics] == [
+        ("tiny", r["scheduler"], f"{r['load']:g}", r["estimates"]) for r in expected.rows
+    ]
+    assert [float(r["max_wait"]) for r in metrics] == pytest.approx(
+        [r["max_wait"] for r in expected.rows], abs=0.05
+    )
+    assert {r["scheduler"] for r in improvements} == {"EASY(depth=2)"} and len(improvements) == 4
+    assert "percent improvement over FCFS" in out
+    # The baseline may be given in the --scheduler syntax too.
+    code, out, _ = run(
+        capsys, "compare", str(path), "--scheduler", "fcfs", "easy:depth=2", "--baseline", "easy:depth=2",
+        "--workers", "1",
+    )  # fmt: skip
+    assert code == 0 and "percent improvement over EASY(depth=2)" in out
+    assert [r["scheduler"] for r in markdown_tables(out)[1]] == ["FCFS"]
+
+
+def test_compare_writes_the_csv_and_figures_and_reuses_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = pytest.importorskip("matplotlib.image")
+    argv = [
+        "compare", MODEL, "--scheduler", "conservative", "easy", "--priority", "fcfs", "sjf",
+        "--workers", "1", "--cache", str(tmp_path / "cache"), "--csv", str(tmp_path / "rows.csv"),
+        "--figures", str(tmp_path / "figures" / "new"),
+    ]  # fmt: skip
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    rows = SweepResult.from_csv(tmp_path / "rows.csv").rows
+    expected = run_sweep(
+        Grid([ModelWorkload(n_jobs=80, machine_size=16, seed=1, estimates="f-model", name=MODEL)],
+             ["Conservative", "EASY"], priorities=["fcfs", "sjf"]),
+        workers=1,
+    ).rows  # fmt: skip
+    assert [{k: v for k, v in r.items() if k != "seconds"} for r in rows] == [
+        {k: v for k, v in r.items() if k != "seconds"} for r in expected
+    ]
+    for metric in DEFAULT_COMPARE_METRICS:
+        png = tmp_path / "figures" / "new" / f"improvement_{metric}.png"
+        assert f"wrote {png}" in out
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+        assert image.imread(png).ndim == 3
+    assert sorted(p.name for p in (tmp_path / "figures" / "new").iterdir()) == [
+        "improvement_mean_bsld.png",
+        "improvement_mean_wait.png",
+    ]
+    code, again, _ = run(capsys, *argv)
+    assert code == 0 and "3 cells: 0 simulated, 3 from the cache" in again
+    assert markdown_tables(again) == markdown_tables(out)
+
+
+def test_compare_with_one_scheduler_and_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tqdm")
+    code, out, err = run(capsys, "compare", "model:n=30,machine_size=8", "--scheduler", "easy",
+                         "--workers", "1", "--progress")  # fmt: skip
+    assert code == 0 and "no scheduler besides the baseline EASY to compare" in out
+    assert len(markdown_tables(out)) == 1 and "1/1" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("4", 4), ("2.5", 2.5), ("true", True), ("False", False), ("none", None), ("4h", 14400.0),
+     ("90min", 5400.0), ("G2", "G2")],
+)  # fmt: skip
+def test_scheduler_parameter_values(text: str, value: object) -> None:
+    assert _param_value(text) == value and type(_param_value(text)) is type(value)
+
+
+def test_scheduler_specs_and_aliases() -> None:
+    assert _scheduler_spec("relshare:window=4h,expected_usage=false") == SchedulerSpec.of(
+        "RelShare", window=14400.0, expected_usage=False
+    )
+    assert _scheduler_spec("lookahead:goal=G2").label == "LookaheadSlack(goal='G2')"
+    assert _scheduler_spec("slack").name == "SlackBackfill"
+    assert _scheduler_spec(" EASY ").label == "EASY"
+
+
+def test_model_specs() -> None:
+    assert _workload_spec("model") == ModelWorkload(
+        n_jobs=DEFAULT_JOBS, machine_size=128, seed=0, estimates="f-model", name="model"
+    )
+    spec = _workload_spec("model:n=20,seed=3,job_class=all,arrival_shape=10.2,estimate_factor=2,name=x")
+    assert spec == ModelWorkload(
+        n_jobs=20,
+        seed=3,
+        job_class="all",
+        arrival_shape=10.2,
+        estimates="f-model",
+        estimate_factor=2.0,
+        name="x",
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["nope.swf"], ["cannot read nope.swf", "No such file"]),
+        (["--scheduler", "easy", "model"], ["no workload"]),
+        (["--scheduler", "easy"], ["no workload: give the traces or 'model' first"]),
+        ([MODEL, "--scheduler", "magic"], ["--scheduler 'magic'", "unknown scheduler 'magic'"]),
+        ([MODEL, "--scheduler", "easy:depth"], ["expected KEY=VALUE, got 'depth'"]),
+        ([MODEL, "--scheduler", "easy:"], ["expected KEY=VALUE, got ''"]),
+        ([MODEL, "--scheduler", "easy:speed=3"], ["EASY takes no parameter 'speed'"]),
+        ([MODEL, "--scheduler", "easy:depth=0"], ["cannot build EASY"]),
+        ([MODEL, "--scheduler", "easy:depth=1,depth=2"], ["depth given twice"]),
+        ([MODEL, "--scheduler", "easy:priority=sjf"], ["give the priority in the grid's priorities"]),
+        ([MODEL, "--scheduler", "lookahead:goal=G3"], ["goal must be one of G1, G2"]),
+        ([MODEL, "--priority", "random"], ["unknown priority 'random'"]),
+        ([MODEL, "--metric", "speed"], ["unknown metric 'speed'", "mean_wait"]),
+        ([MODEL, "--baseline", "PC"], ["--baseline 'PC' is not among the schedulers: EASY, FCFS"]),
+        (["model:n=ten"], ["n='ten' is not a valid int"]),
+        (["model:size=3"], ["unknown key 'size'"]),
+        (["model:n=5,n_jobs=6"], ["n and n_jobs both given"]),
+        (["model:estimates=magic"], ["workload 'model:estimates=magic'"]),
+        ([MODEL, "--scheduler", "easy", "--figures", "x"], ["needs a scheduler besides the baseline"]),
+        ([MODEL, "--csv", "no/such/dir/rows.csv"], ["cannot write no/such/dir/rows.csv: no directory"]),
+    ],
+)
+def test_compare_errors_are_one_line(
+    argv: list[str], fragments: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    if "--scheduler" not in argv:
+        argv = [*argv, "--scheduler", "easy", "fcfs"]
+    code, out, err = run(capsys, "compare", *argv, "--workers", "1")
+    assert_clean_error(code, out, err, *fragments)
+
+
+def test_compare_workloads_after_the_options_follow_a_double_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "compare", "--scheduler", "easy", "--workers", "1", "--", "model:n=20,machine_size=8"
+    )
+    assert code == 0 and markdown_tables(out)[0][0]["workload"] == "model:n=20,machine_size=8"
+
+
+def test_compare_runs_repeated_arguments_once(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["model:n=20,machine_size=8"] * 2 + ["--scheduler", "easy", "EASY", "--load", "1", "1.0"]
+    code, out, _ = run(capsys, "compare", *argv, "--priority", "sjf", "sjf", "--workers", "1")
+    assert code == 0 and len(markdown_tables(out)[0]) == 1
+
+
+def test_compare_a_malformed_trace_names_the_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.swf"
+    path.write_text("; MaxProcs: 4\n1 0 -1 10 2\n")
+    code, out, err = run(capsys, "compare", str(path), "--scheduler", "easy", "--workers", "1")
+    assert_clean_error(code, out, err, f"{path}:2:", "18 fields", "in sweep cell bad / EASY")
+
+
+def test_compare_figures_without_matplotlib(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] or [
+        "matplotlib"
+    ]:
+        monkeypatch.setitem(sys.modules, name, None)
+    code, out, err = run(capsys, "compare", MODEL, "--scheduler", "easy", "pc", "--figures",
+                         str(tmp_path / "figs"), "--workers", "1")  # fmt: skip
+    assert_clean_error(code, out, err, "--figures: plotting needs matplotlib: pip install 'backfill[plot]'")
+    assert not (tmp_path / "figs").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", MODEL],  # --scheduler is required
+        ["compare", MODEL, "--scheduler", "easy", "--load", "0"],
+        ["compare", MODEL, "--scheduler", "easy", "--estimates", "f-model"],
+        ["compare", MODEL, "--scheduler", "easy", "--workers", "0"],
+        ["compare", MODEL, "--scheduler", "easy", "--bound", "-1"],
+    ],
+)
+def test_compare_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: backfill compare" in err and "Traceback" not in err
+
+
+def test_compare_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("TRACE_OR_MODEL", "--scheduler", "--priority", "--load", "--estimates", "--baseline",
+                   "--metric", "--bound", "--workers", "--cache", "--csv", "--figures"):  # fmt: skip
+        assert option in out
+    assert "--progress" in out
+    assert "model:K=V" in out and "easy:depth=4" in out
