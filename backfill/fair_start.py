@@ -30,6 +30,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill._progress import _progress_bar
 from backfill.errors import BackfillError
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler, scheduler_name
@@ -164,14 +165,6 @@ def _bounds(costs: FloatArray, chunks: int) -> Iterator[tuple[int, int]]:
             yield lo, hi
 
 
-def _progress_bar(total: int, label: str) -> Any:
-    try:
-        from tqdm.auto import tqdm
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise BackfillError("progress=True needs tqdm: pip install 'backfill[progress]'") from e
-    return tqdm(total=total, desc=label, unit="job")
-
-
 def fair_start_times(
     workload: Workload,
     scheduler: Scheduler,
@@ -241,7 +234,7 @@ def fair_start_times(
     n = len(workload)
     sim = Simulator(workload, scheduler.copy(), record_reservations=False, overrun=overrun)
     name = scheduler_name(sim.scheduler)
-    bar = _progress_bar(n, f"FST {name}") if progress else None
+    bar = _progress_bar(n, f"FST {name}", "job") if progress else None
     try:
         if executor is None and (workers == 1 or n == 0):
             tick = bar.update if bar is not None else None

@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from backfill._progress import _progress_bar
 from backfill._sweep_cache import (
     SCHEDULERS,
     CellStore,
@@ -290,14 +291,6 @@ class Grid:
 # -- running ---------------------------------------------------------------------------------------
 
 
-def _progress_bar(total: int, initial: int) -> Any:
-    try:
-        from tqdm.auto import tqdm
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise BackfillError("progress=True needs tqdm: pip install 'backfill[progress]'") from e
-    return tqdm(total=total, initial=initial, desc="sweep", unit="cell")
-
-
 def run_sweep(
     grid: Grid,
     *,
@@ -362,7 +355,7 @@ def run_sweep(
         if bar is not None:
             bar.update(1)
 
-    bar = _progress_bar(len(cells), len(cells) - len(todo)) if progress else None
+    bar = _progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
     try:
         if executor is None and (workers == 1 or len(todo) <= 1):
             for i in todo:
