@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,3 +40,38 @@ def markdown(header: list[str], rows: list[list[str]], right: int = 1) -> str:
     align = ["---" if i < right else "---:" for i in range(len(header))]
     lines = [header, align, *rows]
     return "\n".join("| " + " | ".join(line) + " |" for line in lines)
+
+
+#: The verdicts a :class:`Check` may carry.
+VERDICTS = ("holds", "partly", "differs", "not checkable")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One statement of a paper that our traces can check, beside what we measure.
+
+    Every reproduction script has a ``checks(trace_dir, cache, *, workers, run)`` function that returns
+    its paper's checks; ``reproduce.py`` gathers them into ``docs/reproduction.md``. ``ours`` and
+    ``verdict`` are computed from the results, never typed in; ``why`` is the explanation that goes
+    with the verdict (empty when the statement holds and there is nothing to add).
+    """
+
+    source: str  # where in the paper: "Fig. 4", "Table 7", "§4.1"
+    statement: str  # the paper's statement, with its value or direction
+    ours: str  # what we measure, with figures
+    verdict: str  # one of VERDICTS
+    why: str = ""  # why ours differs, where it does (trace versions, missing traces, definitions)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
+
+
+def verdict_of(agree: int, total: int, *, most: float = 0.75) -> str:
+    """Return "holds" when all ``total`` cases agree or at least ``most`` of them, "partly" when at
+    least half do, "differs" otherwise, and "not checkable" when there is no case."""
+    if total == 0:
+        return "not checkable"
+    if agree == total or agree >= most * total:
+        return "holds"
+    return "partly" if 2 * agree >= total else "differs"

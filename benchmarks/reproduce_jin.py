@@ -484,7 +484,8 @@ def report(results: dict[tuple[Any, ...], dict[str, dict[str, Any]]], args: argp
 # --- main ---------------------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main`; its defaults are the whole grid."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
     parser.add_argument("--traces", nargs="*", default=list(TRACES), help="file stems (none: no traces)")
@@ -515,12 +516,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--output", type=Path, help="write the markdown report here (default: stdout)")
     parser.add_argument("--report-only", action="store_true", help="report the cached cells, run nothing")
-    args = parser.parse_args(argv)
-    for stem in args.traces:
-        if not (args.trace_dir / f"{stem}.swf.gz").exists():
-            parser.error(f"trace {stem} not found in {args.trace_dir}")
-    args.cache.mkdir(parents=True, exist_ok=True)
+    return parser
 
+
+def collect(args: argparse.Namespace) -> dict[tuple[Any, ...], dict[str, dict[str, Any]]]:
+    """Read the grid's cached cells and, unless ``args.report_only``, simulate and cache the missing ones.
+
+    Trace cells whose trace is not in ``args.trace_dir`` are only read from the cache.
+    """
     cells: list[tuple[Any, ...]] = [("model", a, s, None, "exact") for a in args.alphas for s in args.seeds]
     cells += [("model", W1_ALPHA, s, load, "exact") for load in args.loads for s in args.seeds]
     fmodel_loads = [None, *args.fmodel_loads]
@@ -533,7 +536,9 @@ def main(argv: list[str] | None = None) -> int:
             path = args.cache / f"{cell_name(cell, spec, args.threshold, args.cutoff)}.json"
             if path.exists():
                 results.setdefault(cell, {})[spec] = json.loads(path.read_text())
-            elif not args.report_only:
+            elif not args.report_only and (
+                cell[0] == "model" or (args.trace_dir / f"{cell[1]}.swf.gz").exists()
+            ):
                 todo.append((cell, spec))
     # Model cells first (short), traces last, so that a partial run already gives whole rows.
     todo.sort(key=lambda item: item[0][0] == "trace")
@@ -555,6 +560,17 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for stem in args.traces:
+        if not (args.trace_dir / f"{stem}.swf.gz").exists():
+            parser.error(f"trace {stem} not found in {args.trace_dir}")
+    args.cache.mkdir(parents=True, exist_ok=True)
+    results = collect(args)
     write_report(report(results, args), args.output)
     return 0
 

@@ -9,7 +9,8 @@ improvement over Conservative, (Conservative - other) / Conservative, as the pap
 * profile events examined by PC relative to Conservative (§4.3).
 
 Each simulation runs in its own process (``--workers``) and its figures are cached as JSON under
-``--cache``, so an interrupted run resumes. Usage::
+``--cache``, so an interrupted run resumes; ``collect`` is shared with ``_checks_lindsay.py``, which sets
+the paper's statements beside these figures for ``reproduce.py``. Usage::
 
     python benchmarks/reproduce_lindsay.py                       # every trace of the paper we have
     python benchmarks/reproduce_lindsay.py --traces KTH-SP2-1996-2 --priorities sjf wjf ljf
@@ -141,6 +142,40 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], priorities: list[str]) 
     return "\n\n".join(parts) + "\n"
 
 
+def collect(
+    trace_dir: Path, stems: list[str], specs: list[str], cache: Path, workers: int, *, run: bool = True
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """Return the figures of every (trace stem, scheduler) cell, keyed so.
+
+    Cached cells are read from ``cache``; with ``run`` the missing ones are simulated in ``workers``
+    processes and cached, otherwise they are left out.
+    """
+    cells: dict[tuple[str, str], dict[str, Any]] = {}
+    todo = []
+    for stem in stems:
+        for spec in specs:
+            path = cache / f"{stem}__{spec}.json"
+            if path.exists():
+                cells[stem, spec] = json.loads(path.read_text())
+            else:
+                todo.append((stem, spec))
+    if not run or not todo:
+        return cells
+    cache.mkdir(parents=True, exist_ok=True)
+    # Largest traces first, so the pool is not left waiting on one long run at the end.
+    sizes = {stem: (trace_dir / f"{stem}.swf.gz").stat().st_size for stem in stems}
+    todo.sort(key=lambda cell: -sizes[cell[0]])
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(run_cell, str(trace_dir), stem, spec): (stem, spec) for stem, spec in todo}
+        for future in as_completed(futures):
+            stem, spec = futures[future]
+            cell = future.result()
+            (cache / f"{stem}__{spec}.json").write_text(json.dumps(cell))
+            cells[stem, spec] = cell
+            print(f"{stem:28} {spec:14} {cell['seconds']:8.1f} s", file=sys.stderr, flush=True)
+    return cells
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
@@ -154,29 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no trace folder at {args.trace_dir}")
     stems = args.traces or [stem for _, stem in TRACES]
     specs = ["Conservative", "EASY"] + [f"{a}-{p}" for p in args.priorities for a in ("PC", "DC")]
-    args.cache.mkdir(parents=True, exist_ok=True)
-    cells: dict[tuple[str, str], dict[str, Any]] = {}
-    todo = []
-    for stem in stems:
-        for spec in specs:
-            path = args.cache / f"{stem}__{spec}.json"
-            if path.exists():
-                cells[stem, spec] = json.loads(path.read_text())
-            else:
-                todo.append((stem, spec))
-    # Largest traces first, so the pool is not left waiting on one long run at the end.
-    sizes = {stem: (args.trace_dir / f"{stem}.swf.gz").stat().st_size for stem in stems}
-    todo.sort(key=lambda cell: -sizes[cell[0]])
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {
-            pool.submit(run_cell, str(args.trace_dir), stem, spec): (stem, spec) for stem, spec in todo
-        }
-        for future in as_completed(futures):
-            stem, spec = futures[future]
-            cell = future.result()
-            (args.cache / f"{stem}__{spec}.json").write_text(json.dumps(cell))
-            cells[stem, spec] = cell
-            print(f"{stem:28} {spec:14} {cell['seconds']:8.1f} s", file=sys.stderr, flush=True)
+    cells = collect(args.trace_dir, stems, specs, args.cache, args.workers)
     text = report(cells, args.priorities)
     write_report(text, args.output)
     return 0

@@ -171,6 +171,44 @@ def report(figures: dict[tuple[str, str], dict[str, float]], times: dict[tuple[s
     return "\n".join(parts) + "\n"
 
 
+def collect(
+    trace_dir: Path, stems: list[str], specs: list[str], cache: Path, *, workers: int = 2, run: bool = True
+) -> tuple[dict[tuple[str, str], dict[str, float]], dict[tuple[str, str], Any]]:
+    """Run the cells not yet cached (unless ``run`` is false), then return every cached cell's figures
+    and times, keyed by (file stem, scheduler)."""
+    times: dict[tuple[str, str], Any] = {}
+    todo = []
+    for stem in stems:
+        for spec in specs:
+            path = cache / f"{stem}__{spec}.json"
+            if path.exists():
+                times[stem, spec] = json.loads(path.read_text())
+            elif run:
+                todo.append((stem, spec))
+    if todo:
+        cache.mkdir(parents=True, exist_ok=True)
+        # Smallest traces first, so that a partial run already gives whole rows.
+        sizes = {stem: (trace_dir / f"{stem}.swf.gz").stat().st_size for stem, _ in todo}
+        todo.sort(key=lambda cell: (sizes[cell[0]], cell[1]))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {
+                pool.submit(run_cell, str(trace_dir), stem, spec, str(cache)): (stem, spec)
+                for stem, spec in todo
+            }
+            for future in as_completed(futures):
+                stem, spec = futures[future]
+                cell = future.result()
+                (cache / f"{stem}__{spec}.json").write_text(json.dumps(cell))
+                times[stem, spec] = cell
+                print(
+                    f"{stem:28} {spec:14} sim {cell['sim_seconds']:7.1f} s  FST {cell['fst_seconds']:8.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    figures = {key: cell_metrics(trace_dir, *key, cache) for key in times}
+    return figures, times
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
@@ -185,36 +223,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no trace folder at {args.trace_dir}")
     stems = args.traces or [stem for _, stem in TRACES]
     args.cache.mkdir(parents=True, exist_ok=True)
-    times: dict[tuple[str, str], Any] = {}
-    todo = []
-    for stem in stems:
-        for spec in args.schedulers:
-            path = args.cache / f"{stem}__{spec}.json"
-            if path.exists():
-                times[stem, spec] = json.loads(path.read_text())
-            elif not args.report_only:
-                todo.append((stem, spec))
-    # Smallest traces first, so that a partial run already gives whole rows.
-    sizes = {stem: (args.trace_dir / f"{stem}.swf.gz").stat().st_size for stem in stems}
-    todo.sort(key=lambda cell: (sizes[cell[0]], cell[1]))
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {
-            pool.submit(run_cell, str(args.trace_dir), stem, spec, str(args.cache)): (stem, spec)
-            for stem, spec in todo
-        }
-        for future in as_completed(futures):
-            stem, spec = futures[future]
-            cell = future.result()
-            (args.cache / f"{stem}__{spec}.json").write_text(json.dumps(cell))
-            times[stem, spec] = cell
-            print(
-                f"{stem:28} {spec:14} sim {cell['sim_seconds']:7.1f} s  FST {cell['fst_seconds']:8.1f} s",
-                file=sys.stderr,
-                flush=True,
-            )
-    figures = {key: cell_metrics(args.trace_dir, *key, args.cache) for key in times}
-    text = report(figures, times)
-    write_report(text, args.output)
+    figures, times = collect(
+        args.trace_dir, stems, args.schedulers, args.cache, workers=args.workers, run=not args.report_only
+    )
+    write_report(report(figures, times), args.output)
     return 0
 
 

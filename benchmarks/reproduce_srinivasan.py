@@ -60,7 +60,7 @@ DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "srinivasan"
 #: (paper name, file stem, width boundary of a narrow job, the paper's shares SN/SW/LN/LW in percent,
 #: whether the paper had user estimates). LANL's boundary is 64 processors (Table 2) and the paper
 #: had no user estimates for it.
-TRACES: tuple[tuple[str, str, int, tuple[float, ...], bool], ...] = (
+TRACES: tuple[tuple[str, str, int, tuple[float, float, float, float], bool], ...] = (
     ("CTC", "CTC-SP2-1996-3.1-cln", 8, (45.06, 11.84, 30.26, 12.84), True),
     ("SDSC", "SDSC-SP2-1998-4.2-cln", 8, (47.24, 21.44, 20.94, 10.38), True),
     ("KTH", "KTH-SP2-1996-2", 8, (53.78, 19.52, 16.50, 10.20), True),
@@ -140,13 +140,23 @@ def _pct(base: float, other: float) -> str:
     return f"{-percent_improvement(base, other):+.1f}"
 
 
+def our_shares(trace_dir: Path) -> dict[str, tuple[int, tuple[float, float, float, float]]]:
+    """Each paper trace's job count and our SN/SW/LN/LW shares (percent), by the paper's name."""
+    out = {}
+    for name, stem, wb, *_ in TRACES:
+        workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
+        sn, sw, ln, lw = (category_shares(workload, width_boundary=wb)[c] for c in CATEGORIES)
+        out[name] = (len(workload), (sn, sw, ln, lw))
+    return out
+
+
 def shares_table(trace_dir: Path) -> str:
     rows = []
+    shares = our_shares(trace_dir)
     for name, stem, wb, paper, _ in TRACES:
-        workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
-        ours = category_shares(workload, width_boundary=wb)
-        row = [name, stem, f"{len(workload):,}", f"{wb}"]
-        row += [f"{p:.2f} / {ours[c]:.2f}" for c, p in zip(CATEGORIES, paper, strict=True)]
+        jobs, ours = shares[name]
+        row = [name, stem, f"{jobs:,}", f"{wb}"]
+        row += [f"{p:.2f} / {o:.2f}" for p, o in zip(paper, ours, strict=True)]
         rows.append(row)
     header = ["trace", "our version", "jobs", "narrow <=", *(f"{c} paper / ours" for c in CATEGORIES)]
     return markdown(header, rows, right=2)
@@ -276,6 +286,48 @@ def report(trace_dir: Path, groups: dict[str, Any], loads: list[float]) -> str:
     return "\n".join(parts) + "\n"
 
 
+def collect(
+    trace_dir: Path,
+    stems: list[str],
+    loads: list[float],
+    cache: Path,
+    *,
+    workers: int = 2,
+    run: bool = True,
+) -> dict[str, Any]:
+    """Return the (trace, load, estimates) groups of these traces and loads, keyed as in the cache.
+
+    Reads the cached groups; with ``run`` simulates the missing ones in ``workers`` processes first,
+    caching each as it finishes. Without ``run`` it returns only what the cache holds.
+    """
+    known = {t[1]: t for t in TRACES}
+    groups: dict[str, Any] = {}
+    todo = []
+    for stem in stems:
+        for estimates in ("exact", "user") if known[stem][4] else ("exact",):
+            for load in loads:
+                key = _key(stem, load, estimates)
+                path = cache / f"{key}.json"
+                if path.exists():
+                    groups[key] = json.loads(path.read_text())
+                else:
+                    todo.append((stem, load, estimates))
+    if not run:
+        return groups
+    cache.mkdir(parents=True, exist_ok=True)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(run_group, str(trace_dir), *cell): cell for cell in todo}
+        for future in as_completed(futures):
+            stem, load, estimates = futures[future]
+            group = future.result()
+            key = _key(stem, load, estimates)
+            (cache / f"{key}.json").write_text(json.dumps(group))
+            groups[key] = group
+            total = sum(group["seconds"].values())
+            print(f"{key:45} {total:7.1f} s", file=sys.stderr, flush=True)
+    return groups
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
@@ -292,28 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in stems if s not in known]
     if unknown:
         parser.error(f"not one of the paper's traces: {', '.join(unknown)}")
-    args.cache.mkdir(parents=True, exist_ok=True)
-    groups: dict[str, Any] = {}
-    todo = []
-    for stem in stems:
-        for estimates in ("exact", "user") if known[stem][4] else ("exact",):
-            for load in args.loads:
-                key = _key(stem, load, estimates)
-                path = args.cache / f"{key}.json"
-                if path.exists():
-                    groups[key] = json.loads(path.read_text())
-                else:
-                    todo.append((stem, load, estimates))
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {pool.submit(run_group, str(args.trace_dir), *cell): cell for cell in todo}
-        for future in as_completed(futures):
-            stem, load, estimates = futures[future]
-            group = future.result()
-            key = _key(stem, load, estimates)
-            (args.cache / f"{key}.json").write_text(json.dumps(group))
-            groups[key] = group
-            total = sum(group["seconds"].values())
-            print(f"{key:45} {total:7.1f} s", file=sys.stderr, flush=True)
+    groups = collect(args.trace_dir, stems, args.loads, args.cache, workers=args.workers)
     text = report(args.trace_dir, groups, sorted(args.loads))
     write_report(text, args.output)
     return 0

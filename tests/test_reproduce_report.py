@@ -1,0 +1,103 @@
+"""The reproduction report: ``benchmarks/reproduce.py`` and the checks it gathers."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import VERDICTS, Check, verdict_of  # noqa: E402
+
+PAPERS = ("lindsay", "rajbhandary", "srinivasan", "vasupongayya", "jin")
+
+
+def test_verdict_of_thresholds() -> None:
+    assert verdict_of(8, 8) == "holds"
+    assert verdict_of(6, 8) == "holds"  # three quarters
+    assert verdict_of(5, 8) == "partly"
+    assert verdict_of(4, 8) == "partly"  # half
+    assert verdict_of(3, 8) == "differs"
+    assert verdict_of(0, 0) == "not checkable"
+    assert verdict_of(9, 10, most=1.0) == "partly"
+
+
+def test_check_rejects_an_unknown_verdict() -> None:
+    with pytest.raises(ValueError, match="verdict"):
+        Check("Fig. 1", "claim", "ours", "maybe")
+
+
+def _run(traces: Path, results: Path, output: Path, *papers: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "--cached"]
+    command += ["--trace-dir", str(traces), "--results", str(results), "--output", str(output)]
+    if papers:
+        command += ["--papers", *papers]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+
+
+def _summary(text: str) -> dict[str, list[int]]:
+    """The summary table's counts per paper: statements, then one per verdict."""
+    block = text.split("## Summary", 1)[1].split("## The traces", 1)[0]
+    rows = {}
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 2 + len(VERDICTS) and cells[1].isdigit():
+            rows[cells[0]] = [int(c) for c in cells[1:]]
+    return rows
+
+
+def test_empty_caches_give_every_statement_not_checkable(traces: Path, tmp_path: Path) -> None:
+    output = tmp_path / "reproduction.md"
+    done = _run(traces, tmp_path / "results", output)
+    assert done.returncode == 0, done.stderr
+    text = output.read_text()
+    summary = _summary(text)
+    assert len(summary) == len(PAPERS), text
+    for counts in summary.values():
+        statements, *by_verdict = counts
+        assert statements > 0 and sum(by_verdict) == statements
+        assert by_verdict[VERDICTS.index("not checkable")] > 0
+    # --cached never simulates: nothing was written to the results folders.
+    assert not any((tmp_path / "results").rglob("*.*"))
+    # The trace table: the papers' published counts beside ours, read from the traces.
+    assert re.search(r"\| KTH-SP2 \| KTH-SP2-1996-2 \| KTH-SP2-1996-2 \| 28,489 \| 28,489 \|", text), text
+    assert "| LLNL-Atlas |" in text and "(+996)" in text
+    assert "| CTC | 45.06 / 11.84 / 30.26 / 12.84 |" in text
+    # One section per paper, each a table with a verdict per row.
+    sections = re.findall(r"^## (?!Summary|The traces)(.+)$", text, flags=re.MULTILINE)
+    assert len(sections) == len(PAPERS)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.count(" | ") >= 4]
+    rows = [line for line in rows if not line.startswith("| paper |")]  # the summary's header
+    verdicts = [line.split(" | ")[3] for line in rows if line.split(" | ")[3] in VERDICTS]
+    assert len(verdicts) == sum(counts[0] for counts in summary.values())
+
+
+def test_missing_trace_folder_is_a_clear_error(tmp_path: Path) -> None:
+    done = _run(tmp_path / "nope", tmp_path, tmp_path / "out.md", "lindsay")
+    assert done.returncode == 2
+    assert "no trace folder" in done.stderr
+    assert not (tmp_path / "out.md").exists()
+
+
+@pytest.mark.slow
+def test_a_cached_paper_gives_computed_verdicts(traces: Path, tmp_path: Path) -> None:
+    # Fill Lindsay's cache for one trace (12 simulations), then report from it: the statements
+    # about that trace are now checked, with figures, and the rest say which traces are missing.
+    cache = tmp_path / "results" / "lindsay"
+    fill = [sys.executable, str(ROOT / "benchmarks" / "reproduce_lindsay.py"), "--traces", "KTH-SP2-1996-2"]
+    fill += ["--priorities", "fcfs", "sjf", "wjf", "ljf", "njf", "--cache", str(cache), "--workers", "2"]
+    done = subprocess.run(fill, capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr
+    output = tmp_path / "reproduction.md"
+    done = _run(traces, tmp_path / "results", output, "lindsay")
+    assert done.returncode == 0, done.stderr
+    text = output.read_text()
+    (counts,) = _summary(text).values()
+    assert counts[0] > counts[1 + VERDICTS.index("not checkable")]
+    assert "KTH-SP2" in text.split("## Lindsay", 1)[1]
+    assert re.search(r"[+-]\d+\.\d %", text.split("## Lindsay", 1)[1])
