@@ -8,7 +8,7 @@ shares of jobs with estimates and Srinivasan's category shares beside ours. Usag
 
     python benchmarks/reproduce.py                    # run what is missing, then write the report
     python benchmarks/reproduce.py --cached           # write from the caches only, run nothing
-    python benchmarks/reproduce.py --papers lindsay jin --output /tmp/report.md
+    python benchmarks/reproduce.py --papers lindsay jin --output report.md
 
 From empty caches the full run takes many hours on two cores, almost all of it the Rajbhandary fair
 start times (docs/reproduction-rajbhandary.md gives the costs); every cell is cached as it finishes,
@@ -78,7 +78,7 @@ positive is better, unless a row says otherwise.
 
 
 def _load(key: str) -> ModuleType:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    # The paper modules sit beside this script, already on sys.path (the `_common` import needs it).
     return importlib.import_module(PAPERS[key])
 
 
