@@ -30,6 +30,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill._fst_checkpoint import _Checkpoint, _fingerprint
 from backfill._progress import _progress_bar
 from backfill.errors import BackfillError
 from backfill.schedule import Schedule
@@ -89,25 +90,70 @@ def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
     return fork._run_until_row_started(row)
 
 
+def _relaxed_fst_after(fork: Simulator, row: int, submit: float) -> float:
+    """Relaxed FST of ``row`` from the strict fork of ``row - 1``, which has run until that job started.
+
+    That fork drops every arrival from ``row`` on, and until ``submit`` it saw what the simulation saw,
+    so it is (or, run on, becomes) the fork :func:`_relaxed_fst` takes: this saves a fork per row.
+    Returns NaN if no job was queued at the arrival, where the relaxed FST is the strict one.
+    """
+    fork.run_before(submit)
+    # Run past ``submit`` means the job of ``row - 1`` was still queued (or arriving) there.
+    if fork.now < submit and not fork.queued_jobs and fork._next >= row:
+        return math.nan
+    while fork.queued_jobs or fork._next < row:
+        if not fork.step():
+            raise BackfillError(
+                f"{scheduler_name(fork.scheduler)} never started jobs {sorted(fork.queued_jobs)}"
+            )
+    fork._deliver_late(row)
+    return fork._run_until_row_started(row)
+
+
 def _fst_rows(
-    sim: Simulator, lo: int, hi: int, strict: bool, relaxed: bool, tick: Callable[[int], None] | None
+    sim: Simulator,
+    lo: int,
+    hi: int,
+    strict: bool,
+    relaxed: bool,
+    tick: Callable[[int], None] | None,
+    saved: Callable[[int, FloatArray, FloatArray], None] | None = None,
 ) -> tuple[int, FloatArray, FloatArray]:
-    """Advance ``sim`` through rows ``lo..hi-1``, forking once or twice at each arrival."""
+    """Advance ``sim`` through rows ``lo..hi-1``, forking once or twice at each arrival.
+
+    With both kinds, the strict fork of a row runs on to give the next row's relaxed FST (see
+    :func:`_relaxed_fst_after`), so each row costs about one fork instead of two. ``saved(row, strict,
+    relaxed)`` is called after every row with the results so far (a checkpoint).
+    """
     n = hi - lo
     out_strict = np.full(n, np.nan)
     out_relaxed = np.full(n, np.nan)
     records = sim.workload.records
     submit = records["submit"].tolist()
     rejected = sim._bad
+    carry: Simulator | None = None  # the strict fork of the previous row, if both kinds are asked
     for row in range(lo, hi):
         if not rejected[row]:
             sim.run_before(submit[row])
-            s = _strict_fst(sim, row) if strict else float("nan")
+            r = _relaxed_fst_after(carry, row, submit[row]) if carry is not None else None
+            if strict:
+                fork = sim.fork(last_arrival=row)
+                fork.record_reservations = False
+                s = fork._run_until_row_started(row)
+                carry = fork if relaxed else None
+            else:
+                s = float("nan")
             out_strict[row - lo] = s
             if relaxed:
-                out_relaxed[row - lo] = _relaxed_fst(sim, row, s)
+                if r is None:
+                    r = _relaxed_fst(sim, row, s)
+                out_relaxed[row - lo] = s if math.isnan(r) else r
+        else:
+            carry = None  # the next row's relaxed fork must not wait for this row's arrival
         if tick is not None:
             tick(1)
+        if saved is not None:
+            saved(row, out_strict, out_relaxed)
     return lo, out_strict, out_relaxed
 
 
@@ -176,6 +222,7 @@ def fair_start_times(
     chunks: int | None = None,
     progress: bool = False,
     overrun: OverrunPolicy = "raise_estimate",
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> FairStartTimes:
     """Return the strict and relaxed Fair Start Times of every job under ``scheduler``.
 
@@ -200,8 +247,17 @@ def fair_start_times(
     are); a Dask cluster, through ``client.get_executor()``, pickles with cloudpickle and also takes
     lambdas.
 
-    Cost: per job, one copy of the scheduler plus the instants from its arrival to its start, twice
-    for both kinds; ``progress=True`` shows a tqdm bar (the ``progress`` extra).
+    Cost: per job, one copy of the scheduler plus the instants from its arrival to its start. With
+    both kinds, the strict fork of each job runs on to give the next job's relaxed FST (until then
+    it saw what the relaxed fork would see), so a job costs one fork, not two. ``progress=True``
+    shows a tqdm bar (the ``progress`` extra).
+
+    With ``checkpoint``, finished rows are written to that ``.npz`` file about every minute and when
+    the run ends or is interrupted, and a run given an existing file computes only the rows it lacks
+    (serially: from the first missing row on; in parallel: the ranges not wholly done). The file
+    records a digest of the workload, the scheduler's name, the kinds and ``overrun``, and a file
+    of another run is an error. The name does not show a priority's parameters or a changed
+    function body: give each variant its own file.
 
     Args:
         workload: The jobs and machine size.
@@ -213,9 +269,14 @@ def fair_start_times(
         chunks: Number of ranges (default: 8 per worker, at most one per job).
         progress: Show a progress bar.
         overrun: The simulator's policy for jobs that run past their estimate.
+        checkpoint: File to save finished rows to and resume from.
 
     Returns:
         The FSTs, aligned with the workload's rows.
+
+    Raises:
+        BackfillError: On bad arguments, a scheduler that cannot reach worker processes, or a
+            ``checkpoint`` file that is unreadable or belongs to another run.
 
     Example:
         >>> from backfill import Job, Workload
@@ -234,17 +295,49 @@ def fair_start_times(
     n = len(workload)
     sim = Simulator(workload, scheduler.copy(), record_reservations=False, overrun=overrun)
     name = scheduler_name(sim.scheduler)
+    saved = None
+    if checkpoint is not None:
+        saved = _Checkpoint.open(checkpoint, n, _fingerprint(workload, name, strict, relaxed, overrun))
     bar = _progress_bar(n, f"FST {name}", "job") if progress else None
     try:
         if executor is None and (workers == 1 or n == 0):
-            tick = bar.update if bar is not None else None
-            _, s, r = _fst_rows(sim, 0, n, strict, relaxed, tick)
+            s, r = _fst_serial(sim, strict, relaxed, bar, saved)
         else:
-            s, r = _fst_parallel(sim, strict, relaxed, executor, workers, chunks, bar)
+            s, r = _fst_parallel(sim, strict, relaxed, executor, workers, chunks, bar, saved)
     finally:
         if bar is not None:
             bar.close()
     return FairStartTimes(workload=workload, scheduler=name, strict=s, relaxed=r)
+
+
+def _fst_serial(
+    sim: Simulator, strict: bool, relaxed: bool, bar: Any, saved: _Checkpoint | None
+) -> tuple[FloatArray, FloatArray]:
+    n = len(sim.workload)
+    tick = bar.update if bar is not None else None
+    if saved is None:
+        _, s, r = _fst_rows(sim, 0, n, strict, relaxed, tick)
+        return s, r
+    lo = saved.first_missing()
+    if tick is not None and lo:
+        tick(lo)
+    last: list[Any] = []  # the latest (row, strict, relaxed) seen, to save it if the run is interrupted
+
+    def after_row(row: int, s: FloatArray, r: FloatArray) -> None:
+        last[:] = row, s, r
+        if saved.due():
+            saved.record(lo, s, r, row + 1 - lo)
+            saved.save()
+
+    try:
+        _, s, r = _fst_rows(sim, lo, n, strict, relaxed, tick, after_row)
+        saved.record(lo, s, r, n - lo)
+    finally:
+        if last:
+            row, s, r = last
+            saved.record(lo, s, r, row + 1 - lo)
+        saved.save()
+    return saved.strict.copy(), saved.relaxed.copy()
 
 
 def _fst_parallel(
@@ -255,6 +348,7 @@ def _fst_parallel(
     workers: int | None,
     chunks: int | None,
     bar: Any,
+    saved: _Checkpoint | None,
 ) -> tuple[FloatArray, FloatArray]:
     n = len(sim.workload)
     own = executor is None
@@ -264,12 +358,16 @@ def _fst_parallel(
     if chunks < 1:
         raise BackfillError(f"chunks must be at least 1, got {chunks}")
     pool: cf.Executor = cf.ProcessPoolExecutor(max_workers=pool_size) if executor is None else executor
-    out_strict = np.full(n, np.nan)
-    out_relaxed = np.full(n, np.nan)
+    out_strict = np.full(n, np.nan) if saved is None else saved.strict
+    out_relaxed = np.full(n, np.nan) if saved is None else saved.relaxed
     submit = sim.workload.records["submit"].tolist()
     try:
         sizes: dict[cf.Future[tuple[int, Any, Any]], int] = {}
         for lo, hi in _bounds(_costs(sim), min(chunks, n)):
+            if saved is not None and saved.done[lo:hi].all():
+                if bar is not None:
+                    bar.update(hi - lo)
+                continue
             sim.run_before(submit[lo])
             if own:
                 future = pool.submit(_fst_pickled_task, _pickled(sim.fork()), lo, hi, strict, relaxed)
@@ -278,14 +376,21 @@ def _fst_parallel(
             sizes[future] = hi - lo
         for done in cf.as_completed(sizes):
             lo, s, r = done.result()
-            out_strict[lo : lo + len(s)] = s
-            out_relaxed[lo : lo + len(r)] = r
+            if saved is not None:
+                saved.record(lo, s, r, len(s))
+                if saved.due():
+                    saved.save()
+            else:
+                out_strict[lo : lo + len(s)] = s
+                out_relaxed[lo : lo + len(r)] = r
             if bar is not None:
                 bar.update(sizes[done])
     finally:
         if own:
             pool.shutdown(cancel_futures=True)
-    return out_strict, out_relaxed
+        if saved is not None:
+            saved.save()
+    return out_strict.copy(), out_relaxed.copy()
 
 
 def srinivasan_fair_starts(reference: Schedule) -> FloatArray:

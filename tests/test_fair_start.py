@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,7 +100,8 @@ def _naive_relaxed(w: Workload, scheduler: object, row: int) -> float:
     submit = w.column("submit")
     sim = Simulator(w, scheduler.copy(), record_reservations=False)  # type: ignore[attr-defined]
     sim.run_before(float(submit[row]))
-    others = set(sim.queued_jobs) | {int(j) for j in w.column("id")[:row][submit[:row] == submit[row]]}
+    same_instant = (submit[:row] == submit[row]) & (w.column("processors")[:row] <= w.machine_size)
+    others = set(sim.queued_jobs) | {int(j) for j in w.column("id")[:row][same_instant]}
     fork = sim.fork(last_arrival=row - 1)
     started: dict[int, float] = {}
     while not others <= set(started):
@@ -113,15 +115,40 @@ def _naive_relaxed(w: Workload, scheduler: object, row: int) -> float:
     return fork.run_until_started(int(w.column("id")[row]))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(workloads(max_jobs=12), st.sampled_from(["Conservative", "EASY", "PC", "DC"]))
-def test_relaxed_fst_waits_for_every_job_queued_at_arrival(w: Workload, name: str) -> None:
+def _naive_strict(w: Workload, scheduler: object, row: int) -> float:
+    """Strict FST from scratch: simulate the prefix, fork without later arrivals, run until it starts."""
+    from backfill.simulator import Simulator
+
+    sim = Simulator(w, scheduler.copy(), record_reservations=False)  # type: ignore[attr-defined]
+    sim.run_before(float(w.column("submit")[row]))
+    return sim.fork(last_arrival=row).run_until_started(int(w.column("id")[row]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    workloads(max_jobs=12, too_wide=True, overruns=True),
+    st.sampled_from(["Conservative", "EASY", "PC", "DC"]),
+)
+def test_fsts_match_forks_taken_from_scratch(w: Workload, name: str) -> None:
+    # fair_start_times runs each strict fork on to give the next row's relaxed FST; these forks are
+    # taken afresh for every row, as the definitions read. Rejected rows break the chain.
     scheduler = {"Conservative": Conservative(), "EASY": EASY(), "PC": PC(), "DC": DC()}[name]
     fst = fair_start_times(w, scheduler, workers=1)
+    rejected = w.column("processors") > w.machine_size
     for row in range(len(w)):
+        if rejected[row]:
+            assert np.isnan(fst.strict[row]) and np.isnan(fst.relaxed[row])
+            continue
+        assert fst.strict[row] == _naive_strict(w, scheduler, row)
         assert fst.relaxed[row] == _naive_relaxed(w, scheduler, row)
-    assert np.all(fst.strict >= w.column("submit"))
-    assert np.all(fst.relaxed >= w.column("submit"))
+    ran = ~rejected
+    assert np.all(fst.strict[ran] >= w.column("submit")[ran])
+    assert np.all(fst.relaxed[ran] >= w.column("submit")[ran])
+    # Either kind alone takes its own forks and gives the same values.
+    np.testing.assert_array_equal(fair_start_times(w, scheduler, workers=1, relaxed=False).strict, fst.strict)
+    np.testing.assert_array_equal(
+        fair_start_times(w, scheduler, workers=1, strict=False).relaxed, fst.relaxed
+    )
 
 
 def test_rejected_jobs_have_no_fst_and_the_prototype_is_untouched() -> None:
@@ -257,3 +284,89 @@ def test_srinivasan_fair_start_ignores_later_arrivals_and_backfilling() -> None:
 def test_an_unpicklable_scheduler_is_a_clear_error_not_a_hung_pool() -> None:
     with pytest.raises(BackfillError, match="cannot send PC"):
         fair_start_times(PARALLEL, PC(lambda job, now: job.submit), workers=2)
+
+
+class _Stop(Exception):
+    """Stands for whatever ends a long run early: a signal, a killed batch job."""
+
+
+def test_checkpoint_resumes_an_interrupted_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import backfill.fair_start as fs
+
+    full = fair_start_times(PARALLEL, PC(), workers=1)
+    path = tmp_path / "pc.npz"
+    real_after, calls = fs._relaxed_fst_after, []
+
+    def interrupted(*args: object) -> float:
+        calls.append(1)
+        if len(calls) == 60:
+            raise _Stop
+        return real_after(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fs, "_relaxed_fst_after", interrupted)
+    with pytest.raises(_Stop):
+        fair_start_times(PARALLEL, PC(), workers=1, checkpoint=path)
+    monkeypatch.setattr(fs, "_relaxed_fst_after", real_after)
+    with np.load(path) as data:
+        done = data["done"]
+        k = int(done.sum())
+        assert 0 < k < len(PARALLEL) and done[:k].all()  # the rows finished before the interruption
+        np.testing.assert_array_equal(data["strict"][:k], full.strict[:k])
+        np.testing.assert_array_equal(data["relaxed"][:k], full.relaxed[:k])
+    real_rows, starts = fs._fst_rows, []
+
+    def spy(sim: object, lo: int, *args: object) -> object:
+        starts.append(lo)
+        return real_rows(sim, lo, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fs, "_fst_rows", spy)
+    resumed = fair_start_times(PARALLEL, PC(), workers=1, checkpoint=path)
+    again = fair_start_times(PARALLEL, PC(), workers=1, checkpoint=path)
+    assert starts == [k, len(PARALLEL)]  # only the missing rows, then none
+    for fst in (resumed, again):
+        np.testing.assert_array_equal(fst.strict, full.strict)
+        np.testing.assert_array_equal(fst.relaxed, full.relaxed)
+
+
+def test_checkpoint_is_written_as_rows_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import backfill._fst_checkpoint as ck
+
+    saves = []
+    real_save = ck._Checkpoint.save
+
+    def counted(self: ck._Checkpoint) -> None:
+        saves.append(int(self.done.sum()))
+        real_save(self)
+
+    monkeypatch.setattr(ck, "_SAVE_EVERY", 0.0)
+    monkeypatch.setattr(ck._Checkpoint, "save", counted)
+    fair_start_times(PARALLEL, EASY(), workers=1, checkpoint=tmp_path / "easy.npz")
+    assert saves[:3] == [1, 2, 3] and saves[-1] == len(PARALLEL)
+
+
+def test_checkpoint_in_parallel_skips_finished_ranges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import backfill.fair_start as fs
+
+    serial = fair_start_times(PARALLEL, Conservative(), workers=1)
+    path = tmp_path / "conservative.npz"
+    with cf.ThreadPoolExecutor(max_workers=2) as pool:
+        first = fair_start_times(PARALLEL, Conservative(), executor=pool, chunks=5, checkpoint=path)
+        monkeypatch.setattr(fs, "_fst_task", lambda *args: pytest.fail("a finished range ran again"))
+        second = fair_start_times(PARALLEL, Conservative(), executor=pool, chunks=5, checkpoint=path)
+    for fst in (first, second):
+        np.testing.assert_array_equal(fst.strict, serial.strict)
+        np.testing.assert_array_equal(fst.relaxed, serial.relaxed)
+
+
+def test_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "fst.npz"
+    fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
+    with pytest.raises(BackfillError, match="another workload, scheduler or kind"):
+        fair_start_times(SECTION_4_1, Conservative(), workers=1, checkpoint=path)
+    with pytest.raises(BackfillError, match="another workload, scheduler or kind"):
+        fair_start_times(SECTION_4_1, PC(), workers=1, relaxed=False, checkpoint=path)
+    path.write_text("not numpy")
+    with pytest.raises(BackfillError, match=r"fst\.npz: not a fair-start-times checkpoint"):
+        fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
