@@ -254,7 +254,8 @@ def fair_start_times(
 
     With ``checkpoint``, finished rows are written to that ``.npz`` file about every minute and when
     the run ends or is interrupted, and a run given an existing file computes only the rows it lacks
-    (serially: from the first missing row on; in parallel: the ranges not wholly done). The file
+    (serially: from the first missing row on; in parallel: each range from its first missing row,
+    the ranges cut by the cost left, so a serial run can be finished by several workers). The file
     records a digest of the workload, the scheduler's name, the kinds and ``overrun``, and a file
     of another run is an error. The name does not show a priority's parameters or a changed
     function body: give each variant its own file.
@@ -363,11 +364,18 @@ def _fst_parallel(
     submit = sim.workload.records["submit"].tolist()
     try:
         sizes: dict[cf.Future[tuple[int, Any, Any]], int] = {}
-        for lo, hi in _bounds(_costs(sim), min(chunks, n)):
-            if saved is not None and saved.done[lo:hi].all():
-                if bar is not None:
-                    bar.update(hi - lo)
-                continue
+        costs = _costs(sim)
+        if saved is not None:
+            costs[saved.done] = 0.0  # spread only the work left over the workers
+        for lo, hi in _bounds(costs, min(chunks, n)):
+            if saved is not None:
+                missing = np.flatnonzero(~saved.done[lo:hi])
+                skipped = int(missing[0]) if missing.size else hi - lo
+                if bar is not None and skipped:
+                    bar.update(skipped)
+                lo += skipped
+                if lo == hi:
+                    continue
             sim.run_before(submit[lo])
             if own:
                 future = pool.submit(_fst_pickled_task, _pickled(sim.fork()), lo, hi, strict, relaxed)
