@@ -74,7 +74,7 @@ _digests: dict[tuple[str, int, int, int], str] = {}
 def canonical_json(value: Any) -> str:
     """Return ``value`` as JSON with sorted keys and no spaces, the same text for equal values.
 
-    Example:
+    Examples:
         >>> canonical_json({"b": 1.0, "a": [None, True]})
         '{"a":[null,true],"b":1.0}'
     """
@@ -84,7 +84,7 @@ def canonical_json(value: Any) -> str:
 def content_key(value: Any) -> str:
     """Return the hex SHA-256 of :func:`canonical_json` of ``value``.
 
-    Example:
+    Examples:
         >>> content_key({"a": 1}) == content_key({"a": 1}), content_key({"a": 1}) == content_key({"a": 2})
         (True, False)
     """
@@ -94,7 +94,7 @@ def content_key(value: Any) -> str:
 def file_digest(path: Path) -> str:
     """Return the hex SHA-256 of a file's bytes, remembered while its size and mtime stay the same.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as d:
         ...     p = Path(d) / "t.swf"
@@ -120,7 +120,7 @@ def file_digest(path: Path) -> str:
 def library_version() -> str:
     """Return the installed version of ``backfill`` (``"unknown"`` when run from a bare checkout).
 
-    Example:
+    Examples:
         >>> isinstance(library_version(), str)
         True
     """
@@ -133,7 +133,7 @@ def library_version() -> str:
 class CellStore:
     """A directory of cell files, one ``<key>.json`` per computed cell.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as d:
         ...     store = CellStore(d)
@@ -274,7 +274,7 @@ class SchedulerSpec:
     except LookaheadSlack's ``goal``, given as ``"G1"`` or ``"G2"``. The queue priority is not a
     parameter: :meth:`build` takes it by name.
 
-    Example:
+    Examples:
         >>> spec = SchedulerSpec.of("easy", depth=4)
         >>> spec
         SchedulerSpec(name='EASY', params=(('depth', 4),))
@@ -293,7 +293,7 @@ class SchedulerSpec:
     def of(cls, name: str, **params: ParamValue) -> SchedulerSpec:
         """Return the spec of scheduler ``name`` with keyword ``params``.
 
-        Example:
+        Examples:
             >>> SchedulerSpec.of("LookaheadSlack", lookahead=10, goal="G2").label
             "LookaheadSlack(goal='G2', lookahead=10)"
         """
@@ -376,7 +376,7 @@ class TraceWorkload:
     name without ``.gz`` and ``.swf``. A sweep on a cluster needs the file at the same path on the
     workers.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from backfill import Job, write_swf
         >>> with tempfile.TemporaryDirectory() as d:
@@ -424,7 +424,7 @@ class ModelWorkload:
     ``estimate_factor``), what the grid's ``"user"`` policy keeps. The fields are its cache
     identity; ``name`` is only its label (default: the non-default fields).
 
-    Example:
+    Examples:
         >>> model = ModelWorkload(n_jobs=100, machine_size=32, seed=3, estimates="f-model")
         >>> model.label
         "lublin(n_jobs=100, machine_size=32, seed=3, estimates='f-model')"

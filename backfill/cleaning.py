@@ -73,7 +73,7 @@ class CleaningPolicy:
         fill_missing_estimate: Give a job without an estimate (field 9 <= 0) an exact one,
             estimate := runtime.
 
-    Example:
+    Examples:
         >>> CleaningPolicy(overrun="truncate_runtime").processors
         'allocated'
         >>> CleaningPolicy(processors="nodes")  # doctest: +ELLIPSIS
@@ -102,7 +102,7 @@ class CleaningPolicy:
 
         Only the two fixed rules still apply: unknown submit times and jobs wider than the machine.
 
-        Example:
+        Examples:
             >>> CleaningPolicy.raw().overrun
             'keep'
         """
@@ -150,7 +150,7 @@ class ReadReport:
             ``estimate_raised_to_runtime``, ``runtime_truncated_to_estimate``.
         skipped_lines: 1-based line numbers of the malformed lines skipped in lenient mode.
 
-    Example:
+    Examples:
         >>> r = ReadReport(source="x.swf", lines=3, kept=1, machine_size=4,
         ...                machine_size_from="MaxProcs", dropped={"unknown_runtime": 1},
         ...                dropped_ids={"unknown_runtime": [7]}, skipped_lines=[12])
@@ -179,7 +179,7 @@ class ReadReport:
     def summary(self) -> str:
         """Return a few lines of text describing the read, for logs and notebooks.
 
-        Example:
+        Examples:
             >>> r = ReadReport(source="log.swf", lines=5, kept=4, machine_size=8,
             ...                machine_size_from="MaxProcs", dropped={"no_processors": 1},
             ...                altered={"estimate_from_runtime": 2})

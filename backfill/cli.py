@@ -118,7 +118,7 @@ DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``backfill`` command.
 
-    Example:
+    Examples:
         >>> args = build_parser().parse_args(["simulate", "--scheduler", "easy", "--jobs", "10"])
         >>> args.command, args.scheduler, args.jobs
         ('simulate', ['easy'], 10)

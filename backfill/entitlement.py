@@ -45,7 +45,7 @@ def entitled_processors(requests: Sequence[float], shares: Sequence[float], capa
     Complexity:
         O(u log u) for u users.
 
-    Example:
+    Examples:
         >>> entitled_processors([10, 100, 100], [1, 1, 1], capacity=128)
         [10.0, 59.0, 59.0]
         >>> entitled_processors([10, 100], [1, 3], capacity=40)

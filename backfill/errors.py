@@ -21,7 +21,7 @@ class SWFError(BackfillError, ValueError):
         line: The 1-based line number, or ``None`` when the problem is not tied to one line.
         reason: What is wrong, without the location.
 
-    Example:
+    Examples:
         >>> str(SWFError("bad field", path="log.swf", line=12))
         'log.swf:12: bad field'
     """

@@ -279,7 +279,7 @@ def fair_start_times(
         BackfillError: On bad arguments, a scheduler that cannot reach worker processes, or a
             ``checkpoint`` file that is unreadable or belongs to another run.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload
         >>> from backfill.schedulers import Conservative
         >>> jobs = [Job(id=1, submit=0.0, processors=5, runtime=10.0, estimate=100.0),
@@ -422,7 +422,7 @@ def srinivasan_fair_starts(reference: Schedule) -> FloatArray:
     Returns:
         Fair start of each row; NaN for jobs the reference did not run.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import Conservative
         >>> jobs = [Job(id=1, submit=0.0, processors=5, runtime=10.0, estimate=100.0),

@@ -6,7 +6,7 @@ Sadayappan 2005) or :func:`~backfill.fair_start.srinivasan_fair_starts` (Sriniva
 Jobs that did not complete, or whose fair start is NaN, are left out. The resource-equality measures
 are in :mod:`backfill.fairshare`. See ``docs/fairness.md``.
 
-Example:
+Examples:
     >>> from backfill import Job, Workload, simulate
     >>> from backfill.fair_start import fair_start_times
     >>> from backfill.schedulers import EASY
@@ -68,7 +68,7 @@ def unfairness(s: Schedule, fst: npt.ArrayLike) -> float:
     early does not offset anyone's late start, and the sum is divided by every job, not only the late
     ones. NaN if no job counts.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0) for i in range(2)]
@@ -85,7 +85,7 @@ def skip_unfairness(s: Schedule, fst: npt.ArrayLike) -> float:
     Jin (2009, eq. 4) measures preferential treatment, the jobs that started before their fair start
     time, averaged over every job as :func:`unfairness` is. NaN if no job counts.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0) for i in range(2)]
@@ -105,7 +105,7 @@ def fair_slowdowns(s: Schedule, fst: npt.ArrayLike, bound: float = DEFAULT_BOUND
     finite value. Aligned with the schedule's rows; NaN where a job did not complete or has no fair
     start.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=20.0, estimate=20.0) for i in range(2)]
@@ -123,7 +123,7 @@ def slowdown_ratios(s: Schedule, fst: npt.ArrayLike, bound: float = DEFAULT_BOUN
     Both use max(runtime, ``bound``), so the ratio is (wait + b) / (fair wait + b), with ``b`` that
     bounded runtime. A ratio above 1 means the job fared worse than its fair start allowed.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=20.0, estimate=20.0) for i in range(2)]
@@ -194,7 +194,7 @@ def fairness_buckets(
         edges: Increasing upper edges of every bucket but the last.
         classes: Increasing upper boundaries of every runtime class but the last, in seconds.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=20.0, estimate=20.0) for i in range(2)]

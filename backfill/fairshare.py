@@ -23,7 +23,7 @@ processor-time used (``Σ F_i <= Σ R_i``).
 Only completed jobs (finite start and end) take part: a rejected or unfinished job is neither active
 nor running, and its entries are NaN. All functions are O(n log n) in the number of jobs.
 
-Example:
+Examples:
     >>> from backfill import Job, Workload, simulate
     >>> from backfill.schedulers import FCFS
     >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),
@@ -137,7 +137,7 @@ def fair_shares(s: Schedule, *, weighted: bool = False) -> FloatArray:
     Complexity:
         O(n log n) time and O(n) memory for n jobs.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=10.0, estimate=10.0),
@@ -175,7 +175,7 @@ def resources_received(s: Schedule) -> FloatArray:
     Complexity:
         O(n).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=3, runtime=10.0, estimate=20.0),
@@ -205,7 +205,7 @@ def fair_share_unfairness(s: Schedule, *, weighted: bool = False) -> float:
     Complexity:
         As :func:`fair_shares`.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),

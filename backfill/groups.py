@@ -98,7 +98,7 @@ def job_categories(
     Raises:
         BackfillError: If a boundary is negative or not finite.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload
         >>> jobs = [Job(id=1, submit=0.0, processors=8, runtime=3600.0, estimate=3600.0),
         ...         Job(id=2, submit=0.0, processors=9, runtime=3601.0, estimate=3601.0)]
@@ -144,7 +144,7 @@ def runtime_class_labels(boundaries: Sequence[float] = DEFAULT_RUNTIME_BOUNDARIE
     Raises:
         BackfillError: If the boundaries are empty, negative, not finite or not strictly increasing.
 
-    Example:
+    Examples:
         >>> runtime_class_labels()
         ('<=15m', '15m-1h', '1h-4h', '4h-16h', '>16h')
         >>> runtime_class_labels([30, 5400, 172800])
@@ -171,7 +171,7 @@ def runtime_classes(
     Raises:
         BackfillError: If the boundaries are invalid (see :func:`runtime_class_labels`).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=r, estimate=r)
         ...         for i, r in enumerate([900.0, 901.0, 3600.0, 86400.0])]
@@ -204,7 +204,7 @@ def category_shares(
     Raises:
         BackfillError: If a boundary is negative or not finite.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload
         >>> jobs = [Job(id=i, submit=0.0, processors=p, runtime=60.0, estimate=60.0)
         ...         for i, p in enumerate([1, 2, 3, 16])]
@@ -239,7 +239,7 @@ def group_summary(
         BackfillError: If ``labels`` is not one-dimensional with one label per row, or ``bound`` is
             not positive.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0)
@@ -296,7 +296,7 @@ def per_category(
     Raises:
         BackfillError: If a boundary is negative or not finite, or ``bound`` is not positive.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=64, runtime=7200.0, estimate=7200.0),
@@ -327,7 +327,7 @@ def per_user(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[int, dict[str
     Raises:
         BackfillError: If ``bound`` is not positive.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0, user=u)

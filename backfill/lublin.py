@@ -252,7 +252,7 @@ def lublin_feitelson(
     Raises:
         BackfillError: If an argument is out of range.
 
-    Example:
+    Examples:
         >>> w = lublin_feitelson(1000, seed=1)
         >>> len(w), w.machine_size, w.provenance["job_class"]
         (1000, 128, 'batch')

@@ -6,7 +6,7 @@ numpy arrays. The statistics cover the jobs that *completed*: rejected jobs (see
 every statistic; :func:`summarize` counts the rejected ones. Times are in seconds. See
 ``docs/metrics.md`` for the definitions and their sources.
 
-Example:
+Examples:
     >>> from backfill import Job, Workload, simulate
     >>> from backfill.schedulers import FCFS
     >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=100.0, estimate=100.0),
@@ -107,7 +107,7 @@ def wait_times(s: Schedule) -> FloatArray:
     Returns:
         One wait time per completed job, in seconds (never negative in a valid schedule).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0)
@@ -128,7 +128,7 @@ def response_times(s: Schedule) -> FloatArray:
     Returns:
         One response time per completed job, in workload order, in seconds.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0)
@@ -159,7 +159,7 @@ def mean_top_wait(s: Schedule, fraction: float) -> float:
         s: A simulated schedule.
         fraction: Share of the jobs, in (0, 1].
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0)
@@ -184,7 +184,7 @@ def mean_wait_of_widest(s: Schedule, fraction: float) -> float:
         s: A simulated schedule.
         fraction: Share of the jobs, in (0, 1].
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=5.0),
@@ -209,7 +209,7 @@ def percent_improvement(baseline: float, other: float) -> float:
     positive when ``other`` is better. A zero baseline gives 0 when ``other`` is zero too and
     ``-inf`` otherwise, as Rajbhandary et al. report for LPC-EGEE.
 
-    Example:
+    Examples:
         >>> percent_improvement(200.0, 150.0), percent_improvement(200.0, 250.0)
         (25.0, -25.0)
     """
@@ -235,7 +235,7 @@ def bounded_slowdowns(s: Schedule, bound: float = DEFAULT_BOUND) -> FloatArray:
     Raises:
         BackfillError: If ``bound`` is not a positive finite number.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),
@@ -277,7 +277,7 @@ def relative_response_times(s: Schedule, cutoff: float = DEFAULT_BOUND) -> Float
     Raises:
         BackfillError: If ``cutoff`` is not a positive finite number.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=2.0, estimate=2.0),
@@ -308,7 +308,7 @@ def makespan(s: Schedule) -> float:
     Returns:
         The makespan in seconds; 0.0 when no job completed.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=10.0, processors=1, runtime=5.0, estimate=5.0),
@@ -331,7 +331,7 @@ def utilization(s: Schedule) -> float:
     Returns:
         The utilization; 0.0 when the makespan is zero.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),
@@ -366,7 +366,7 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
     Returns:
         A dict of floats (the two counts are whole numbers).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0)
@@ -425,7 +425,7 @@ def to_rows(
     Returns:
         A list of flat dicts, in the order given.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> job = Job(id=1, submit=0.0, processors=1, runtime=4.0, estimate=4.0)
@@ -473,7 +473,7 @@ def metrics_table(
     Raises:
         BackfillError: If a column is not a key of :func:`summarize`.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import EASY, FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0)

@@ -10,7 +10,7 @@ Only jobs that started count: a rejected job never waits in a queue. The queue l
 processors in use are step functions that change only at submits, starts and ends, so every function
 here sorts those events once: O(n log n) for n jobs.
 
-Example:
+Examples:
     >>> from backfill import Job, Workload, simulate
     >>> from backfill.schedulers import FCFS
     >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=10.0, estimate=10.0) for i in range(4)]
@@ -78,7 +78,7 @@ def high_load_phases(s: Schedule, threshold: float) -> FloatArray:
     Complexity:
         O(n log n) for n jobs.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=5.0),
@@ -115,7 +115,7 @@ def phase_utilization(s: Schedule, phases: FloatArray) -> float:
     Complexity:
         O((n + k) log(n + k)) for n jobs and k stretches.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0)]
@@ -159,7 +159,7 @@ def high_load_utilization(s: Schedule, threshold: float) -> float:
     Complexity:
         O(n log n) for n jobs.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=3, runtime=10.0, estimate=10.0),

@@ -144,7 +144,7 @@ def improvement_bars(
         BackfillError: No rows, rows without the needed keys, several metrics or baselines when
             ``metric`` does not choose, or two rows for the same bar.
 
-    Example:
+    Examples:
         >>> rows = [{"workload": "CTC", "scheduler": "EASY", "priority": "sjf", "improvement": 12.5,
         ...          "metric": "mean_wait", "baseline": "Conservative"}]
         >>> type(improvement_bars(rows)).__name__
@@ -226,7 +226,7 @@ def category_bars(
         BackfillError: An empty or malformed table, a statistic a group lacks, or an unknown
             baseline.
 
-    Example:
+    Examples:
         >>> from backfill import lublin_feitelson, per_category, simulate
         >>> from backfill.schedulers import EASY, Conservative
         >>> w = lublin_feitelson(100, machine_size=32, seed=1)
@@ -306,7 +306,7 @@ def fairness_stacks(
     Raises:
         BackfillError: No buckets, buckets with different edges, or an unknown group.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, fairness_buckets, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=20.0, estimate=20.0) for i in range(2)]
@@ -406,7 +406,7 @@ def processor_lanes(
     Raises:
         BackfillError: The jobs overfill the machine (an invalid schedule).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),
@@ -506,7 +506,7 @@ def schedule_window(
     Raises:
         BackfillError: Not a schedule, a bad window or ``at``, or an infeasible schedule.
 
-    Example:
+    Examples:
         >>> from backfill import EASY, lublin_feitelson, simulate
         >>> s = simulate(lublin_feitelson(60, machine_size=16, seed=2), EASY())
         >>> type(schedule_window(s, start=0.0, end=20_000.0)).__name__

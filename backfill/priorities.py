@@ -45,7 +45,7 @@ def _static(func: _F) -> _F:
 def depends_on_time(priority: Priority) -> bool:
     """Return whether a priority's key may change as time passes (True unless it says otherwise).
 
-    Example:
+    Examples:
         >>> depends_on_time(fcfs), depends_on_time(lxf), depends_on_time(lambda job, now: 0)
         (False, True, True)
     """
@@ -55,7 +55,7 @@ def depends_on_time(priority: Priority) -> bool:
 def priority_name(priority: Priority) -> str:
     """Return a short readable name for a priority (function name or repr).
 
-    Example:
+    Examples:
         >>> priority_name(sjf)
         'sjf'
     """
@@ -67,7 +67,7 @@ def priority_name(priority: Priority) -> str:
 def fcfs(job: Job, now: float) -> float:
     """First come, first served: earliest submit time first.
 
-    Example:
+    Examples:
         >>> fcfs(Job(id=1, submit=5.0, processors=1, runtime=1.0, estimate=2.0), now=9.0)
         5.0
     """
@@ -78,7 +78,7 @@ def fcfs(job: Job, now: float) -> float:
 def sjf(job: Job, now: float) -> float:
     """Shortest job first, by runtime estimate.
 
-    Example:
+    Examples:
         >>> sjf(Job(id=1, submit=5.0, processors=1, runtime=1.0, estimate=2.0), now=9.0)
         2.0
     """
@@ -89,7 +89,7 @@ def sjf(job: Job, now: float) -> float:
 def ljf(job: Job, now: float) -> float:
     """Longest job first, by runtime estimate.
 
-    Example:
+    Examples:
         >>> ljf(Job(id=1, submit=5.0, processors=1, runtime=1.0, estimate=2.0), now=9.0)
         -2.0
     """
@@ -100,7 +100,7 @@ def ljf(job: Job, now: float) -> float:
 def wjf(job: Job, now: float) -> int:
     """Widest job first, by processors.
 
-    Example:
+    Examples:
         >>> wjf(Job(id=1, submit=5.0, processors=8, runtime=1.0, estimate=2.0), now=9.0)
         -8
     """
@@ -111,7 +111,7 @@ def wjf(job: Job, now: float) -> int:
 def njf(job: Job, now: float) -> int:
     """Narrowest job first, by processors.
 
-    Example:
+    Examples:
         >>> njf(Job(id=1, submit=5.0, processors=8, runtime=1.0, estimate=2.0), now=9.0)
         8
     """
@@ -123,7 +123,7 @@ def lxf(job: Job, now: float) -> float:
 
     A zero estimate counts as one second, so such jobs get a large but finite factor.
 
-    Example:
+    Examples:
         >>> lxf(Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=10.0), now=30.0)
         -4.0
     """

@@ -35,7 +35,7 @@ class Profile:
         capacity: Number of processors of the machine.
         origin: First time the profile describes.
 
-    Example:
+    Examples:
         >>> p = Profile(8)
         >>> p.reserve(0, 10, 6)
         >>> p.earliest_fit(0, 4, 5)
@@ -81,7 +81,7 @@ class Profile:
     def free_at(self, time: float) -> int:
         """Return the free processors at ``time`` (at or after the origin). O(log n).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(5, 10, 3)
             >>> p.free_at(4.9), p.free_at(5), p.free_at(10)
@@ -92,7 +92,7 @@ class Profile:
     def min_free(self, start: float, end: float) -> int:
         """Return the fewest free processors over ``[start, end)``. O(log n + k).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(5, 10, 3)
             >>> p.min_free(0, 5), p.min_free(0, 6)
@@ -107,7 +107,7 @@ class Profile:
         No job wider than this can use any part of the interval, which lets a scheduler rule out jobs
         without searching for each.
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(5, 10, 3)
             >>> p.max_free(5, 10), p.max_free(0, 6)
@@ -122,7 +122,7 @@ class Profile:
         Where a job of that width would collide with the plan first: a scheduler that starts a job
         over reservations uses it to find which reservation must give way. O(log n + k).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(5, 10, 3)
             >>> p.first_below(0, 20, 2), p.first_below(0, 5, 2), p.first_below(7, 20, 2)
@@ -154,7 +154,7 @@ class Profile:
         Raises:
             ProfileError: If ``processors`` exceeds the capacity.
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(0, 10, 2)
             >>> p.reserve(20, 30, 3)
@@ -205,7 +205,7 @@ class Profile:
         ``before``, only starts earlier than ``before`` count (a caller that knows where space was freed
         can bound the search). O(log n + k), k = steps scanned from ``time`` up to ``current``.
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(10, 20, 4)  # a job planned at 10; nothing else in the way
             >>> p.earliest_move(0, 4, 10, current=10)
@@ -286,7 +286,7 @@ class Profile:
         Raises:
             ProfileError: If fewer than ``processors`` are free somewhere in the interval (nothing changes).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(0, 5, 3)
             >>> p.reserve(2, 4, 2)
@@ -311,7 +311,7 @@ class Profile:
         Raises:
             ProfileError: If that would free more than the capacity somewhere (nothing changes).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(0, 10, 3)
             >>> p.release(4, 10, 3)
@@ -340,7 +340,7 @@ class Profile:
         Raises:
             ProfileError: If the new place does not fit (nothing changes).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(10, 20, 3)
             >>> p.move(10, 5, 10, 3)
@@ -372,7 +372,7 @@ class Profile:
     def advance(self, time: float) -> None:
         """Forget the profile before ``time``, which becomes the origin. O(log n + k), k = steps dropped.
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> p.reserve(0, 10, 3)
             >>> p.advance(6)
@@ -391,7 +391,7 @@ class Profile:
     def copy(self) -> Profile:
         """Return an independent copy. O(n).
 
-        Example:
+        Examples:
             >>> p = Profile(4)
             >>> q = p.copy()
             >>> q.reserve(0, 1, 4)

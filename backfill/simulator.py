@@ -58,7 +58,7 @@ class Simulator:
             map per instant).
         overrun: Policy for jobs whose runtime exceeds their estimate.
 
-    Example:
+    Examples:
         >>> from backfill.schedulers import EASY
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),
         ...         Job(id=2, submit=1.0, processors=2, runtime=5.0, estimate=5.0)]
@@ -268,7 +268,7 @@ class Simulator:
     def run_before(self, time: float) -> None:
         """Process every instant strictly before ``time`` (a fork taken then sees ``time``'s arrivals).
 
-        Example:
+        Examples:
             >>> from backfill.schedulers import FCFS
             >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=5.0),
             ...         Job(id=2, submit=3.0, processors=1, runtime=1.0, estimate=1.0)]
@@ -401,7 +401,7 @@ def simulate(
 ) -> Schedule:
     """Simulate a whole workload under a scheduler and return the schedule.
 
-    Example:
+    Examples:
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=3.0, estimate=4.0) for i in range(3)]
         >>> simulate(Workload.from_jobs(jobs, machine_size=2), FCFS()).start.tolist()

@@ -151,7 +151,7 @@ class Cell:
     (:meth:`~backfill.workload.Workload.scaled`); ``bound`` is the bounded-slowdown threshold of
     its metrics.
 
-    Example:
+    Examples:
         >>> cell = Cell(ModelWorkload(n_jobs=60, machine_size=16), SchedulerSpec("EASY"), "sjf", load=1.5)
         >>> row = cell.run()
         >>> row["scheduler"], row["priority"], row["load"], row["jobs"]
@@ -259,7 +259,7 @@ class Grid:
     LookaheadSlack, SlackBackfill) gets one cell with priority ``"fcfs"`` per workload, load and
     estimates, whatever the grid's priorities: it would run the same simulation for each.
 
-    Example:
+    Examples:
         >>> grid = Grid([ModelWorkload(n_jobs=50, machine_size=16)], ["Conservative", "EASY"],
         ...             priorities=["fcfs", "sjf"], loads=[1.0, 1.2])
         >>> [(c.scheduler.label, c.priority, c.load) for c in grid.cells()]  # doctest: +NORMALIZE_WHITESPACE
@@ -327,7 +327,7 @@ def run_sweep(
     Returns:
         The rows, with how many cells were computed and how many read from the cache.
 
-    Example:
+    Examples:
         >>> grid = Grid([ModelWorkload(n_jobs=50, machine_size=16)], ["Conservative", "EASY"])
         >>> result = run_sweep(grid, workers=1)
         >>> [(row["scheduler"], row["jobs"]) for row in result.rows]
@@ -429,7 +429,7 @@ class SweepResult:
     ``jobs`` and ``rejected`` as integers, and ``seconds``). ``computed`` and ``cached`` count the
     cells simulated by this run and read from the cache.
 
-    Example:
+    Examples:
         >>> result = run_sweep(Grid([ModelWorkload(n_jobs=40, machine_size=8)], "FCFS"), workers=1)
         >>> result
         SweepResult(1 rows, 1 computed, 0 cached)
@@ -501,7 +501,7 @@ class SweepResult:
         Raises:
             BackfillError: Unknown metric, or a group without a baseline row.
 
-        Example:
+        Examples:
             >>> grid = Grid([ModelWorkload(n_jobs=80, machine_size=16)], ["Conservative", "EASY"])
             >>> result = run_sweep(grid, workers=1)
             >>> [row] = result.improvement("mean_wait")

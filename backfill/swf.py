@@ -9,7 +9,7 @@ https://www.cs.huji.ac.il/labs/parallel/workload/swf.html for the field definiti
 changed and why. :func:`write_swf` writes a workload (or a simulated schedule of it) back; writing
 then reading gives bit-identical records.
 
-Example:
+Examples:
     >>> import io
     >>> text = "; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 300 -1 1 7 -1 -1 -1 -1 -1 -1\n"
     >>> workload, report = read_swf(io.StringIO(text))
@@ -348,7 +348,7 @@ def read_swf(
             still raises).
         BackfillError: ``machine_size`` is not a positive integer.
 
-    Example:
+    Examples:
         >>> import io
         >>> log = io.StringIO(
         ...     "; MaxProcs: 4\n"
@@ -522,7 +522,7 @@ def write_swf(
         SWFError: ``wait`` has the wrong length, a value is infinite or NaN (other than NaN in
             ``wait``), or a header key is not an SWF key.
 
-    Example:
+    Examples:
         >>> import io
         >>> from backfill.workload import Job
         >>> job = Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.5)

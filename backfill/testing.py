@@ -75,7 +75,7 @@ def workloads(
     Returns:
         A strategy of :class:`~backfill.Workload`.
 
-    Example:
+    Examples:
         >>> from hypothesis import given, settings
         >>> @settings(max_examples=20)
         ... @given(workloads(max_jobs=5, machine_size=4))
@@ -144,7 +144,7 @@ def check_feasible(schedule: Schedule) -> None:
     started and rejected jobs add up to the workload, so no rejection names a job that is not in it.
     A capacity error also names the jobs running at the busiest instant.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import EASY
         >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2, 3)]
@@ -201,7 +201,7 @@ def check_guarantees(schedule: Schedule, *, require_log: bool = True) -> None:
     every job that waited (started after its submit time) must also have at least one reservation in
     the log. Pass ``require_log=False`` for a scheduler that guarantees only some of its jobs.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS, Conservative
         >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2)]
@@ -242,7 +242,7 @@ def check_holds(schedule: Schedule, *, require_log: bool = True) -> None:
     reserves at least for the job at the head of its queue, so an empty log means that it reserved
     for none or that the schedule was simulated with ``record_reservations=False``.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import EASY
         >>> jobs = [Job(id=i, submit=float(i), processors=2, runtime=3.0, estimate=5.0) for i in range(4)]
@@ -293,7 +293,7 @@ def check_scheduler(
         ScheduleError: If the scheduler lacks a method of the protocol or a check fails.
         BackfillError: If ``guarantees`` is not True, False or ``"while_held"``.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload
         >>> from backfill.schedulers import EASY, Conservative
         >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2, 3)]

@@ -275,7 +275,7 @@ def entitled_usage(
         O(n log n) time and O(n) memory for n jobs (a binary search per interval run as a wavelet
         matrix over the users' request segments, then :func:`~backfill.fairshare._capped_sums`).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0, user=1),
@@ -310,7 +310,7 @@ def actual_usage(
     Complexity:
         O(n log n) (the users are sorted).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0, user=1),
@@ -343,7 +343,7 @@ def share_deviation(
     Complexity:
         As :func:`entitled_usage`.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0, user=1),
@@ -378,7 +378,7 @@ def share_balance(deviation: Mapping[int, float], threshold: float = 50 * 3600.0
     Complexity:
         O(u) for u users.
 
-    Example:
+    Examples:
         >>> share_balance({1: -200_000.0, 2: 10.0, 3: 190_000.0, 4: -5.0})
         (0.25, 0.25)
     """
@@ -421,7 +421,7 @@ def benefit_and_suffer(
     Complexity:
         O(n log n) for n jobs.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS, EASY
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0, user=1),
@@ -495,7 +495,7 @@ def user_measures(
     Complexity:
         As :func:`entitled_usage`: O(n log n).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=600.0, estimate=600.0, user=1),

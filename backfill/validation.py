@@ -22,7 +22,7 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
     runtime; and at no instant do the running jobs use more processors than the machine has (a job
     occupies ``[start, end)``, so one ending at ``t`` frees its processors for one starting at ``t``).
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import Conservative
         >>> jobs = [Job(id=i, submit=float(i), processors=2, runtime=3.0, estimate=5.0) for i in range(4)]
@@ -83,7 +83,7 @@ def check_reservations(schedule: Schedule, *, while_held: bool = False) -> None:
     (recorded as NaN) and later get a new one; only within each unbroken run of reservations must the
     start never move later, and a job that starts while holding one starts no later than it.
 
-    Example:
+    Examples:
         >>> from backfill import Job, Workload, simulate
         >>> from backfill.schedulers import EASY
         >>> jobs = [Job(id=i, submit=float(i), processors=2, runtime=1.0, estimate=5.0) for i in range(4)]

@@ -67,7 +67,7 @@ class Job:
     runtime estimate (SWF field 9) after the reader's cleaning policy. Fields unknown in the source
     are ``-1``, as in SWF.
 
-    Example:
+    Examples:
         >>> job = Job(id=1, submit=0.0, processors=4, runtime=50.0, estimate=100.0)
         >>> job.area
         200.0
@@ -96,7 +96,7 @@ class Job:
     def from_swf_fields(cls, fields: Iterable[float]) -> Job:
         """Build a job from the 18 SWF fields in file order, without any cleaning.
 
-        Example:
+        Examples:
             >>> fields = [7, 10, -1, 30, 2] + [-1] * 3 + [60] + [-1, 1] + [-1] * 7
             >>> Job.from_swf_fields(fields).estimate
             60.0
@@ -113,7 +113,7 @@ class Job:
     def swf_fields(self) -> tuple[float | int, ...]:
         """Return the 18 SWF fields in file order.
 
-        Example:
+        Examples:
             >>> Job(id=3, submit=5.0, processors=1, runtime=2.0, estimate=2.0).swf_fields()[:5]
             (3, 5.0, -1.0, 2.0, 1)
         """
@@ -190,7 +190,7 @@ class Workload:
         provenance: Where the jobs came from (source file, model and seed, transformations applied).
         header: SWF header comments (``MaxProcs`` and so on), if any.
 
-    Example:
+    Examples:
         >>> job = Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.0)
         >>> w = Workload.from_jobs([job], 4)
         >>> len(w), w[0].processors, w.machine_size
@@ -231,7 +231,7 @@ class Workload:
     ) -> Workload:
         """Build a workload from jobs in any order (they are sorted stably by submit time).
 
-        Example:
+        Examples:
             >>> jobs = [Job(id=i, submit=10.0 - i, processors=1, runtime=1.0, estimate=1.0)
             ...         for i in range(3)]
             >>> [j.id for j in Workload.from_jobs(jobs, machine_size=1)]
@@ -278,7 +278,7 @@ class Workload:
     def column(self, name: str) -> npt.NDArray[Any]:
         """Return one SWF field of every job as a read-only array (no copy).
 
-        Example:
+        Examples:
             >>> job = Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.0)
             >>> w = Workload.from_jobs([job], 4)
             >>> w.column("estimate").tolist()
@@ -294,7 +294,7 @@ class Workload:
         Submit times are divided by the factor (as Srinivasan et al. 2002 do to study high load);
         runtimes, estimates and widths are unchanged. A factor of 1.2 gives 20 % more offered load.
 
-        Example:
+        Examples:
             >>> job = Job(id=1, submit=60.0, processors=1, runtime=5.0, estimate=9.0)
             >>> w = Workload.from_jobs([job], 4)
             >>> w.scaled(2.0)[0].submit
@@ -314,7 +314,7 @@ class Workload:
         The "accurate user estimates" setting of Srinivasan et al. (2002, §3 and §4.2). A job of
         unknown runtime (SWF's -1) keeps its estimate, since there is nothing exact to give it.
 
-        Example:
+        Examples:
             >>> job = Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=60.0)
             >>> Workload.from_jobs([job], 4).with_exact_estimates()[0].estimate
             5.0
@@ -329,7 +329,7 @@ class Workload:
     def offered_load(self) -> float:
         """Return the offered load: total area / (machine size x span of submit times and runtimes).
 
-        Example:
+        Examples:
             >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0)]
             >>> Workload.from_jobs(jobs, 4).offered_load()
             0.5

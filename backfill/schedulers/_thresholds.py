@@ -93,7 +93,7 @@ class CategoryThresholds:
         TypeError: If a value is not a number (or the width boundary not an integer).
         ValueError: If a threshold is negative or NaN, or a boundary negative or infinite.
 
-    Example:
+    Examples:
         >>> t = CategoryThresholds(22.30, 72.40, 1.72, 2.59)  # the paper's Table 7 (SDSC)
         >>> t.of(Job(id=1, submit=0.0, processors=16, runtime=60.0, estimate=600.0))
         72.4
@@ -146,7 +146,7 @@ class AdaptiveThreshold:
         TypeError: If a value has the wrong type.
         ValueError: If a value is negative, NaN, or infinite where it must be finite.
 
-    Example:
+    Examples:
         >>> AdaptiveThreshold(factor=1.5).value(mean=4.0), AdaptiveThreshold().value(mean=None)
         (6.0, 1.0)
     """
@@ -221,7 +221,7 @@ def starvation_threshold(
     Raises:
         BackfillError: If no completed job counts, or a parameter is out of range.
 
-    Example:
+    Examples:
         >>> from backfill import Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),
@@ -262,7 +262,7 @@ def category_thresholds(
     Raises:
         BackfillError: If no completed job counts, or a parameter is out of range.
 
-    Example:
+    Examples:
         >>> from backfill import Workload, simulate
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),

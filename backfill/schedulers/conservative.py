@@ -32,7 +32,7 @@ class Conservative:
     their unused time first, the profile is compressed once, and only then are that instant's arrivals
     placed, so a new job never takes space an earlier job could have moved into.
 
-    Example:
+    Examples:
         >>> s = Conservative()
         >>> s.reset(4, now=0)
         >>> a = Job(id=1, submit=0.0, processors=4, runtime=2.0, estimate=10.0)

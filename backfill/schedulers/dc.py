@@ -41,7 +41,7 @@ class DC(GuaranteeScheduler):
         priority: Compression order (smallest key first, ties by arrival); any callable
             ``(job, now) -> key``.
 
-    Example:
+    Examples:
         Rajbhandary et al. (2013, §4.1): DC leaves job 4 in place when job 1 ends early, so job 5
         backfills when job 3 ends and job 4 starts at 295, where Conservative starts it at 200.
 

@@ -88,7 +88,7 @@ class EASY(QueueScheduler):
         TypeError: If ``depth`` is neither an int nor None.
         ValueError: If ``depth`` is below 1.
 
-    Example:
+    Examples:
         >>> s = EASY()
         >>> s.reset(4, now=0)
         >>> jobs = [Job(id=0, submit=0.0, processors=3, runtime=10.0, estimate=10.0),
@@ -542,7 +542,7 @@ class EASY(QueueScheduler):
 def _general_easy(priority: Priority = fcfs, depth: int | None = 1) -> EASY:
     """Return an EASY that plans through the profile even at depth 1, so tests can compare the two paths.
 
-    Example:
+    Examples:
         >>> _general_easy().name
         'EASY(fcfs)'
     """

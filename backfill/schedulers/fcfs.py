@@ -21,7 +21,7 @@ class FCFS(QueueScheduler):
     Args:
         priority: Queue order (smallest key first, ties by arrival).
 
-    Example:
+    Examples:
         >>> s = FCFS()
         >>> s.reset(4, now=0)
         >>> for i, p in enumerate([3, 2, 1]):

@@ -70,7 +70,7 @@ class SlackFactor:
         k2: ``K2``, the factor's excess over ``down`` for a zero expected wait (0.4).
         unit: Seconds per unit of wait in eq. 5 (10,000; see above).
 
-    Example:
+    Examples:
         >>> slack = SlackFactor()
         >>> [round(slack.factor(t), 4) for t in (5_000.0, 65_000.0, 125_000.0)]
         [1.5, 1.2155, 1.2008]
@@ -151,7 +151,7 @@ class G1:
     at most 10 % less fair than the fairest one win if it puts at least 1 % more of the machine to
     work. A ratio with a zero denominator is 1 if the numerator is also 0, else infinite.
 
-    Example:
+    Examples:
         >>> G1().choose([PackingScores(10.0, 0.0, 0.5), PackingScores(10.5, 0.0, 0.7)])
         1
         >>> G1().choose([PackingScores(10.0, 0.0, 0.5), PackingScores(12.0, 0.0, 0.9)])
@@ -195,7 +195,7 @@ class G2:
     10 % of the best utilization win if it is at least as fair on both counts. A ratio with a zero
     denominator is 1 if the numerator is also 0, else infinite.
 
-    Example:
+    Examples:
         >>> G2().choose([PackingScores(10.0, 0.0, 0.9), PackingScores(5.0, 0.0, 0.85)])
         1
         >>> G2().choose([PackingScores(10.0, 0.0, 0.9), PackingScores(5.0, 0.0, 0.7)])
@@ -291,7 +291,7 @@ class LookaheadSlack(_DisplacingConservative):
         prune_on_slack: Prune a set's branch when the set fails the slack (the thesis), or only when
             it does not fit (exact, slower).
 
-    Example:
+    Examples:
         >>> s = LookaheadSlack()
         >>> s.reset(4, now=0)
         >>> s.submit(Job(id=1, submit=0.0, processors=2, runtime=100.0, estimate=100.0), now=0)
@@ -446,7 +446,7 @@ class LookaheadSlack(_DisplacingConservative):
     def fair_starts(self) -> dict[int, float]:
         """FST of every job submitted since :meth:`reset`, by job id. O(n).
 
-        Example:
+        Examples:
             >>> s = LookaheadSlack()
             >>> s.reset(4, now=0)
             >>> s.submit(Job(id=1, submit=0.0, processors=4, runtime=5.0, estimate=5.0), now=0)
@@ -459,7 +459,7 @@ class LookaheadSlack(_DisplacingConservative):
     def lookahead_stats(self) -> dict[str, int]:
         """Counts since :meth:`reset`: decisions searched, sets tried, decisions and jobs started by it.
 
-        Example:
+        Examples:
             >>> LookaheadSlack().lookahead_stats()
             {'searches': 0, 'sets_tried': 0, 'packings_started': 0, 'jobs_started': 0}
         """

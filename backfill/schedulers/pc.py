@@ -36,7 +36,7 @@ class PC(GuaranteeScheduler):
             ``(job, now) -> key``.
         restart: Return to the head of the compression queue after every successful move.
 
-    Example:
+    Examples:
         >>> from backfill.priorities import ljf
         >>> s = PC(ljf)
         >>> s.reset(4, now=0)

@@ -6,6 +6,15 @@ A scheduler never sees a simulator. At each instant the driver tells it, always 
 2. :meth:`Scheduler.submit` for every job that arrived at ``now``,
 3. :meth:`Scheduler.schedule` once: time has advanced to ``now``; the answer is the jobs to start now,
    which the scheduler already counts as running.
+4. If a job it started has zero runtime, it ends in the same instant: :meth:`Scheduler.complete` for
+   it, then :meth:`Scheduler.schedule` again, until an answer starts no such job.
+
+Calling :meth:`Scheduler.schedule` between the notifications of one instant, or delivering arrivals
+before completions, gives valid schedules but not the ones our simulator gives (PC and DC differ most).
+The driver also owes the scheduler two things it cannot check: it never submits a job wider than the
+machine (the simulator rejects those, with a reason), and it reports a job complete no later than its
+start plus its estimate (a job that runs longer needs its estimate raised before submission; the
+simulator's ``overrun`` policy does that by default).
 
 The driver then asks :meth:`Scheduler.next_wakeup`; if the scheduler names a future time, the driver calls
 :meth:`Scheduler.schedule` at that time even if nothing else happens (a Selective promotion threshold
@@ -16,7 +25,10 @@ Optional fast path: a scheduler that keeps its own log of reservation changes ma
 ``take_reservation_changes() -> list[tuple[int, float]]``, returning the ``(job_id, start)`` changes since
 the previous call (``start`` is NaN when a queued job loses its reservation; a job's reservation ending
 because it starts is not a change). The simulator then records from that log instead of comparing
-:meth:`Scheduler.reservations` at every instant, which matters when every queued job holds one.
+:meth:`Scheduler.reservations` at every instant, which matters when every queued job holds one. Such a
+scheduler appends to its log whether or not anyone reads it, so a driver that does not record
+reservations must still call it now and then (our simulator drains it at every instant) or the log
+grows for the whole run.
 """
 
 from __future__ import annotations
@@ -70,7 +82,7 @@ class Scheduler(Protocol):
 def scheduler_name(scheduler: object) -> str:
     """Return a short name for tables: the ``name`` attribute if there is one, else the class name.
 
-    Example:
+    Examples:
         >>> from backfill.schedulers import EASY
         >>> scheduler_name(EASY())
         'EASY(fcfs)'

@@ -157,7 +157,7 @@ class RelShare:
         ValueError: A window or share that is not positive and finite, a decay outside [0, 1], an
             unknown ``by``, a bad depth.
 
-    Example:
+    Examples:
         Users 1 and 2 each have a job waiting for the whole 4-processor machine; user 1 has just used
         it, so user 2's job goes first although it arrived later:
 

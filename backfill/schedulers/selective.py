@@ -95,7 +95,7 @@ class Selective:
         TypeError: If ``threshold`` is not a number or threshold object, or ``priority`` not callable.
         ValueError: If a numeric threshold is negative or NaN.
 
-    Example:
+    Examples:
         A wide job waits behind a long one; with ``T = 2`` and an estimate of 100 it is promoted 100 s
         after it arrived and reserved where the long job ends. A later job that would delay it must
         wait, though it fits now.
@@ -188,7 +188,7 @@ class Selective:
         ``submit + (T - 1) * estimate``, or ``submit`` if ``T <= 1`` or the estimate is 0 (but ``inf``
         for ``T = inf``). The crossing is defined by this time, so it is exact to the float.
 
-        Example:
+        Examples:
             >>> Selective(3.0).promotion_time(Job(id=1, submit=5.0, processors=1, runtime=1.0, estimate=10.0))
             25.0
         """

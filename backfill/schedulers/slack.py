@@ -97,7 +97,7 @@ class SlackBackfill(_DisplacingConservative):
         BackfillError: From the constructor for a negative or non-finite tolerance or a weight that is
             not callable; from :meth:`submit` if the weight of a job is not a finite number >= 0.
 
-    Example:
+    Examples:
         >>> s = SlackBackfill(tolerance=1.0)
         >>> s.reset(4, now=0)
         >>> first = Job(id=1, submit=0.0, processors=4, runtime=10.0, estimate=10.0)
@@ -208,7 +208,7 @@ class SlackBackfill(_DisplacingConservative):
     def guarantees(self) -> Mapping[int, float]:
         """The guarantee (first reservation + slack) of every queued job, by job id. O(1).
 
-        Example:
+        Examples:
             >>> s = SlackBackfill()
             >>> s.reset(4, now=0)
             >>> s.submit(Job(id=1, submit=0.0, processors=4, runtime=5.0, estimate=5.0), now=0)
