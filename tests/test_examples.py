@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -129,3 +130,56 @@ def test_fst_benchmark_runs_serial_and_parallel(traces: Path) -> None:
     done = subprocess.run([*command, "--workers", "1", "2"], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     assert "identical results" in done.stdout
+
+
+def test_embed_in_simpy_matches_the_simulator() -> None:
+    out = run("embed_in_simpy.py")
+    jobs = re.search(
+        r"^(\d+) jobs, (\d+) arriving with an earlier one, (\d+) of zero runtime$", out, re.MULTILINE
+    )
+    assert jobs, out
+    n = int(jobs[1])
+    # The workload must exercise the order at equal times, or matching would prove little.
+    assert n == 300 and int(jobs[2]) > 0 and int(jobs[3]) > 0
+    matches = re.findall(
+        r"^SimPy run matches backfill.simulate: (\d+) of (\d+) jobs start at the same time$", out, re.M
+    )
+    assert matches == [(str(n), str(n))] * 3, out
+    for name in ("EASY(sjf)", "Conservative", "DC(sjf)"):
+        assert re.search(
+            rf"^{re.escape(name)}: mean wait \d+\.\d s, \d+ reservation changes, "
+            r"same log as simulate: True$",
+            out,
+            re.M,
+        ), out
+
+
+def test_embed_in_simpy_deciding_per_event_diverges() -> None:
+    # Deciding at every SimPy event instead of once per instant breaks the order at equal times: the
+    # schedule stays feasible (the script validates it) but no longer matches.
+    out = run("embed_in_simpy.py", "--decide-per-event")
+    matches = re.findall(r"^SimPy run matches backfill.simulate: (\d+) of (\d+) jobs", out, re.M)
+    assert len(matches) == 3 and all(total == "300" for _, total in matches), out
+    assert int(matches[0][0]) < 300  # EASY(sjf): a same-instant arrival no longer goes first by its key
+    assert "same log as simulate: False" in out
+
+
+def test_fairness_of_a_run() -> None:
+    out = run("fairness_of_a_run.py")
+    assert out.startswith("500 Lublin-Feitelson jobs on 128 processors")
+    number = r"\s+(\d+(?:\.\d+)?)"
+    rows = {
+        m[0]: [float(v) for v in m[1:]]
+        for m in re.findall(rf"^(EASY\(fcfs\)|Conservative){number * 5}$", out, re.M)
+    }
+    assert set(rows) == {"EASY(fcfs)", "Conservative"}, out
+    for values in rows.values():
+        assert all(math.isfinite(v) and v >= 0 for v in values), out
+        mean_wait, strict, relaxed, share, weighted = values
+        assert 0 < strict < mean_wait and 0 < relaxed < mean_wait and share > 0 and weighted > 0
+    # On this workload EASY is the less fair of the two by every measure of the first table.
+    assert all(e > c for e, c in zip(rows["EASY(fcfs)"][1:], rows["Conservative"][1:], strict=True)), out
+    buckets = re.findall(rf"^(EASY\(fcfs\)|Conservative)\s+(\d+){number * 5}$", out, re.M)
+    assert [b[0] for b in buckets] == ["EASY(fcfs)", "Conservative"], out
+    for _, jobs, *shares in buckets:
+        assert int(jobs) == 500 and abs(sum(map(float, shares)) - 100.0) < 0.5
