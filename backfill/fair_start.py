@@ -80,6 +80,11 @@ def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
     fork.record_reservations = False
     if not fork.queued_jobs and fork._next >= row:
         return _strict_fst(sim, row) if math.isnan(strict) else strict
+    return _join_when_others_started(fork, row)
+
+
+def _join_when_others_started(fork: Simulator, row: int) -> float:
+    """Run a fork without ``row`` until every job it holds has started, then add ``row``; its start."""
     while fork.queued_jobs or fork._next < row:
         if not fork.step():
             raise BackfillError(
@@ -101,13 +106,7 @@ def _relaxed_fst_after(fork: Simulator, row: int, submit: float) -> float:
     # Run past ``submit`` means the job of ``row - 1`` was still queued (or arriving) there.
     if fork.now < submit and not fork.queued_jobs and fork._next >= row:
         return math.nan
-    while fork.queued_jobs or fork._next < row:
-        if not fork.step():
-            raise BackfillError(
-                f"{scheduler_name(fork.scheduler)} never started jobs {sorted(fork.queued_jobs)}"
-            )
-    fork._deliver_late(row)
-    return fork._run_until_row_started(row)
+    return _join_when_others_started(fork, row)
 
 
 def _fst_rows(
