@@ -161,14 +161,24 @@ def report(figures: dict[tuple[str, str], dict[str, float]], times: dict[tuple[s
         parts.append(markdown(["trace", "Conservative", *others], rows))
         parts.append("")
     rows = []
+    resumed = []
     for name, stem in TRACES:
         row = [name]
         for spec in SCHEDULERS:
             t = times.get((stem, spec))
-            row.append("" if t is None else f"{t['sim_seconds']:.0f} + {t['fst_seconds']:.0f}")
+            text = "" if t is None else f"{t['sim_seconds']:.0f} + {t['fst_seconds']:.0f}"
+            if t is not None and t.get("fst_resumed_rows"):
+                text += "*"
+                resumed.append(
+                    f"{name} {spec}: resumed at row {t['fst_resumed_rows']:,} of {t['jobs']:,} from an "
+                    f"interrupted run's checkpoint, the rest on {t.get('fst_workers', 1)} worker(s)"
+                )
+            row.append(text)
         rows.append(row)
-    parts += ["Seconds: simulation + strict and relaxed FST (one process each)", ""]
+    parts += ["Seconds: simulation + strict and relaxed FST (one process each, unless marked *)", ""]
     parts.append(markdown(["trace", *SCHEDULERS], rows))
+    if resumed:
+        parts += ["", *(f"\\* {line}." for line in resumed)]
     rows = []
     for name, stem in TRACES:
         row = [name]
