@@ -88,7 +88,10 @@ class _Checkpoint:
             "relaxed": self.relaxed,
             "done": self.done,
         }
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, "wb") as f:
+                np.savez(f, **arrays)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            raise BackfillError(f"{self.path}: cannot write the checkpoint ({e})") from e
         self._saved_at = time.monotonic()

@@ -276,7 +276,7 @@ def fair_start_times(
 
     Raises:
         BackfillError: On bad arguments, a scheduler that cannot reach worker processes, or a
-            ``checkpoint`` file that is unreadable or belongs to another run.
+            ``checkpoint`` file that is unreadable, cannot be written or belongs to another run.
 
     Examples:
         >>> from backfill import Job, Workload

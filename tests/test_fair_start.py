@@ -374,6 +374,8 @@ def test_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
         fair_start_times(SECTION_4_1, Conservative(), workers=1, checkpoint=path)
     with pytest.raises(BackfillError, match="another workload, scheduler or kind"):
         fair_start_times(SECTION_4_1, PC(), workers=1, relaxed=False, checkpoint=path)
+    with pytest.raises(BackfillError, match="cannot write the checkpoint"):
+        fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=tmp_path / "no such folder" / "fst.npz")
     path.write_text("not numpy")
     with pytest.raises(BackfillError, match=r"fst\.npz: not a fair-start-times checkpoint"):
         fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
