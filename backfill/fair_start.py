@@ -67,10 +67,15 @@ class FairStartTimes:
     relaxed: FloatArray = attrs.field(repr=False)
 
 
-def _strict_fst(sim: Simulator, row: int) -> float:
+def _strict_fork(sim: Simulator, row: int) -> tuple[float, Simulator]:
+    """Strict FST of ``row``, and the fork that gave it (run until the job started)."""
     fork = sim.fork(last_arrival=row)
     fork.record_reservations = False
-    return fork._run_until_row_started(row)
+    return fork._run_until_row_started(row), fork
+
+
+def _strict_fst(sim: Simulator, row: int) -> float:
+    return _strict_fork(sim, row)[0]
 
 
 def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
@@ -136,9 +141,7 @@ def _fst_rows(
             sim.run_before(submit[row])
             r = _relaxed_fst_after(carry, row, submit[row]) if carry is not None else None
             if strict:
-                fork = sim.fork(last_arrival=row)
-                fork.record_reservations = False
-                s = fork._run_until_row_started(row)
+                s, fork = _strict_fork(sim, row)
                 carry = fork if relaxed else None
             else:
                 s = float("nan")
@@ -330,9 +333,9 @@ def _fst_serial(
             saved.save()
 
     try:
-        _, s, r = _fst_rows(sim, lo, n, strict, relaxed, tick, after_row)
-        saved.record(lo, s, r, n - lo)
+        _fst_rows(sim, lo, n, strict, relaxed, tick, after_row)
     finally:
+        # After the last row, or wherever an interruption stopped the run.
         if last:
             row, s, r = last
             saved.record(lo, s, r, row + 1 - lo)

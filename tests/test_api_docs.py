@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "reference"
 
 
+@functools.cache
 def _public_modules() -> list[str]:
     names = ["backfill"]
     for info in pkgutil.walk_packages(backfill.__path__, "backfill."):
@@ -25,6 +27,7 @@ def _public_modules() -> list[str]:
     return sorted(names)
 
 
+@functools.cache
 def _rendered_modules() -> set[str]:
     """Modules a reference page renders with a mkdocstrings ``::: module`` directive."""
     found = set()
