@@ -22,8 +22,10 @@ from backfill.metrics import _format as _format_metric
 from backfill.plots import _check_matplotlib, improvement_bars
 from backfill.priorities import PRIORITIES
 from backfill.sweep import (
+    DROPPED_COLUMN,
     ESTIMATES,
     METRIC_COLUMNS,
+    REJECTIONS_COLUMN,
     Grid,
     ModelWorkload,
     SchedulerSpec,
@@ -294,6 +296,41 @@ def _metrics_markdown(result: SweepResult, metrics: Sequence[str]) -> str:
     return _markdown([*_DESCRIPTION, *metrics], rows, _numeric(metrics))
 
 
+def _accounting_markdown(result: SweepResult) -> str:
+    """Return one line per workload, load and estimates: every job of the input and where it went.
+
+    The SWF reader's cleaning policy drops some jobs of a log (by reason); the rest go in to the
+    simulator, which schedules each or rejects it (by reason). Both depend on the workload alone, so
+    the schedulers of one group agree; a group whose rows disagree gets a line per scheduler
+    instead, so nothing is hidden.
+    """
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in result.rows:
+        groups.setdefault((row["workload"], row["load"], row["estimates"]), []).append(row)
+    lines: list[list[str]] = []
+    for (workload, load, estimates), rows in groups.items():
+        accounts = {(r["jobs"], r["rejected"], r[REJECTIONS_COLUMN], r[DROPPED_COLUMN]) for r in rows}
+        shown = [("all", rows[0])] if len(accounts) == 1 else [(str(r["scheduler"]), r) for r in rows]
+        for scheduler, r in shown:
+            jobs, rejected = int(r["jobs"]), int(r["rejected"])
+            lines.append(
+                [
+                    str(workload),
+                    scheduler,
+                    f"{load:g}",
+                    str(estimates),
+                    str(r[DROPPED_COLUMN]) or "-",
+                    str(jobs + rejected),
+                    str(jobs),
+                    str(rejected),
+                    str(r[REJECTIONS_COLUMN]) or "-",
+                ]
+            )
+    header = ["workload", "scheduler", "load", "estimates", "dropped by the reader", "jobs in"]
+    header += ["scheduled", "rejected", "reasons"]
+    return _markdown(header, lines, {2, 5, 6, 7})
+
+
 def _improvement_markdown(result: SweepResult, metrics: Sequence[str], baseline: str) -> str:
     """Return the table of percent improvements over ``baseline`` per cell and metric."""
     by_metric = [result.improvement(m, baseline) for m in metrics]
@@ -362,6 +399,10 @@ def _compare(args: argparse.Namespace) -> int:
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound):")
     print()
     print(_metrics_markdown(result, metrics))
+    print()
+    print("every job: dropped by the SWF reader's cleaning policy, or in = scheduled + rejected:")
+    print()
+    print(_accounting_markdown(result))
     print()
     if len(specs) > 1:
         print(f"percent improvement over {baseline}, 100 x (baseline - other) / baseline:")

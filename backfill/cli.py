@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -270,6 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
             "the scheduler's name is added before the suffix"
         ),
     )
+    sim.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip malformed lines of the SWF log (counted in its report) instead of stopping at the first",
+    )
     _add_compare(commands)
     return parser
 
@@ -277,6 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | None, str]:
     """Return the workload, the reader's report (for a log) and a one-line description."""
     if args.swf_path is None:
+        if args.lenient:
+            raise _Failure("--lenient applies only to an SWF log, not to the synthetic workload")
         n = DEFAULT_JOBS if args.jobs is None else args.jobs
         size = DEFAULT_MACHINE_SIZE if args.machine_size is None else args.machine_size
         seed = 0 if args.seed is None else args.seed
@@ -297,7 +303,7 @@ def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | Non
             raise _Failure(f"{option} applies only to the synthetic workload, not to an SWF log")
     path = Path(args.swf_path)
     try:
-        workload, report = read_swf(path, machine_size=args.machine_size)
+        workload, report = read_swf(path, machine_size=args.machine_size, lenient=args.lenient)
     except OSError as e:
         raise _Failure(f"cannot read {path}: {e.strerror or e}") from None
     description = f"{path.name}: {workload.machine_size} processors"
@@ -310,16 +316,6 @@ def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | Non
         )
         description += f", first {args.jobs} jobs"
     return workload, report, description
-
-
-def _accounting(schedule: Schedule) -> str:
-    n = len(schedule)
-    rejected = len(schedule.rejected)
-    line = f"{n} in = {n - rejected} scheduled + {rejected} rejected"
-    if rejected:
-        reasons = Counter(schedule.rejected.values())
-        line += " (" + "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) + ")"
-    return line
 
 
 def _output_path(base: Path, name: str, several: bool) -> Path:
@@ -358,12 +354,12 @@ def _simulate(args: argparse.Namespace) -> int:
     print()
     print(metrics_table(schedules, bound=args.bound))
     print()
-    lines = {_accounting(s) for s in schedules.values()}
+    lines = {s.accounting() for s in schedules.values()}
     if len(lines) == 1:
         print(f"jobs: {lines.pop()}")
     else:
         for label, s in schedules.items():
-            print(f"jobs ({label}): {_accounting(s)}")
+            print(f"jobs ({label}): {s.accounting()}")
     if report is not None:
         dropped = sum(report.dropped.values())
         print(

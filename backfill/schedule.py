@@ -101,6 +101,41 @@ class Schedule:
         """Response (turnaround) time (end - submit) of each job; NaN if it did not run."""
         return self.end - self.submit
 
+    def rejection_counts(self) -> dict[str, int]:
+        """Return how many jobs were rejected for each reason, reasons in alphabetical order.
+
+        Examples:
+            >>> from backfill import FCFS, Job, Workload, simulate
+            >>> jobs = [Job(id=1, submit=0.0, processors=9, runtime=1.0, estimate=1.0),
+            ...         Job(id=2, submit=0.0, processors=2, runtime=1.0, estimate=1.0)]
+            >>> simulate(Workload.from_jobs(jobs, machine_size=4), FCFS()).rejection_counts()
+            {'wider than the machine (4 processors)': 1}
+        """
+        counts: dict[str, int] = {}
+        for reason in self.rejected.values():
+            counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def accounting(self) -> str:
+        """Return the one-line account of every job: jobs in = scheduled + rejected (by reason).
+
+        A job is counted as scheduled once it has started; in a complete schedule every job is one or
+        the other (:func:`~backfill.simulator.simulate` asserts it).
+
+        Examples:
+            >>> from backfill import FCFS, Job, Workload, simulate
+            >>> jobs = [Job(id=1, submit=0.0, processors=9, runtime=1.0, estimate=1.0),
+            ...         Job(id=2, submit=0.0, processors=2, runtime=1.0, estimate=1.0)]
+            >>> simulate(Workload.from_jobs(jobs, machine_size=4), FCFS()).accounting()
+            '2 in = 1 scheduled + 1 rejected (wider than the machine (4 processors): 1)'
+        """
+        started = int(np.count_nonzero(self.started))
+        line = f"{len(self)} in = {started} scheduled + {len(self.rejected)} rejected"
+        counts = self.rejection_counts()
+        if counts:
+            line += " (" + "; ".join(f"{reason}: {n}" for reason, n in counts.items()) + ")"
+        return line
+
     def reservations_of(self, job_id: int) -> FloatArray:
         """Return the successive reservations of one job, in the order they were made."""
         r = self.reservations

@@ -26,6 +26,7 @@ from typing import Literal
 import attrs
 import numpy as np
 
+from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import Scheduler, scheduler_name
@@ -70,9 +71,7 @@ class Simulator:
     workload: Workload
     scheduler: Scheduler
     record_reservations: bool = True
-    overrun: OverrunPolicy = attrs.field(
-        default="raise_estimate", validator=attrs.validators.in_(("raise_estimate", "kill"))
-    )
+    overrun: OverrunPolicy = attrs.field(default="raise_estimate", validator=one_of("raise_estimate", "kill"))
     now: float = attrs.field(init=False, default=-math.inf)
     _submit: list[float] = attrs.field(init=False, repr=False)
     _runtime: list[float] = attrs.field(init=False, repr=False)
@@ -261,8 +260,23 @@ class Simulator:
         self._last_res = dict(res)
 
     def run(self, until: float | None = None) -> Schedule:
-        """Run every instant (up to and including ``until``, if given) and return the schedule so far."""
+        """Run every instant (up to and including ``until``, if given) and return the schedule so far.
+
+        Raises:
+            ScheduleError: Run to the end (no ``until``), queued jobs were left unstarted when nothing
+                was left to happen.
+        """
         self._advance(math.inf if until is None else math.nextafter(until, math.inf))
+        if until is None and self._queued:
+            # Nothing is left to happen, so these jobs would never start: a scheduler bug, not a
+            # result. Reporting it here keeps any job from being lost silently.
+            name = scheduler_name(self.scheduler)
+            ids = sorted(self._queued)
+            shown = ", ".join(map(str, ids[:5])) + (", ..." if len(ids) > 5 else "")
+            raise ScheduleError(
+                f"{name} left {len(ids)} queued jobs unstarted when nothing was left to happen "
+                f"(job ids {shown}); a scheduler must start every queued job once it fits"
+            )
         return self.result()
 
     def run_before(self, time: float) -> None:
@@ -401,6 +415,13 @@ def simulate(
 ) -> Schedule:
     """Simulate a whole workload under a scheduler and return the schedule.
 
+    Every job is accounted for: jobs in = jobs scheduled + jobs rejected with a reason (see
+    :meth:`~backfill.schedule.Schedule.accounting`), checked before the schedule is returned.
+
+    Raises:
+        ScheduleError: The scheduler started a job that is not queued, over-committed the machine,
+            or left queued jobs unstarted when nothing was left to happen.
+
     Examples:
         >>> from backfill.schedulers import FCFS
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=3.0, estimate=4.0) for i in range(3)]
@@ -408,4 +429,12 @@ def simulate(
         [0.0, 0.0, 3.0]
     """
     sim = Simulator(workload, scheduler, record_reservations=record_reservations, overrun=overrun)
-    return sim.run()
+    schedule = sim.run()
+    # Jobs in = jobs scheduled + jobs rejected with a reason, checked on every run.
+    started = int(np.count_nonzero(schedule.started))
+    if started + len(schedule.rejected) != len(workload):
+        raise ScheduleError(
+            f"{schedule.scheduler}: {len(workload)} jobs in, but {started} scheduled + "
+            f"{len(schedule.rejected)} rejected"
+        )
+    return schedule

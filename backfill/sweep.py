@@ -72,8 +72,16 @@ DESCRIPTION_COLUMNS: tuple[str, ...] = (
 #: Columns of a result row that measure its schedule: :data:`~backfill.metrics.SUMMARY_KEYS` and
 #: ``seconds``, the wall time of the simulation.
 METRIC_COLUMNS: tuple[str, ...] = (*SUMMARY_KEYS, "seconds")
+#: The column of a result row that says why the simulator rejected jobs: ``"reason: count; ..."``
+#: with the reasons in alphabetical order (see :meth:`~backfill.schedule.Schedule.rejection_counts`),
+#: or ``""`` when it rejected none.
+REJECTIONS_COLUMN = "rejected_reasons"
+#: The column of a result row that says which jobs of an SWF log the reader's cleaning policy
+#: dropped before simulation, in the same form (see :attr:`~backfill.swf.ReadReport.dropped`);
+#: ``""`` for a log it dropped nothing from and for a synthetic workload.
+DROPPED_COLUMN = "dropped_reasons"
 #: Every column of a result row, in the order of :meth:`SweepResult.to_csv`.
-COLUMNS: tuple[str, ...] = (*DESCRIPTION_COLUMNS, *METRIC_COLUMNS)
+COLUMNS: tuple[str, ...] = (*DESCRIPTION_COLUMNS, *METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN)
 
 _COUNT_COLUMNS = frozenset({"jobs", "rejected"})
 
@@ -218,7 +226,13 @@ def _measure(cell: Cell, identity: Mapping[str, Any]) -> dict[str, Any]:
     for key in _COUNT_COLUMNS:
         metrics[key] = int(metrics[key])
     metrics["seconds"] = seconds
+    metrics[REJECTIONS_COLUMN] = _reasons(schedule.rejection_counts())
+    metrics[DROPPED_COLUMN] = _reasons(workload.provenance.get("dropped") or {})
     return metrics
+
+
+def _reasons(counts: Mapping[str, int]) -> str:
+    return "; ".join(f"{reason}: {counts[reason]}" for reason in sorted(counts))
 
 
 def _nonempty_unique(what: str, labels: list[Any]) -> None:
@@ -345,7 +359,9 @@ def run_sweep(
     store = CellStore(cache) if cache is not None else None
     metrics: list[dict[str, Any] | None] = [store.load(k) if store else None for k in keys]
     if store is not None:
-        metrics = [m if m is not None and set(METRIC_COLUMNS) <= m.keys() else None for m in metrics]
+        # A cell cached before a column existed is computed again.
+        needed = {*METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN}
+        metrics = [m if m is not None and needed <= m.keys() else None for m in metrics]
     todo = [i for i, m in enumerate(metrics) if m is None]
 
     def finish(i: int, m: dict[str, Any]) -> None:

@@ -14,7 +14,6 @@ from backfill._cli_compare import _param_value, _scheduler_spec, _workload_spec
 from backfill.cli import (
     DEFAULT_COMPARE_METRICS,
     DEFAULT_JOBS,
-    _accounting,
     _output_path,
     build_parser,
     main,
@@ -237,10 +236,55 @@ def test_accounting_lists_rejection_reasons() -> None:
         Job(id=4, submit=3.0, processors=0, runtime=5.0, estimate=5.0),
     ]
     s = simulate(Workload.from_jobs(jobs, 4), FCFS())
-    assert _accounting(s) == (
+    assert s.accounting() == (
         "4 in = 1 scheduled + 3 rejected (no positive processor count: 1; "
         "wider than the machine (4 processors): 2)"
     )
+
+
+def test_compare_accounts_for_every_job_of_a_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Six lines: two jobs the cleaning policy drops (unknown runtime; wider than the 4 processors the
+    # header gives), four that go in and are scheduled.
+    path = tmp_path / "log.swf"
+    rows = [(1, 2, 10), (2, 9, 10), (3, 4, 10), (4, 1, -1), (5, 3, 7), (6, 1, 3)]
+    lines = [f"{i} {i} -1 {r} {p} -1 -1 {p} 20 -1 1 1 1 -1 1 -1 -1 -1" for i, p, r in rows]
+    path.write_text("; MaxProcs: 4\n" + "\n".join(lines) + "\n")
+    code, out, _ = run(capsys, "compare", str(path), "--scheduler", "easy", "conservative", "--workers", "1")
+    assert code == 0
+    _, accounts, _ = markdown_tables(out)
+    assert accounts == [
+        {
+            "workload": "log",
+            "scheduler": "all",
+            "load": "1",
+            "estimates": "user",
+            "dropped by the reader": "unknown_runtime: 1; wider_than_machine: 1",
+            "jobs in": "4",
+            "scheduled": "4",
+            "rejected": "0",
+            "reasons": "-",
+        }
+    ]
+    rows_ = run_sweep(Grid([path], ["EASY"]), workers=1).rows
+    assert [(r["jobs"], r["rejected"], r["rejected_reasons"]) for r in rows_] == [(4, 0, "")]
+
+
+def test_lenient_simulate_skips_and_counts_malformed_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.swf"
+    good = "1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1"
+    wide = "3 5 -1 10 9 -1 -1 9 20 -1 1 1 1 -1 1 -1 -1 -1"
+    path.write_text(f"; MaxProcs: 4\n{good}\n2 0 -1 10\n{wide}\n")
+    code, out, err = run(capsys, "simulate", str(path))
+    assert_clean_error(code, out, err, f"{path}:3:", "18 fields")
+    code, out, err = run(capsys, "simulate", str(path), "--lenient", "--scheduler", "easy")
+    assert code == 0 and err == ""
+    assert "skipped lines: 3" in out
+    assert "log: 3 data lines = 1 kept + 1 dropped by the cleaning policy + 1 malformed" in out
+    assert "jobs: 1 in = 1 scheduled + 0 rejected" in out
+    code, out, err = run(capsys, "simulate", "--lenient")
+    assert_clean_error(code, out, err, "--lenient applies only to an SWF log")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -486,7 +530,12 @@ def test_compare_tables_match_run_sweep(tmp_path: Path, capsys: pytest.CaptureFi
         priorities=["fcfs", "sjf"],
     )
     expected = run_sweep(grid, workers=1)
-    metrics, improvements = markdown_tables(out)
+    metrics, accounts, improvements = markdown_tables(out)
+    # Every job of each workload accounted for, once per workload: the schedulers agree.
+    assert [(r["workload"], r["scheduler"], r["jobs in"], r["rejected"]) for r in accounts] == [
+        (MODEL, "all", "80", "0"),
+        ("small", "all", "60", "0"),
+    ]
     assert [(r["workload"], r["scheduler"], r["priority"]) for r in metrics] == [
         (r["workload"], r["scheduler"], r["priority"]) for r in expected.rows
     ]
@@ -523,7 +572,7 @@ def test_compare_an_swf_trace_loads_estimates_and_a_chosen_baseline(
         estimates=["user", "exact"],
     )
     expected = run_sweep(grid, workers=1)
-    metrics, improvements = markdown_tables(out)
+    metrics, _, improvements = markdown_tables(out)
     assert [(r["workload"], r["scheduler"], r["load"], r["estimates"]) for r in metrics] == [
         ("tiny", r["scheduler"], f"{r['load']:g}", r["estimates"]) for r in expected.rows
     ]
@@ -538,7 +587,7 @@ def test_compare_an_swf_trace_loads_estimates_and_a_chosen_baseline(
         "--workers", "1",
     )  # fmt: skip
     assert code == 0 and "percent improvement over EASY(depth=2)" in out
-    assert [r["scheduler"] for r in markdown_tables(out)[1]] == ["FCFS"]
+    assert [r["scheduler"] for r in markdown_tables(out)[-1]] == ["FCFS"]
 
 
 def test_compare_writes_the_csv_and_figures_and_reuses_the_cache(
@@ -580,7 +629,7 @@ def test_compare_with_one_scheduler_and_a_progress_bar(capsys: pytest.CaptureFix
     code, out, err = run(capsys, "compare", "model:n=30,machine_size=8", "--scheduler", "easy",
                          "--workers", "1", "--progress")  # fmt: skip
     assert code == 0 and "no scheduler besides the baseline EASY to compare" in out
-    assert len(markdown_tables(out)) == 1 and "1/1" in err
+    assert len(markdown_tables(out)) == 2 and "1/1" in err  # the metrics and the job accounts
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from backfill import (
     BackfillError,
     Conservative,
     Job,
+    ParameterError,
     Schedule,
     ScheduleError,
     Simulator,
@@ -87,6 +88,35 @@ def test_protocol_violations_are_refused(mode: str, message: str) -> None:
         simulate(w, Cheater(mode))
 
 
+class Forgetful(FCFS):
+    """Never starts the job with id 2, as a buggy scheduler might drop a job."""
+
+    def schedule(self, now: float) -> list[Job]:
+        return [job for job in super().schedule(now) if job.id != 2]
+
+
+def test_a_job_a_scheduler_never_starts_is_an_error_not_a_silent_loss() -> None:
+    w = make((0, 1, 5, 5), (0, 1, 5, 5), (1, 1, 5, 5), size=4)
+    with pytest.raises(ScheduleError, match=r"left 1 queued jobs unstarted .*job ids 2\)"):
+        simulate(w, Forgetful())
+    # A partial run is allowed to end with jobs queued: only a run to the end must account for all.
+    sim = Simulator(w, Forgetful())
+    assert sim.run(until=1.0).started.tolist() == [True, False, True]
+
+
+def test_every_run_accounts_for_every_job() -> None:
+    w = make((0, 5, 1, 1), (0, 0, 1, 1), (0, 1, 1, 1), (3, 2, 1, 1), size=4)
+    schedule = simulate(w, EASY())
+    assert schedule.accounting() == (
+        "4 in = 2 scheduled + 2 rejected (no positive processor count: 1; "
+        "wider than the machine (4 processors): 1)"
+    )
+    assert schedule.rejection_counts() == {
+        "no positive processor count": 1,
+        "wider than the machine (4 processors)": 1,
+    }
+
+
 def test_rejected_jobs_are_reported_with_a_reason() -> None:
     w = make((0, 5, 1, 1), (0, 0, 1, 1), (0, 1, -3, 1), (0, 1, 1, 1), size=4)
     result = simulate(w, EASY())
@@ -108,7 +138,7 @@ def test_overrun_raise_estimate_and_kill() -> None:
     assert dict(killed.altered) == {"killed_at_estimate": 1}
     assert killed.end.tolist() == [4, 7] and killed.runtime.tolist() == [4, 3]
     validate_schedule(killed)
-    with pytest.raises(ValueError):
+    with pytest.raises(ParameterError):
         Simulator(w, EASY(), overrun="ignore")  # type: ignore[arg-type]
 
 

@@ -162,8 +162,9 @@ def test_over_committed_schedule_is_caught_with_the_jobs_running() -> None:
 
 
 def test_lost_job_is_caught() -> None:
+    # The simulator itself refuses to end a run with a job never started.
     with pytest.raises(
-        ScheduleError, match=r"LosesJobs: jobs neither started nor rejected \(job ids 2\)"
+        ScheduleError, match=r"LosesJobs left 1 queued jobs unstarted .*\(job ids 2\)"
     ) as caught:
         check_scheduler(LosesJobs(), WAITING, guarantees=False)
     # The failing workload is spelled out, not only as the record array hypothesis prints.
@@ -171,8 +172,13 @@ def test_lost_job_is_caught() -> None:
         "workload: 3 jobs on a 3-processor machine, as (id, submit, processors, runtime, estimate): "
         "(1, 0, 2, 10, 10), (2, 0, 2, 10, 10), (3, 5, 1, 3, 3)"
     ]
-    with pytest.raises(ScheduleError, match="LosesJobs: jobs neither started nor rejected"):
+    with pytest.raises(ScheduleError, match=r"LosesJobs left .* queued jobs unstarted"):
         run_broken(LosesJobs(), guarantees=False)()
+    # A schedule from elsewhere with a job neither started nor rejected fails the validator.
+    good = simulate(WAITING, Conservative())
+    lost = attrs.evolve(good, start=[0.0, np.nan, 10.0], end=[10.0, np.nan, 13.0])
+    with pytest.raises(ScheduleError, match=r"Conservative: jobs neither started nor rejected \(job ids 2\)"):
+        check_feasible(lost)
 
 
 def test_rejection_of_a_job_not_in_the_workload_is_caught() -> None:
