@@ -2,7 +2,7 @@
 
 from backfill.cleaning import CleaningPolicy, ReadReport
 from backfill.entitlement import entitled_processors
-from backfill.errors import BackfillError, ScheduleError, SWFError
+from backfill.errors import BackfillError, ParameterError, ScheduleError, SWFError
 from backfill.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
 from backfill.fairness import (
     FairnessBuckets,
@@ -102,6 +102,7 @@ __all__ = [
     "ModelWorkload",
     "PC",
     "PackingScores",
+    "ParameterError",
     "Profile",
     "ProfileError",
     "ReadReport",

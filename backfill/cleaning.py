@@ -12,7 +12,7 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
-from backfill.errors import BackfillError
+from backfill.errors import BackfillError, ParameterError
 
 __all__ = ["CleaningPolicy", "OverrunPolicy", "ProcessorsChoice", "ReadReport"]
 
@@ -35,7 +35,7 @@ def _one_of(*options: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
     def check(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if not isinstance(value, str) or value not in options:
             choices = ", ".join(repr(o) for o in options)
-            raise ValueError(f"CleaningPolicy.{attribute.name} must be one of {choices}; got {value!r}")
+            raise ParameterError(f"CleaningPolicy.{attribute.name} must be one of {choices}; got {value!r}")
 
     return check
 
@@ -43,7 +43,7 @@ def _one_of(*options: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
 def _is_bool(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     # A switch given as 0/1 or "no" is most likely a mistake (bool("no") is True): refuse it.
     if not isinstance(value, bool):
-        raise TypeError(f"CleaningPolicy.{attribute.name} must be True or False, got {value!r}")
+        raise ParameterError(f"CleaningPolicy.{attribute.name} must be True or False, got {value!r}")
 
 
 @attrs.frozen
@@ -79,7 +79,7 @@ class CleaningPolicy:
         >>> CleaningPolicy(processors="nodes")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
             ...
-        ValueError: CleaningPolicy.processors must be one of 'allocated', ...; got 'nodes'
+        backfill.errors.ParameterError: CleaningPolicy.processors must be one of 'allocated', ...; got 'nodes'
     """
 
     processors: ProcessorsChoice = attrs.field(

@@ -6,11 +6,25 @@ type.
 
 from __future__ import annotations
 
-__all__ = ["BackfillError", "SWFError", "ScheduleError"]
+__all__ = ["BackfillError", "ParameterError", "SWFError", "ScheduleError"]
 
 
 class BackfillError(Exception):
     """Base class of every error raised by ``backfill`` on bad input or misuse."""
+
+
+class ParameterError(BackfillError, ValueError):
+    """A parameter of a scheduler, threshold, cleaning policy or simulation is not valid.
+
+    It is a :class:`ValueError` too, so code written against the built-in type still catches it.
+
+    Examples:
+        >>> from backfill import EASY
+        >>> EASY(depth=0)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ParameterError: depth must be a positive int or None (unlimited), got 0
+    """
 
 
 class SWFError(BackfillError, ValueError):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from naive import NaiveProfile
 from strategies import make, workloads
 
-from backfill import EASY, Job, ScheduleError, Scheduler, Workload, simulate
+from backfill import EASY, Job, ParameterError, ScheduleError, Scheduler, Workload, simulate
 from backfill.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.schedulers.easy import _general_easy
 from backfill.testing import check_holds, check_scheduler
@@ -368,7 +368,7 @@ def test_copy_is_independent_and_keeps_depth() -> None:
 
 @pytest.mark.parametrize("depth", [0, -1, 1.5, "x", True, 2.0])
 def test_depth_must_be_a_positive_int_or_none(depth: Any) -> None:
-    with pytest.raises((TypeError, ValueError), match="depth must be a positive int or None"):
+    with pytest.raises(ParameterError, match="depth must be a positive int or None"):
         EASY(depth=depth)
 
 

@@ -10,7 +10,17 @@ from hypothesis import given, settings
 from naive import NaiveDC, NaivePC, NaiveProfile
 from strategies import make, workloads
 
-from backfill import DC, PC, Conservative, Job, Workload, check_reservations, simulate, validate_schedule
+from backfill import (
+    DC,
+    PC,
+    Conservative,
+    Job,
+    ParameterError,
+    Workload,
+    check_reservations,
+    simulate,
+    validate_schedule,
+)
 from backfill.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 from backfill.schedulers import scheduler_name
 
@@ -270,9 +280,9 @@ def test_names_and_reprs() -> None:
     assert PC(sjf).name == "PC(sjf)" and DC().name == "DC(fcfs)"
     assert PC(restart=False).name == "PC(fcfs, restart=False)"
     assert repr(DC(wjf)) == "DC(priority=wjf)"
-    with pytest.raises(TypeError):
+    with pytest.raises(ParameterError):
         PC(priority=3)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(ParameterError):
         PC(restart="yes")  # type: ignore[arg-type]
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import make
 
-from backfill import EASY, Job, Workload, check_reservations, simulate, validate_schedule
+from backfill import EASY, Job, ParameterError, Workload, check_reservations, simulate, validate_schedule
 from backfill.entitlement import entitled_processors
 from backfill.schedulers import RelShare
 from backfill.testing import workloads
@@ -254,7 +254,7 @@ def test_names_and_bad_arguments() -> None:
         {"shares": {1: 0.0}},
         {"depth": 0},
     ):
-        with pytest.raises(ValueError):
+        with pytest.raises(ParameterError):
             RelShare(**kwargs)  # type: ignore[arg-type]
 
 

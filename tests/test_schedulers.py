@@ -17,6 +17,7 @@ from backfill import (
     Conservative,
     Job,
     LookaheadSlack,
+    ParameterError,
     RelShare,
     Scheduler,
     Selective,
@@ -193,7 +194,7 @@ def test_copy_is_independent() -> None:
 
 
 def test_priority_must_be_callable() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(ParameterError):
         EASY(priority=3)  # type: ignore[arg-type]
 
 

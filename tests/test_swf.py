@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backfill.errors import BackfillError, SWFError
+from backfill.errors import BackfillError, ParameterError, SWFError
 from backfill.swf import CleaningPolicy, ReadReport, read_swf, write_swf
 from backfill.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
 
@@ -586,7 +586,7 @@ def test_policy_defaults_and_repr() -> None:
     ],
 )
 def test_policy_rejects_unknown_choices(kwargs: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match="must be one of"):
+    with pytest.raises(ParameterError, match="must be one of"):
         CleaningPolicy(**kwargs)
 
 
@@ -602,7 +602,7 @@ def test_policy_rejects_unknown_choices(kwargs: dict[str, object]) -> None:
 )
 @pytest.mark.parametrize("value", [0, 1, "no", None])
 def test_policy_switches_must_be_booleans(name: str, value: object) -> None:
-    with pytest.raises(TypeError, match=f"{name} must be True or False"):
+    with pytest.raises(ParameterError, match=f"{name} must be True or False"):
         CleaningPolicy(**{name: value})
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 from sortedcontainers import SortedList
 
-from backfill.errors import ScheduleError
+from backfill.errors import ParameterError, ScheduleError
 from backfill.priorities import Priority, depends_on_time, fcfs, priority_name
 from backfill.workload import Job
 
@@ -20,7 +20,7 @@ Entry = tuple[Any, int, Job]
 
 def _priority_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not callable(value):
-        raise TypeError(f"{attribute.name} must be a callable (job, now) -> key, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a callable (job, now) -> key, got {value!r}")
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)

@@ -16,7 +16,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from backfill.errors import BackfillError
+from backfill._validators import is_bool
+from backfill.errors import BackfillError, ParameterError
 from backfill.groups import CATEGORIES, job_categories
 from backfill.metrics import DEFAULT_BOUND, bounded_slowdowns
 from backfill.schedule import Schedule
@@ -40,30 +41,30 @@ def _is_number(value: object) -> bool:
 
 def _threshold_value(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not _is_number(value):
-        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a number, got {value!r}")
     if not float(value) >= 0:  # type: ignore[arg-type]  # a Real; NaN fails this test too
-        raise ValueError(f"{attribute.name} must be a non-negative number (inf allowed), got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a non-negative number (inf allowed), got {value!r}")
 
 
 def _finite_non_negative(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not _is_number(value):
-        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a number, got {value!r}")
     if not 0 <= float(value) < math.inf:  # type: ignore[arg-type]
-        raise ValueError(f"{attribute.name} must be a finite non-negative number, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a finite non-negative number, got {value!r}")
 
 
 def _positive_bound(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not _is_number(value):
-        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a number, got {value!r}")
     if not 0 < float(value) < math.inf:  # type: ignore[arg-type]
-        raise ValueError(f"{attribute.name} must be a positive number of seconds, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a positive number of seconds, got {value!r}")
 
 
 def _width_boundary(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, Integral) or isinstance(value, bool):
-        raise TypeError(f"{attribute.name} must be an integer number of processors, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be an integer number of processors, got {value!r}")
     if int(value) < 0:
-        raise ValueError(f"{attribute.name} must be non-negative, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be non-negative, got {value!r}")
 
 
 def category_index(job: Job, runtime_boundary: float, width_boundary: int) -> int:
@@ -90,8 +91,8 @@ class CategoryThresholds:
         width_boundary: The most processors of a narrow job.
 
     Raises:
-        TypeError: If a value is not a number (or the width boundary not an integer).
-        ValueError: If a threshold is negative or NaN, or a boundary negative or infinite.
+        ParameterError: If a value is not a number (or the width boundary not an integer), a
+            threshold is negative or NaN, or a boundary negative or infinite.
 
     Examples:
         >>> t = CategoryThresholds(22.30, 72.40, 1.72, 2.59)  # the paper's Table 7 (SDSC)
@@ -100,7 +101,7 @@ class CategoryThresholds:
         >>> CategoryThresholds(1.0, -2.0, 1.0, 1.0)
         Traceback (most recent call last):
         ...
-        ValueError: sw must be a non-negative number (inf allowed), got -2.0
+        backfill.errors.ParameterError: sw must be a non-negative number (inf allowed), got -2.0
     """
 
     sn: float = attrs.field(validator=_threshold_value)
@@ -143,8 +144,8 @@ class AdaptiveThreshold:
         bound: The bounded-slowdown threshold in seconds.
 
     Raises:
-        TypeError: If a value has the wrong type.
-        ValueError: If a value is negative, NaN, or infinite where it must be finite.
+        ParameterError: If a value has the wrong type, or is negative, NaN, or infinite where it
+            must be finite.
 
     Examples:
         >>> AdaptiveThreshold(factor=1.5).value(mean=4.0), AdaptiveThreshold().value(mean=None)
@@ -152,7 +153,7 @@ class AdaptiveThreshold:
     """
 
     factor: float = attrs.field(default=1.0, validator=_finite_non_negative)
-    per_category: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    per_category: bool = attrs.field(default=False, validator=is_bool)
     initial: float = attrs.field(default=1.0, validator=_threshold_value)
     runtime_boundary: float = attrs.field(default=3600.0, validator=_finite_non_negative)
     width_boundary: int = attrs.field(default=8, validator=_width_boundary)
@@ -175,9 +176,11 @@ def as_threshold(value: float | CategoryThresholds | AdaptiveThreshold) -> Thres
     if isinstance(value, CategoryThresholds | AdaptiveThreshold):
         return value
     if not _is_number(value):
-        raise TypeError(f"threshold must be a number, CategoryThresholds or AdaptiveThreshold, got {value!r}")
+        raise ParameterError(
+            f"threshold must be a number, CategoryThresholds or AdaptiveThreshold, got {value!r}"
+        )
     if not float(value) >= 0:
-        raise ValueError(f"threshold must be a non-negative number (inf allowed), got {value!r}")
+        raise ParameterError(f"threshold must be a non-negative number (inf allowed), got {value!r}")
     return float(value)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 
+from backfill.errors import ParameterError
 from backfill.priorities import Priority, fcfs, priority_name
 from backfill.profile import Profile
 from backfill.schedulers._queue import Entry, QueueScheduler
@@ -23,9 +24,9 @@ def _depth_validator(instance: object, attribute: attrs.Attribute[Any], value: o
     if value is None:
         return
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"depth must be a positive int or None (unlimited), got {value!r}")
+        raise ParameterError(f"depth must be a positive int or None (unlimited), got {value!r}")
     if value < 1:
-        raise ValueError(f"depth must be a positive int or None (unlimited), got {value!r}")
+        raise ParameterError(f"depth must be a positive int or None (unlimited), got {value!r}")
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
@@ -85,8 +86,7 @@ class EASY(QueueScheduler):
             all of them. 1 (the default) is classic EASY.
 
     Raises:
-        TypeError: If ``depth`` is neither an int nor None.
-        ValueError: If ``depth`` is below 1.
+        ParameterError: If ``depth`` is neither an int nor None, or is below 1.
 
     Examples:
         >>> s = EASY()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from backfill._validators import is_bool
 from backfill.priorities import priority_name
 from backfill.schedulers._compression import GuaranteeScheduler
 from backfill.workload import Job
@@ -55,7 +56,7 @@ class PC(GuaranteeScheduler):
         ([2, 3], {4: 9.0})
     """
 
-    restart: bool = attrs.field(default=True, kw_only=True, validator=attrs.validators.instance_of(bool))
+    restart: bool = attrs.field(default=True, kw_only=True, validator=is_bool)
     _dirty: bool = attrs.field(init=False, default=False)
     _pending: list[tuple[float, float]] = attrs.field(init=False, factory=list)
 

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from backfill.entitlement import _water_fill
+from backfill.errors import ParameterError
 from backfill.schedulers._queue import Entry
 from backfill.schedulers.easy import EASY, _depth_validator
 from backfill.workload import Job
@@ -28,24 +29,24 @@ _DAY = 86400.0
 
 def _positive_finite(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < math.inf):
-        raise ValueError(f"{attribute.name} must be a positive finite number of seconds, got {value!r}")
+        raise ParameterError(f"{attribute.name} must be a positive finite number of seconds, got {value!r}")
 
 
 def _decay_validator(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not (0 <= value <= 1):
-        raise ValueError(f"decay must be a number in [0, 1], got {value!r}")
+        raise ParameterError(f"decay must be a number in [0, 1], got {value!r}")
 
 
 def _by_validator(instance: object, attribute: attrs.Attribute[Any], value: str) -> None:
     if value not in ("user", "group"):
-        raise ValueError(f"by must be 'user' or 'group', got {value!r}")
+        raise ParameterError(f"by must be 'user' or 'group', got {value!r}")
 
 
 def _shares_converter(value: Mapping[int, float] | None) -> Mapping[int, float]:
     shares = dict(value or {})
     for owner, share in shares.items():
         if not (0 < share < math.inf):
-            raise ValueError(f"shares must be positive and finite, got {share!r} for {owner!r}")
+            raise ParameterError(f"shares must be positive and finite, got {share!r} for {owner!r}")
     return MappingProxyType(shares)
 
 
@@ -154,7 +155,7 @@ class RelShare:
         origin: A time at which a window starts.
 
     Raises:
-        ValueError: A window or share that is not positive and finite, a decay outside [0, 1], an
+        ParameterError: A window or share that is not positive and finite, a decay outside [0, 1], an
             unknown ``by``, a bad depth.
 
     Examples:

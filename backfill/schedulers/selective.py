@@ -92,8 +92,8 @@ class Selective:
             due at the same time; any callable ``(job, now) -> key``. The paper uses FCFS.
 
     Raises:
-        TypeError: If ``threshold`` is not a number or threshold object, or ``priority`` not callable.
-        ValueError: If a numeric threshold is negative or NaN.
+        ParameterError: If ``threshold`` is not a number or threshold object, or is negative or
+            NaN, or ``priority`` is not callable.
 
     Examples:
         A wide job waits behind a long one; with ``T = 2`` and an estimate of 100 it is promoted 100 s
