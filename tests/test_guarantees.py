@@ -2,10 +2,11 @@
 
 Selective's promoted jobs keep theirs too (its other jobs never had one).
 
-The default run tries a modest number of workloads per scheduler; the slow suite
-(``python -m pytest -m slow tests/test_guarantees.py``) tries 10,000 per scheduler and adds EASY, whose
-head reservation is checked while held. The example counts are set here explicitly, so they override
-conftest's hypothesis profiles (``HYPOTHESIS_PROFILE=thorough`` does not lengthen these).
+The default run tries a modest number of workloads per scheduler; the invariant suite
+(``tests/test_invariants.py``, slow part ``python -m pytest -m slow tests/test_invariants.py``) puts
+10,000 workloads through every scheduler and priority with the same checks, EASY's head reservation
+checked while held. The example counts are set here explicitly, so they override conftest's
+hypothesis profiles (``HYPOTHESIS_PROFILE=thorough`` does not lengthen these).
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ from hypothesis import strategies as st
 
 from backfill import (
     DC,
-    EASY,
     PC,
     AdaptiveThreshold,
     CategoryThresholds,
     Conservative,
-    RelShare,
     Scheduler,
     Selective,
     Workload,
@@ -43,7 +42,6 @@ def guaranteed() -> list[Scheduler]:
 
 
 GUARANTEED = guaranteed()
-HOLDING = [EASY(priority=PRIORITIES[p]) for p in sorted(PRIORITIES)] + [RelShare(window=20.0)]
 #: Selective guarantees only its promoted jobs, so its log need not cover every job that waited.
 SELECTIVE = [
     Selective(2.0),
@@ -65,18 +63,3 @@ def test_guarantees_are_kept(scheduler: Scheduler, w: Workload, overrun: str) ->
 @given(w=workloads(overruns=True), overrun=st.sampled_from(OVERRUNS))
 def test_promoted_jobs_keep_their_guarantees(scheduler: Scheduler, w: Workload, overrun: str) -> None:
     check_scheduler(scheduler, w, overrun=overrun, require_log=False)  # type: ignore[arg-type]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("scheduler", "guarantees", "require_log"),
-    [pytest.param(s, True, True, id=scheduler_name(s)) for s in GUARANTEED]
-    + [pytest.param(s, True, False, id=scheduler_name(s)) for s in SELECTIVE]
-    + [pytest.param(s, "while_held", True, id=scheduler_name(s)) for s in HOLDING],
-)
-@settings(max_examples=10_000, deadline=None)
-@given(w=workloads(overruns=True), overrun=st.sampled_from(OVERRUNS))
-def test_guarantees_are_kept_thoroughly(
-    scheduler: Scheduler, guarantees: bool | str, require_log: bool, w: Workload, overrun: str
-) -> None:
-    check_scheduler(scheduler, w, guarantees=guarantees, overrun=overrun, require_log=require_log)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+from checks import check_slack_bound
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_start_over_reservations
@@ -20,7 +21,6 @@ from backfill import (
     Job,
     LookaheadSlack,
     PackingScores,
-    Schedule,
     SlackFactor,
     Workload,
     simulate,
@@ -183,33 +183,6 @@ def test_without_lookahead_it_is_conservative(w: Workload) -> None:
     plain = simulate(w, Conservative())
     slack = simulate(w, LookaheadSlack(lookahead=0))
     assert plain.start.tolist() == slack.start.tolist()
-
-
-def check_slack_bound(schedule: Schedule, scheduler: LookaheadSlack) -> int:
-    """Every move later stays within the slack usable then; return how many moves later there were.
-
-    A job arriving at ``a`` with fair start ``f`` may be planned later only up to
-    ``a + F_part(t - a) * (f - a)`` at time ``t``, so it never starts after ``a + F_slack * (f - a)``.
-    """
-    fst = scheduler.fair_starts()
-    ids = schedule.workload.column("id").tolist()
-    submit = dict(zip(ids, schedule.workload.column("submit").tolist(), strict=True))
-    start = dict(zip(ids, schedule.start.tolist(), strict=True))
-    slack = scheduler.slack
-    later = 0
-    for jid in ids:
-        a, f = submit[jid], fst[jid]
-        assert start[jid] <= max(f, a + slack.factor(f - a) * (f - a)) + 1e-9
-        r = schedule.reservations
-        mine = r[r["job_id"] == jid]
-        previous = math.inf
-        for t, s in zip(mine["time"].tolist(), mine["start"].tolist(), strict=True):
-            if s > previous:
-                later += 1
-                assert s <= max(previous, slack.latest_start(a, f - a, t - a)) + 1e-9
-            previous = s
-        assert start[jid] <= previous + 1e-9
-    return later
 
 
 @pytest.mark.parametrize("goal", [G1(), G2()], ids=["G1", "G2"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 import pytest
+from checks import check_slack_guarantees, expected_guarantees, starts_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import make, narrow, narrow_jobs, workloads
@@ -15,7 +15,6 @@ from backfill import (
     BackfillError,
     Conservative,
     Job,
-    Schedule,
     SlackBackfill,
     Workload,
     simulate,
@@ -26,53 +25,6 @@ from backfill.simulator import Simulator
 #: Over a longer span than in test_lookahead.py: slacks are 0 until some job has waited, so
 #: displacement needs a queue that lives on after the first starts.
 NARROW = narrow_jobs(span=60, max_jobs=25)
-
-
-def starts_of(schedule: Schedule) -> dict[int, float]:
-    ids = schedule.workload.column("id").tolist()
-    return dict(zip(ids, schedule.start.tolist(), strict=True))
-
-
-def expected_guarantees(
-    schedule: Schedule, tolerance: float, weight: Callable[[Job], float] | None = None
-) -> dict[int, float]:
-    """Each started job's guarantee, recomputed from the schedule alone, not from the scheduler.
-
-    A job arriving at ``a`` gets the slack ``tolerance * mean wait * weight``, the mean over the jobs
-    started before ``a`` (the simulator delivers arrivals before it asks for a decision, so jobs
-    started at ``a`` itself are not counted), added to its first logged reservation.
-    """
-    w = schedule.workload
-    ids = w.column("id").tolist()
-    submit = dict(zip(ids, w.column("submit").tolist(), strict=True))
-    start = {j: s for j, s in starts_of(schedule).items() if not math.isnan(s)}
-    jobs = {job.id: job for job in w}
-    out: dict[int, float] = {}
-    for jid in start:
-        waits = [s - submit[i] for i, s in start.items() if s < submit[jid]]
-        mean = math.fsum(waits) / len(waits) if waits else 0.0
-        first = float(schedule.reservations_of(jid)[0])
-        out[jid] = first + tolerance * mean * (1.0 if weight is None else weight(jobs[jid]))
-    return out
-
-
-def check_guarantees(
-    schedule: Schedule, tolerance: float, weight: Callable[[Job], float] | None = None
-) -> int:
-    """No job starts after its guarantee, nor is planned after it; return the moves later."""
-    guarantee = expected_guarantees(schedule, tolerance, weight)
-    start = starts_of(schedule)
-    later = 0
-    for jid, g in guarantee.items():
-        eps = 1e-9 * (1.0 + abs(g))
-        assert start[jid] <= g + eps
-        previous = math.inf
-        for s in schedule.reservations_of(jid).tolist():
-            assert s <= g + eps
-            if s > previous:
-                later += 1
-            previous = s
-    return later
 
 
 def recorded_guarantees(sim: Simulator) -> dict[int, float]:
@@ -159,7 +111,7 @@ tolerances = st.sampled_from([0.0, 0.5, 1.0, 3.0])
 def test_no_job_starts_after_its_guarantee(w: Workload, tolerance: float) -> None:
     schedule = simulate(w, SlackBackfill(tolerance=tolerance))
     validate_schedule(schedule)
-    check_guarantees(schedule, tolerance)
+    check_slack_guarantees(schedule, tolerance)
 
 
 def by_width(job: Job) -> float:
@@ -175,7 +127,7 @@ def test_no_narrow_job_starts_after_its_guarantee(
     weight = by_width if weighted else None
     schedule = simulate(narrow(specs), SlackBackfill(tolerance=tolerance, weight=weight))
     validate_schedule(schedule)
-    check_guarantees(schedule, tolerance, weight)
+    check_slack_guarantees(schedule, tolerance, weight)
 
 
 @settings(max_examples=100, deadline=None)
@@ -199,7 +151,7 @@ def test_the_guarantee_check_is_not_vacuous() -> None:
         specs = [
             (rnd.randint(0, 60), rnd.randint(1, 5), rnd.randint(1, 40), rnd.randint(0, 30)) for _ in range(25)
         ]
-        moved += check_guarantees(simulate(narrow(specs), SlackBackfill()), 1.0)
+        moved += check_slack_guarantees(simulate(narrow(specs), SlackBackfill()), 1.0)
     assert moved > 10
 
 

@@ -1,0 +1,93 @@
+"""Guarantee checks of the slack-based schedulers, shared by their own tests and the invariant suite.
+
+The guarantees of Conservative, PC, DC, Selective and EASY are checked by the public
+:mod:`backfill.testing`; these two are particular to one scheduler each, so they live with the tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from backfill import Job, LookaheadSlack, Schedule
+
+__all__ = ["check_slack_bound", "check_slack_guarantees", "expected_guarantees", "starts_of"]
+
+
+def starts_of(schedule: Schedule) -> dict[int, float]:
+    """Start time by job id (NaN for a rejected job)."""
+    ids = schedule.workload.column("id").tolist()
+    return dict(zip(ids, schedule.start.tolist(), strict=True))
+
+
+def expected_guarantees(
+    schedule: Schedule, tolerance: float, weight: Callable[[Job], float] | None = None
+) -> dict[int, float]:
+    """Each started job's SlackBackfill guarantee, recomputed from the schedule alone, not from the scheduler.
+
+    A job arriving at ``a`` gets the slack ``tolerance * mean wait * weight``, the mean over the jobs
+    started before ``a`` (the simulator delivers arrivals before it asks for a decision, so jobs
+    started at ``a`` itself are not counted), added to its first logged reservation.
+    """
+    w = schedule.workload
+    ids = w.column("id").tolist()
+    submit = dict(zip(ids, w.column("submit").tolist(), strict=True))
+    start = {j: s for j, s in starts_of(schedule).items() if not math.isnan(s)}
+    jobs = {job.id: job for job in w}
+    out: dict[int, float] = {}
+    for jid in start:
+        waits = [s - submit[i] for i, s in start.items() if s < submit[jid]]
+        mean = math.fsum(waits) / len(waits) if waits else 0.0
+        first = float(schedule.reservations_of(jid)[0])
+        out[jid] = first + tolerance * mean * (1.0 if weight is None else weight(jobs[jid]))
+    return out
+
+
+def check_slack_guarantees(
+    schedule: Schedule, tolerance: float, weight: Callable[[Job], float] | None = None
+) -> int:
+    """No SlackBackfill job starts after its guarantee, nor is planned after it; return the moves later."""
+    guarantee = expected_guarantees(schedule, tolerance, weight)
+    start = starts_of(schedule)
+    later = 0
+    for jid, g in guarantee.items():
+        eps = 1e-9 * (1.0 + abs(g))
+        assert start[jid] <= g + eps
+        previous = math.inf
+        for s in schedule.reservations_of(jid).tolist():
+            assert s <= g + eps
+            if s > previous:
+                later += 1
+            previous = s
+    return later
+
+
+def check_slack_bound(schedule: Schedule, scheduler: LookaheadSlack) -> int:
+    """Every LookaheadSlack move later stays within the slack usable then; return how many there were.
+
+    A job arriving at ``a`` with fair start ``f`` may be planned later only up to
+    ``a + F_part(t - a) * (f - a)`` at time ``t``, so it never starts after ``a + F_slack * (f - a)``.
+    ``scheduler`` must be the instance that made ``schedule`` (it remembers the fair starts).
+    Rejected jobs never reached the scheduler and are left out.
+    """
+    fst = scheduler.fair_starts()
+    ids = schedule.workload.column("id").tolist()
+    submit = dict(zip(ids, schedule.workload.column("submit").tolist(), strict=True))
+    start = dict(zip(ids, schedule.start.tolist(), strict=True))
+    slack = scheduler.slack
+    later = 0
+    for jid in ids:
+        if jid in schedule.rejected:
+            continue
+        a, f = submit[jid], fst[jid]
+        assert start[jid] <= max(f, a + slack.factor(f - a) * (f - a)) + 1e-9
+        r = schedule.reservations
+        mine = r[r["job_id"] == jid]
+        previous = math.inf
+        for t, s in zip(mine["time"].tolist(), mine["start"].tolist(), strict=True):
+            if s > previous:
+                later += 1
+                assert s <= max(previous, slack.latest_start(a, f - a, t - a)) + 1e-9
+            previous = s
+        assert start[jid] <= previous + 1e-9
+    return later

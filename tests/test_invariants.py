@@ -1,0 +1,227 @@
+"""The invariant suite: every scheduler under every priority, each workload through all of them.
+
+Each workload drawn by :func:`backfill.testing.workloads` (inaccurate and exact estimates, zero
+runtimes, runtimes beyond the estimate under both overrun policies, jobs as wide as the machine and
+wider, many arrivals and completions at one instant, three users) is simulated under every
+configuration of :data:`CONFIGS`, and each schedule must pass
+
+* the simulator's own checks: no job started twice or while not queued, never more processors than
+  the machine, and every job accounted for (jobs in = scheduled + rejected with a reason);
+* :func:`backfill.testing.check_feasible`, the independent validator;
+* the guarantee the scheduler promises (:data:`CONFIGS` says which).
+
+The default run tries 150 workloads; the slow suite tries 10,000, each through all 55
+configurations (``python -m pytest -m slow tests/test_invariants.py``; CI runs it too). The example
+counts are set here, so they override conftest's hypothesis profiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from checks import check_slack_bound, check_slack_guarantees
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backfill import (
+    DC,
+    EASY,
+    FCFS,
+    G2,
+    PC,
+    AdaptiveThreshold,
+    CategoryThresholds,
+    Conservative,
+    Job,
+    LookaheadSlack,
+    RelShare,
+    Schedule,
+    ScheduleError,
+    Scheduler,
+    Selective,
+    SlackBackfill,
+    Workload,
+    simulate,
+)
+from backfill.priorities import PRIORITIES, depends_on_time, fcfs, lxf
+from backfill.schedulers import scheduler_name
+from backfill.testing import _describe, check_feasible, check_guarantees, check_holds, workloads
+
+#: What a configuration's schedule must satisfy beyond feasibility: (schedule, the scheduler instance
+#: that made it) -> None, raising on a broken promise.
+Check = Callable[[Schedule, Scheduler], None]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One scheduler configuration of the suite and the promise it is held to."""
+
+    scheduler: Scheduler
+    check: Check
+    promise: str
+
+    @property
+    def name(self) -> str:
+        return scheduler_name(self.scheduler)
+
+
+def kept(schedule: Schedule, scheduler: Scheduler) -> None:
+    check_guarantees(schedule)
+
+
+def kept_for_promoted(schedule: Schedule, scheduler: Scheduler) -> None:
+    check_guarantees(schedule, require_log=False)
+
+
+def held(schedule: Schedule, scheduler: Scheduler) -> None:
+    check_holds(schedule)
+
+
+def exact(schedule: Schedule) -> bool:
+    ran = ~np.isnan(schedule.start)
+    return bool((schedule.estimate[ran] == schedule.runtime[ran]).all())
+
+
+def held_if_exact_and_static(schedule: Schedule, scheduler: Scheduler) -> None:
+    # EASY's docstring: deeper reservations keep while held only with exact estimates and a static
+    # priority (LXF: to depth 2), so that is all this configuration is held to.
+    assert isinstance(scheduler, EASY)
+    if exact(schedule) and not depends_on_time(scheduler.priority):
+        check_holds(schedule, require_log=False)
+
+
+def in_priority_order(schedule: Schedule, scheduler: Scheduler) -> None:
+    # FCFS without backfilling: no job starts before one that arrived earlier.
+    ran = ~np.isnan(schedule.start)
+    starts = schedule.start[ran]
+    if (np.diff(starts) < 0).any():
+        raise ScheduleError(f"{schedule.scheduler} started a job before an earlier arrival")
+
+
+def feasible_only(schedule: Schedule, scheduler: Scheduler) -> None:
+    """Nothing is promised beyond a feasible schedule with every job accounted for."""
+
+
+def slack_guarantees(schedule: Schedule, scheduler: Scheduler) -> None:
+    assert isinstance(scheduler, SlackBackfill)
+    check_slack_guarantees(schedule, scheduler.tolerance, scheduler.weight)
+
+
+def slack_bound(schedule: Schedule, scheduler: Scheduler) -> None:
+    assert isinstance(scheduler, LookaheadSlack)
+    check_slack_bound(schedule, scheduler)
+
+
+def by_width(job: Job) -> float:
+    """Less slack for wider jobs."""
+    return 2.0 / job.processors
+
+
+def configurations() -> list[Config]:
+    """Every scheduler, every priority it takes, and the variants that change what it promises."""
+    out: list[Config] = []
+    for name in sorted(PRIORITIES):
+        p = PRIORITIES[name]
+        out.append(Config(FCFS(p), in_priority_order if p is fcfs else feasible_only, "no backfilling"))
+        out.append(Config(EASY(p), held, "head reservation kept while held"))
+        out.append(Config(EASY(p, depth=3), held_if_exact_and_static, "kept while held if exact"))
+        deep = held_if_exact_and_static if p is not lxf else feasible_only
+        out.append(Config(EASY(p, depth=None), deep, "kept while held if exact"))
+        out.append(Config(PC(p), kept, "reservations kept"))
+        out.append(Config(DC(p), kept, "reservations kept"))
+        out.append(Config(Selective(2.0, p), kept_for_promoted, "promoted jobs' reservations kept"))
+    out.append(Config(Conservative(), kept, "reservations kept"))
+    out.append(Config(PC(restart=False), kept, "reservations kept"))
+    out.append(Config(Selective(), kept_for_promoted, "promoted jobs' reservations kept"))
+    out.append(
+        Config(
+            Selective(AdaptiveThreshold(factor=1.5, per_category=True)),
+            kept_for_promoted,
+            "promoted jobs' reservations kept",
+        )
+    )
+    out.append(
+        Config(Selective(CategoryThresholds(1.5, 3.0, 1.2, 2.0)), kept_for_promoted, "promoted jobs kept")
+    )
+    out.append(Config(RelShare(window=20.0), held, "head reservation kept while held"))
+    out.append(Config(RelShare(window=30.0, expected_usage=False, depth=2), feasible_only, "feasible"))
+    out.append(Config(RelShare(window=20.0, by="group", decay=0.5), held, "head reservation kept"))
+    out.append(Config(LookaheadSlack(), slack_bound, "moves later within the slack"))
+    out.append(Config(LookaheadSlack(goal=G2(), lookahead=3, prune_on_slack=False), slack_bound, "slack"))
+    out.append(Config(SlackBackfill(), slack_guarantees, "start by first reservation + slack"))
+    out.append(Config(SlackBackfill(tolerance=0.0), slack_guarantees, "start by first reservation"))
+    out.append(Config(SlackBackfill(tolerance=0.5, weight=by_width), slack_guarantees, "weighted slack"))
+    return out
+
+
+CONFIGS = configurations()
+
+#: Workloads with rejected jobs (too wide), overruns, zero runtimes and three users.
+WORKLOADS = workloads(max_jobs=30, overruns=True, too_wide=True, users=3)
+OVERRUNS = st.sampled_from(["raise_estimate", "kill"])
+
+
+def check_every_configuration(workload: Workload, overrun: str) -> None:
+    for config in CONFIGS:
+        scheduler = config.scheduler.copy()
+        try:
+            schedule = simulate(workload, scheduler, overrun=overrun)  # type: ignore[arg-type]
+            check_feasible(schedule)
+            config.check(schedule, scheduler)
+        except (ScheduleError, AssertionError) as error:
+            error.add_note(f"configuration {config.name} ({config.promise}), overrun {overrun!r}")
+            error.add_note(_describe(workload))
+            raise
+
+
+def test_the_suite_covers_every_scheduler_and_priority() -> None:
+    kinds = {type(c.scheduler).__name__ for c in CONFIGS}
+    assert kinds == {
+        "Conservative",
+        "DC",
+        "EASY",
+        "FCFS",
+        "LookaheadSlack",
+        "PC",
+        "RelShare",
+        "Selective",
+        "SlackBackfill",
+    }
+    for kind in ("FCFS", "EASY", "PC", "DC", "Selective"):
+        used = {c.scheduler.priority for c in CONFIGS if type(c.scheduler).__name__ == kind}  # type: ignore[attr-defined]
+        assert used >= set(PRIORITIES.values()), kind
+    assert len(CONFIGS) == 55
+    assert len({c.name for c in CONFIGS}) == len(CONFIGS)
+
+
+def test_the_checks_catch_a_broken_promise() -> None:
+    # FCFS gives no reservations: held to Conservative's promise, it fails; so does a schedule
+    # whose start order an FCFS check would reject.
+    w = Workload.from_jobs(
+        [
+            Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),
+            Job(id=2, submit=1.0, processors=2, runtime=10.0, estimate=10.0),
+            Job(id=3, submit=2.0, processors=1, runtime=1.0, estimate=1.0),
+        ],
+        machine_size=2,
+    )
+    with pytest.raises(ScheduleError):
+        kept(simulate(w, FCFS()), FCFS())
+    with pytest.raises(ScheduleError, match="before an earlier arrival"):
+        in_priority_order(simulate(w, FCFS(PRIORITIES["sjf"])), FCFS())
+
+
+@settings(max_examples=150, deadline=None)
+@given(w=WORKLOADS, overrun=OVERRUNS)
+def test_every_scheduler_keeps_its_invariants(w: Workload, overrun: str) -> None:
+    check_every_configuration(w, overrun)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None)
+@given(w=WORKLOADS, overrun=OVERRUNS)
+def test_every_scheduler_keeps_its_invariants_over_10000_workloads(w: Workload, overrun: str) -> None:
+    check_every_configuration(w, overrun)
