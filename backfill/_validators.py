@@ -13,7 +13,9 @@ from backfill.errors import ParameterError
 def is_bool(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     """Refuse anything but True or False (a switch given as 0/1 or "no" is most likely a slip)."""
     if not isinstance(value, bool):
-        raise ParameterError(f"{attribute.name} must be True or False, got {value!r}")
+        raise ParameterError(
+            f"{type(instance).__name__}.{attribute.name} must be True or False, got {value!r}"
+        )
 
 
 def one_of(*options: str) -> Callable[[object, attrs.Attribute[Any], object], None]:
@@ -22,6 +24,8 @@ def one_of(*options: str) -> Callable[[object, attrs.Attribute[Any], object], No
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
         if not isinstance(value, str) or value not in options:
             choices = ", ".join(repr(o) for o in options)
-            raise ParameterError(f"{attribute.name} must be one of {choices}; got {value!r}")
+            raise ParameterError(
+                f"{type(instance).__name__}.{attribute.name} must be one of {choices}; got {value!r}"
+            )
 
     return check

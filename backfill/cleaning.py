@@ -6,13 +6,14 @@ them; :class:`ReadReport` counts every dropped or altered job by reason, so noth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import attrs
 
-from backfill.errors import BackfillError, ParameterError
+from backfill._validators import is_bool, one_of
+from backfill.errors import BackfillError
 
 __all__ = ["CleaningPolicy", "OverrunPolicy", "ProcessorsChoice", "ReadReport"]
 
@@ -29,21 +30,6 @@ _DROP_REASONS = (
     "runtime_over_estimate",
 )
 _REASON_CODE = {reason: code for code, reason in enumerate(_DROP_REASONS, start=1)}
-
-
-def _one_of(*options: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
-    def check(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if not isinstance(value, str) or value not in options:
-            choices = ", ".join(repr(o) for o in options)
-            raise ParameterError(f"CleaningPolicy.{attribute.name} must be one of {choices}; got {value!r}")
-
-    return check
-
-
-def _is_bool(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    # A switch given as 0/1 or "no" is most likely a mistake (bool("no") is True): refuse it.
-    if not isinstance(value, bool):
-        raise ParameterError(f"CleaningPolicy.{attribute.name} must be True or False, got {value!r}")
 
 
 @attrs.frozen
@@ -84,17 +70,17 @@ class CleaningPolicy:
 
     processors: ProcessorsChoice = attrs.field(
         default="allocated",
-        validator=_one_of("allocated", "requested", "allocated_or_requested"),
+        validator=one_of("allocated", "requested", "allocated_or_requested"),
     )
     overrun: OverrunPolicy = attrs.field(
         default="raise_estimate",
-        validator=_one_of("raise_estimate", "truncate_runtime", "keep", "drop"),
+        validator=one_of("raise_estimate", "truncate_runtime", "keep", "drop"),
     )
-    drop_partial: bool = attrs.field(default=True, validator=_is_bool)
-    drop_cancelled_unstarted: bool = attrs.field(default=True, validator=_is_bool)
-    drop_unknown_runtime: bool = attrs.field(default=True, validator=_is_bool)
-    drop_no_processors: bool = attrs.field(default=True, validator=_is_bool)
-    fill_missing_estimate: bool = attrs.field(default=True, validator=_is_bool)
+    drop_partial: bool = attrs.field(default=True, validator=is_bool)
+    drop_cancelled_unstarted: bool = attrs.field(default=True, validator=is_bool)
+    drop_unknown_runtime: bool = attrs.field(default=True, validator=is_bool)
+    drop_no_processors: bool = attrs.field(default=True, validator=is_bool)
+    fill_missing_estimate: bool = attrs.field(default=True, validator=is_bool)
 
     @classmethod
     def raw(cls) -> CleaningPolicy:
