@@ -1,0 +1,214 @@
+"""The largest archive traces end to end through every scheduler: time, peak memory, job accounting.
+
+Usage: python benchmarks/bench_largest.py [--traces STEM ...] [--schedulers NAME ...]
+                                          [--fractions F ...] [--parallel N] [--output PATH]
+
+Each (trace, scheduler, fraction) runs in a fresh interpreter, so that no run's memory counts in
+another's. The child reads the trace with ``read_swf`` (default cleaning policy) and keeps its first
+``fraction`` of the jobs; then, with the peak-RSS mark of the kernel reset (``/proc/self/clear_refs``),
+it simulates the workload with the scheduler's defaults and the reservation log off (as sweeps run;
+the log, when asked for, holds one row per reservation change), validates the schedule with
+``validate_schedule`` and checks that every job is accounted for (jobs in = scheduled + rejected).
+
+Reported per run: the jobs, the wall seconds of reading, simulating and validating, and memory:
+``peak`` is the process's peak resident set size over the whole run (``ru_maxrss``, reading
+included), ``simulation`` the peak during simulation and validation above the resident size just
+before it (the workload already in memory), and that per job. Memory in O(jobs) shows as the
+simulation's bytes per job staying level between half and all of a trace; the last table gives the
+ratio of the simulation memory of the whole trace to that of its first half (2 for linear growth).
+
+``--parallel 2`` runs two children at a time (memory figures are per process and unaffected; wall
+times then share the machine). Results are appended to ``--output`` (JSON lines) as runs finish, and
+runs already there are not repeated, so an interrupted benchmark resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import ctypes
+import gc
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import DEFAULT_TRACE_DIR, ROOT, markdown
+
+TRACES = ("LPC-EGEE-2004-1.2-cln", "CEA-Curie-2011-2.1-cln", "RICC-2010-2")
+SCHEDULERS = (
+    "FCFS",
+    "EASY",
+    "Conservative",
+    "PC",
+    "DC",
+    "Selective",
+    "RelShare",
+    "LookaheadSlack",
+    "SlackBackfill",
+)
+MB = 1e6
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def child(trace: str, scheduler_name: str, fraction: float, trace_dir: Path) -> dict[str, Any]:
+    """One run, in this (fresh) process."""
+    import backfill
+    from backfill import read_swf, simulate, validate_schedule
+    from backfill.schedulers import scheduler_name as name_of
+
+    result: dict[str, Any] = {"trace": trace, "scheduler": scheduler_name, "fraction": fraction}
+    start = time.perf_counter()
+    workload, report = read_swf(trace_dir / f"{trace}.swf.gz")
+    result["read_s"] = time.perf_counter() - start
+    result["lines"] = report.lines
+    result["kept"] = report.kept
+    if fraction < 1.0:
+        n = int(len(workload) * fraction)
+        workload = backfill.Workload.from_records(workload.records[:n], workload.machine_size)
+    result["jobs"] = len(workload)
+    result["machine_size"] = workload.machine_size
+    scheduler = getattr(backfill, scheduler_name)()
+    result["scheduler_name"] = name_of(scheduler)
+    gc.collect()
+    # Hand the memory freed after reading back to the kernel, so that the simulation's own
+    # allocations show in the resident size instead of reusing it unseen.
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    base = _status_kib("VmRSS")
+    # Writing 5 resets the kernel's peak-RSS mark (VmHWM) of this process to its current size.
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+        f.write("5")
+    start = time.perf_counter()
+    schedule = simulate(workload, scheduler, record_reservations=False)
+    result["simulate_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    validate_schedule(schedule)
+    result["validate_s"] = time.perf_counter() - start
+    result["simulation_bytes"] = (_status_kib("VmHWM") - base) * 1024
+    result["peak_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    started = int(schedule.started.sum())
+    result["started"] = started
+    result["rejected"] = len(schedule.rejected)
+    assert started + len(schedule.rejected) == len(workload), schedule.accounting()
+    result["accounting"] = schedule.accounting()
+    return result
+
+
+def run_child(trace: str, scheduler: str, fraction: float, trace_dir: Path) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        trace,
+        scheduler,
+        str(fraction),
+        "--trace-dir",
+        str(trace_dir),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise RuntimeError(f"{trace} / {scheduler} / {fraction} failed:\n{done.stderr}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def report(results: list[dict[str, Any]]) -> str:
+    full = [r for r in results if r["fraction"] == 1.0]
+    rows = [
+        [
+            r["trace"],
+            r["scheduler_name"],
+            f"{r['jobs']:,}",
+            f"{r['read_s']:.1f}",
+            f"{r['simulate_s']:.1f}",
+            f"{r['validate_s']:.2f}",
+            f"{r['jobs'] / r['simulate_s']:,.0f}",
+            f"{r['peak_bytes'] / MB:,.0f}",
+            f"{r['simulation_bytes'] / MB:,.0f}",
+            f"{r['simulation_bytes'] / r['jobs']:,.0f}",
+            f"{r['rejected']}",
+        ]
+        for r in full
+    ]
+    header = ["trace", "scheduler", "jobs", "read (s)", "simulate (s)", "validate (s)", "jobs/s"]
+    header += ["peak RSS (MB)", "simulation (MB)", "simulation bytes/job", "rejected"]
+    out = [markdown(header, rows, right=2)]
+    half = {(r["trace"], r["scheduler"]): r for r in results if r["fraction"] == 0.5}
+    pairs = [(half[(r["trace"], r["scheduler"])], r) for r in full if (r["trace"], r["scheduler"]) in half]
+    if pairs:
+        rows = [
+            [
+                f["trace"],
+                f["scheduler_name"],
+                f"{h['simulation_bytes'] / h['jobs']:,.0f}",
+                f"{f['simulation_bytes'] / f['jobs']:,.0f}",
+                f"{f['simulation_bytes'] / h['simulation_bytes']:.2f}",
+                f"{f['simulate_s'] / h['simulate_s']:.2f}",
+            ]
+            for h, f in pairs
+        ]
+        header = ["trace", "scheduler", "bytes/job, first half", "bytes/job, whole", "memory ratio"]
+        header += ["time ratio"]
+        out.append(markdown(header, rows, right=2))
+    return "\n\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", nargs="+", default=list(TRACES))
+    parser.add_argument("--schedulers", nargs="+", default=list(SCHEDULERS))
+    parser.add_argument("--fractions", nargs="+", type=float, default=[1.0, 0.5])
+    parser.add_argument("--parallel", type=int, default=1)
+    parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
+    parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "largest.jsonl")
+    parser.add_argument("--child", nargs=3, metavar=("TRACE", "SCHEDULER", "FRACTION"))
+    args = parser.parse_args()
+    if args.child:
+        trace, scheduler, fraction = args.child
+        print(json.dumps(child(trace, scheduler, float(fraction), args.trace_dir)))
+        return 0
+    if not args.trace_dir.is_dir():
+        print(f"no trace folder at {args.trace_dir}", file=sys.stderr)
+        return 1
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    results = []
+    if args.output.exists():
+        results = [json.loads(line) for line in args.output.read_text().splitlines() if line.strip()]
+    done = {(r["trace"], r["scheduler"], r["fraction"]) for r in results}
+    todo = [
+        (t, s, f)
+        for f in args.fractions
+        for t in args.traces
+        for s in args.schedulers
+        if (t, s, f) not in done
+    ]
+    print(f"{len(todo)} runs to do, {len(done)} done; load average {os.getloadavg()[0]:.2f}", flush=True)
+    with cf.ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        futures = {pool.submit(run_child, t, s, f, args.trace_dir): (t, s, f) for t, s, f in todo}
+        for future in cf.as_completed(futures):
+            r = future.result()
+            results.append(r)
+            with open(args.output, "a", encoding="utf-8") as out:
+                out.write(json.dumps(r) + "\n")
+            print(
+                f"{r['trace']} {r['scheduler_name']} x{r['fraction']:g}: {r['simulate_s']:.1f} s, "
+                f"simulation {r['simulation_bytes'] / MB:.0f} MB, peak {r['peak_bytes'] / MB:.0f} MB; "
+                f"{r['accounting']}",
+                flush=True,
+            )
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
