@@ -46,7 +46,7 @@ from backfill import (
     Workload,
     simulate,
 )
-from backfill.priorities import PRIORITIES, depends_on_time, fcfs, lxf
+from backfill.priorities import PRIORITIES, depends_on_time, fcfs
 from backfill.schedulers import scheduler_name
 from backfill.testing import _describe, check_feasible, check_guarantees, check_holds, workloads
 
@@ -87,7 +87,7 @@ def exact(schedule: Schedule) -> bool:
 
 def held_if_exact_and_static(schedule: Schedule, scheduler: Scheduler) -> None:
     # EASY's docstring: deeper reservations keep while held only with exact estimates and a static
-    # priority (LXF: to depth 2), so that is all this configuration is held to.
+    # priority (LXF, which depends on time, only to depth 2), so that is all these are held to.
     assert isinstance(scheduler, EASY)
     if exact(schedule) and not depends_on_time(scheduler.priority):
         check_holds(schedule, require_log=False)
@@ -127,9 +127,8 @@ def configurations() -> list[Config]:
         p = PRIORITIES[name]
         out.append(Config(FCFS(p), in_priority_order if p is fcfs else feasible_only, "no backfilling"))
         out.append(Config(EASY(p), held, "head reservation kept while held"))
-        out.append(Config(EASY(p, depth=3), held_if_exact_and_static, "kept while held if exact"))
-        deep = held_if_exact_and_static if p is not lxf else feasible_only
-        out.append(Config(EASY(p, depth=None), deep, "kept while held if exact"))
+        for depth in (3, None):
+            out.append(Config(EASY(p, depth=depth), held_if_exact_and_static, "kept while held if exact"))
         out.append(Config(PC(p), kept, "reservations kept"))
         out.append(Config(DC(p), kept, "reservations kept"))
         out.append(Config(Selective(2.0, p), kept_for_promoted, "promoted jobs' reservations kept"))
