@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/bench_largest.py [--traces STEM ...] [--schedulers NAME ...]
                                           [--fractions F ...] [--parallel N] [--output PATH]
+                                          [--checkpoint-every SECONDS]
 
 Each (trace, scheduler, fraction) runs in a fresh interpreter, so that no run's memory counts in
 another's. The child reads the trace with ``read_swf`` (default cleaning policy) and keeps its first
@@ -20,6 +21,17 @@ ratio of the simulation memory of the whole trace to that of its first half (2 f
 ``--parallel 2`` runs two children at a time (memory figures are per process and unaffected; wall
 times then share the machine). Results are appended to ``--output`` (JSON lines) as runs finish, and
 runs already there are not repeated, so an interrupted benchmark resumes.
+
+Some runs take hours (RICC-2010-2 under the compressing schedulers), longer than a machine may stay
+up, so every ``--checkpoint-every`` wall seconds (600 by default) a run pickles its simulator to
+``checkpoints/`` beside the output, from a forked copy of the process so that neither its time nor
+its memory counts. A stopped run resumes from its last checkpoint if the library's source is
+unchanged (a digest of it is stored) and otherwise starts again. Resuming changes nothing in the
+schedule (``tests/test_simulator.py`` checks that a pickled simulation resumes exactly), and the
+reported time is the sum of the segments' simulation times, so only the work since the last
+checkpoint is done twice, uncounted. ``segments`` in the results says how many processes a run took;
+the simulation memory of a resumed run is the largest of its segments', each counting the state it
+unpickled.
 """
 
 from __future__ import annotations
@@ -28,8 +40,10 @@ import argparse
 import concurrent.futures as cf
 import ctypes
 import gc
+import hashlib
 import json
 import os
+import pickle
 import resource
 import subprocess
 import sys
@@ -52,6 +66,8 @@ SCHEDULERS = (
     "SlackBackfill",
 )
 MB = 1e6
+#: Simulated seconds between checks of whether a checkpoint is due.
+_SLICE = 3600.0
 
 
 def _status_kib(field: str) -> int:
@@ -62,10 +78,58 @@ def _status_kib(field: str) -> int:
     raise RuntimeError(f"no {field} in /proc/self/status")
 
 
-def child(trace: str, scheduler_name: str, fraction: float, trace_dir: Path) -> dict[str, Any]:
-    """One run, in this (fresh) process."""
+def _source_digest() -> str:
+    """A digest of the library's source: a checkpoint is resumed only by the code that wrote it."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "backfill").rglob("*.py")):
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _save(simulator: Any, state: dict[str, Any], path: Path) -> None:
+    """Pickle the simulation to ``path`` from a forked copy of this process, and wait for it.
+
+    The fork writes while this process waits: the pickler's memory and page copies are the fork's, so
+    they count in neither this process's peak nor its times. The workload is left out (the resumed
+    run reads the trace again) so that it is not held twice.
+    """
+    pid = os.fork()
+    if pid == 0:  # the fork: write, then leave without running any of the parent's clean-up
+        code = 1
+        try:
+            object.__setattr__(simulator, "workload", None)
+            tmp = path.with_suffix(".tmp")
+            with open(tmp, "wb") as f:
+                pickle.dump((state, simulator), f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        raise RuntimeError(f"writing the checkpoint {path} failed (status {status})")
+
+
+def _load(path: Path, workload: Any, digest: str) -> tuple[dict[str, Any], Any] | None:
+    """The state and simulator checkpointed at ``path``, or None if there is none for this code."""
+    if not path.exists():
+        return None
+    with open(path, "rb") as f:
+        state, simulator = pickle.load(f)
+    if state["digest"] != digest:
+        print(f"{path.name}: written by other code, starting again", file=sys.stderr)
+        return None
+    object.__setattr__(simulator, "workload", workload)
+    return state, simulator
+
+
+def child(
+    trace: str, scheduler_name: str, fraction: float, trace_dir: Path, checkpoint: Path | None, every: float
+) -> dict[str, Any]:
+    """One run, in this (fresh) process, resumed from ``checkpoint`` if one is there."""
     import backfill
-    from backfill import read_swf, simulate, validate_schedule
+    from backfill import Simulator, read_swf, validate_schedule
     from backfill.schedulers import scheduler_name as name_of
 
     result: dict[str, Any] = {"trace": trace, "scheduler": scheduler_name, "fraction": fraction}
@@ -79,8 +143,6 @@ def child(trace: str, scheduler_name: str, fraction: float, trace_dir: Path) -> 
         workload = backfill.Workload.from_records(workload.records[:n], workload.machine_size)
     result["jobs"] = len(workload)
     result["machine_size"] = workload.machine_size
-    scheduler = getattr(backfill, scheduler_name)()
-    result["scheduler_name"] = name_of(scheduler)
     gc.collect()
     # Hand the memory freed after reading back to the kernel, so that the simulation's own
     # allocations show in the resident size instead of reusing it unseen.
@@ -89,13 +151,33 @@ def child(trace: str, scheduler_name: str, fraction: float, trace_dir: Path) -> 
     # Writing 5 resets the kernel's peak-RSS mark (VmHWM) of this process to its current size.
     with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
         f.write("5")
-    start = time.perf_counter()
-    schedule = simulate(workload, scheduler, record_reservations=False)
-    result["simulate_s"] = time.perf_counter() - start
+    digest = _source_digest()
+    loaded = _load(checkpoint, workload, digest) if checkpoint else None
+    if loaded is None:
+        state: dict[str, Any] = {"digest": digest, "simulate_s": 0.0, "segments": 0, "simulation_kib": 0}
+        sim = Simulator(workload, getattr(backfill, scheduler_name)(), record_reservations=False)
+    else:
+        state, sim = loaded
+    state["segments"] += 1
+    # The run goes on in slices of simulated time; between slices, every ``every`` wall seconds, the
+    # simulation is checkpointed, so that a run longer than the machine stays up can be resumed.
+    # Slicing changes nothing: run_before processes the same instants in the same order as run().
+    segment = saved = time.perf_counter()
+    while (t := sim.next_time()) is not None:
+        sim.run_before(t + _SLICE)
+        if checkpoint is not None and time.perf_counter() - saved >= every:
+            state["simulate_s"] += time.perf_counter() - segment
+            state["simulation_kib"] = max(state["simulation_kib"], _status_kib("VmHWM") - base)
+            _save(sim, state, checkpoint)
+            segment = saved = time.perf_counter()
+    schedule = sim.run()
+    result["simulate_s"] = state["simulate_s"] + time.perf_counter() - segment
+    result["segments"] = state["segments"]
+    result["scheduler_name"] = name_of(sim.scheduler)
     start = time.perf_counter()
     validate_schedule(schedule)
     result["validate_s"] = time.perf_counter() - start
-    result["simulation_bytes"] = (_status_kib("VmHWM") - base) * 1024
+    result["simulation_bytes"] = max(state["simulation_kib"], _status_kib("VmHWM") - base) * 1024
     result["peak_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     started = int(schedule.started.sum())
     result["started"] = started
@@ -105,17 +187,17 @@ def child(trace: str, scheduler_name: str, fraction: float, trace_dir: Path) -> 
     return result
 
 
-def run_child(trace: str, scheduler: str, fraction: float, trace_dir: Path) -> dict[str, Any]:
-    command = [
-        sys.executable,
-        __file__,
-        "--child",
-        trace,
-        scheduler,
-        str(fraction),
-        "--trace-dir",
-        str(trace_dir),
-    ]
+def _checkpoint_path(directory: Path, trace: str, scheduler: str, fraction: float) -> Path:
+    return directory / f"{trace}-{scheduler}-{fraction:g}.pickle"
+
+
+def run_child(
+    trace: str, scheduler: str, fraction: float, trace_dir: Path, checkpoints: Path | None, every: float
+) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", trace, scheduler, str(fraction)]
+    command += ["--trace-dir", str(trace_dir), "--checkpoint-every", str(every)]
+    if checkpoints is not None:
+        command += ["--checkpoint", str(_checkpoint_path(checkpoints, trace, scheduler, fraction))]
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"{trace} / {scheduler} / {fraction} failed:\n{done.stderr}")
@@ -171,16 +253,29 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=1)
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "largest.jsonl")
+    parser.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=600.0,
+        help="wall seconds between checkpoints of a run (0: none); a stopped run resumes from its last",
+    )
     parser.add_argument("--child", nargs=3, metavar=("TRACE", "SCHEDULER", "FRACTION"))
+    parser.add_argument("--checkpoint", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         trace, scheduler, fraction = args.child
-        print(json.dumps(child(trace, scheduler, float(fraction), args.trace_dir)))
+        result = child(
+            trace, scheduler, float(fraction), args.trace_dir, args.checkpoint, args.checkpoint_every
+        )
+        print(json.dumps(result))
         return 0
     if not args.trace_dir.is_dir():
         print(f"no trace folder at {args.trace_dir}", file=sys.stderr)
         return 1
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    checkpoints = args.output.parent / "checkpoints" if args.checkpoint_every > 0 else None
+    if checkpoints is not None:
+        checkpoints.mkdir(exist_ok=True)
     results = []
     if args.output.exists():
         results = [json.loads(line) for line in args.output.read_text().splitlines() if line.strip()]
@@ -194,12 +289,19 @@ def main() -> int:
     ]
     print(f"{len(todo)} runs to do, {len(done)} done; load average {os.getloadavg()[0]:.2f}", flush=True)
     with cf.ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = {pool.submit(run_child, t, s, f, args.trace_dir): (t, s, f) for t, s, f in todo}
+        futures = {
+            pool.submit(run_child, t, s, f, args.trace_dir, checkpoints, args.checkpoint_every): (t, s, f)
+            for t, s, f in todo
+        }
         for future in cf.as_completed(futures):
             r = future.result()
             results.append(r)
             with open(args.output, "a", encoding="utf-8") as out:
                 out.write(json.dumps(r) + "\n")
+            if checkpoints is not None:
+                _checkpoint_path(checkpoints, r["trace"], r["scheduler"], r["fraction"]).unlink(
+                    missing_ok=True
+                )
             print(
                 f"{r['trace']} {r['scheduler_name']} x{r['fraction']:g}: {r['simulate_s']:.1f} s, "
                 f"simulation {r['simulation_bytes'] / MB:.0f} MB, peak {r['peak_bytes'] / MB:.0f} MB; "

@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 import io
+import pickle
 from collections.abc import Mapping
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import make, workloads
 
 from backfill import (
+    DC,
     EASY,
     FCFS,
+    PC,
     BackfillError,
     Conservative,
     Job,
+    LookaheadSlack,
     ParameterError,
+    RelShare,
     Schedule,
     ScheduleError,
+    Scheduler,
+    Selective,
     Simulator,
+    SlackBackfill,
     Workload,
     read_swf,
     simulate,
@@ -156,6 +165,40 @@ def test_a_fork_continues_exactly_like_the_original(w: Workload) -> None:
         done_in_fork = ~np.isnan(fork.start)
         assert np.array_equal(fork.start[done_in_fork], full.start[done_in_fork])
         assert np.array_equal(rest.start, full.start, equal_nan=True)
+
+
+def every_scheduler() -> list[Scheduler]:
+    """Each scheduler class with its defaults (RelShare with a window short enough to matter)."""
+    return [
+        FCFS(),
+        EASY(),
+        Conservative(),
+        PC(),
+        DC(),
+        Selective(),
+        RelShare(window=20.0),
+        LookaheadSlack(),
+        SlackBackfill(),
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=workloads(max_jobs=30, accurate=False, users=3), steps=st.integers(0, 40))
+def test_a_pickled_simulation_resumes_exactly_like_the_original(w: Workload, steps: int) -> None:
+    # A checkpoint (as benchmarks/bench_largest.py writes for runs of hours) must change nothing: the
+    # simulator and every scheduler pickle with all their state, mid-run.
+    for scheduler in every_scheduler():
+        full = simulate(w, scheduler.copy())
+        sim = Simulator(w, scheduler.copy())
+        for _ in range(steps):
+            if not sim.step():
+                break
+        resumed = pickle.loads(pickle.dumps(sim))
+        assert resumed.scheduler is not sim.scheduler
+        rest = resumed.run()
+        assert np.array_equal(rest.start, full.start, equal_nan=True), scheduler
+        assert np.array_equal(rest.end, full.end, equal_nan=True), scheduler
+        assert rest.start_order.tolist() == full.start_order.tolist(), scheduler
 
 
 def test_fork_without_later_arrivals_gives_the_start_as_if_none_came() -> None:

@@ -210,6 +210,16 @@ class RelShare:
     def __attrs_post_init__(self) -> None:
         self._core = _FairShareEASY(_FairShareKey(self), self.depth)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The read-only view of the shares does not pickle; its dict does (process pools, checkpoints).
+        state = {a.name: getattr(self, a.name) for a in attrs.fields(RelShare)}
+        state["shares"] = dict(self.shares)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, MappingProxyType(value) if name == "shares" else value)
+
     @property
     def name(self) -> str:
         """Short readable name, e.g. ``RelShare(1d)`` or ``RelShare(4h, w/o expected usage)``."""
