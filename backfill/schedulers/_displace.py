@@ -23,10 +23,13 @@ displaced jobs among q queued ones.
 
 from __future__ import annotations
 
-import math
+from bisect import bisect_right
 from collections.abc import Sequence
 
 import attrs
+import numpy as np
+import numpy.typing as npt
+from sortedcontainers import SortedList
 
 from backfill.profile import Profile
 from backfill.schedulers.conservative import Conservative
@@ -43,6 +46,32 @@ class _Start:
     moves: tuple[tuple[Job, float, float], ...]
 
 
+class _Reservations:
+    """The reservations of one decision as arrays, for finding the one that must give way. O(q) to build.
+
+    In the order of :attr:`Conservative._order` (planned start, then arrival): starts, ends, and
+    arrival sequence numbers, with -1 for a job of no width, which holds no processors and so never
+    gives way. Valid until the queue changes.
+    """
+
+    __slots__ = ("ends", "jobs", "order", "position", "seqs", "size", "starts")
+
+    def __init__(self, order: SortedList) -> None:
+        # Keeping the queue itself (not its id) makes "the same queue" a reliable test.
+        self.order = order
+        self.size = len(order)
+        self.starts: list[float] = [e[0] for e in order]
+        self.jobs: list[Job] = [e[2] for e in order]
+        self.position: dict[int, int] = {job.id: i for i, job in enumerate(self.jobs)}
+        self.ends: npt.NDArray[np.float64] = np.array([e[0] + e[2].estimate for e in order], dtype=np.float64)
+        self.seqs: npt.NDArray[np.int64] = np.array(
+            [e[1] if e[2].processors > 0 else -1 for e in order], dtype=np.int64
+        )
+
+    def valid_for(self, order: SortedList) -> bool:
+        return self.order is order and self.size == len(order)
+
+
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
 class _DisplacingConservative(Conservative):
     """Conservative with a FCFS queue view and :meth:`_try_start` / :meth:`_commit`."""
@@ -50,12 +79,15 @@ class _DisplacingConservative(Conservative):
     #: Queued jobs in arrival order (dicts keep insertion order), and each one's arrival sequence.
     _queue: dict[int, Job] = attrs.field(init=False, factory=dict)
     _arrival: dict[int, int] = attrs.field(init=False, factory=dict)
+    #: The reservations as arrays for :meth:`_victim`, built on the first try of a decision.
+    _arrays: _Reservations | None = attrs.field(init=False, default=None)
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         super().reset(machine_size, now)
         self._queue = {}
         self._arrival = {}
+        self._arrays = None
 
     def submit(self, job: Job, now: float) -> None:
         """Reserve the job at its earliest fit, as Conservative does."""
@@ -66,6 +98,7 @@ class _DisplacingConservative(Conservative):
     def _start_due(self, now: float) -> list[Job]:
         """Conservative's decision: compress, then start every job whose planned start has come."""
         started = super().schedule(now)
+        self._arrays = None
         queue = self._queue
         arrival = self._arrival
         for job in started:
@@ -98,27 +131,33 @@ class _DisplacingConservative(Conservative):
         first_below = profile.first_below
         planned = self._planned
         arrival = self._arrival
-        chosen = {job.id for job in jobs}
+        arrays = self._arrays
+        if arrays is None or not arrays.valid_for(self._order):
+            arrays = self._arrays = _Reservations(self._order)
+        position = arrays.position
+        # Where the chosen and displaced jobs are in the arrays: they cannot give way (again).
+        barred = [position[job.id] for job in jobs]
         for job in jobs:
             if job.estimate > 0:
                 start = planned[job.id]
                 add(start, start + job.estimate, job.processors)
-        displaced: dict[int, Job] = {}
+        displaced: list[Job] = []
         for job in jobs:
             p = job.processors
             end = now + job.estimate
             if not end > now:
                 continue
             while (t := first_below(now, end, p)) is not None:
-                victim = self._victim(t, chosen, displaced)
+                victim = self._victim(arrays, t, barred)
                 if victim is None:  # pragma: no cover - the caller checked the processors free now
                     return None
                 start = planned[victim.id]
                 add(start, start + victim.estimate, victim.processors)
-                displaced[victim.id] = victim
+                displaced.append(victim)
+                barred.append(position[victim.id])
             add(now, end, -p)
         moves = []
-        for victim in sorted(displaced.values(), key=lambda j: arrival[j.id]):
+        for victim in sorted(displaced, key=lambda j: arrival[j.id]):
             new = profile.earliest_fit(now, victim.processors, victim.estimate)
             if new > self._limit(victim, now):
                 return None
@@ -126,21 +165,21 @@ class _DisplacingConservative(Conservative):
             moves.append((victim, planned[victim.id], new))
         return _Start(tuple(jobs), profile, tuple(moves))
 
-    def _victim(self, t: float, chosen: set[int], displaced: dict[int, Job]) -> Job | None:
-        """The latest-arrived queued job whose reservation covers ``t`` and may still give way."""
-        best: Job | None = None
-        best_seq = -1
-        # Entries are (start, seq, job), sorted by start: those starting at or before t.
-        for start, seq, job in self._order.irange(maximum=(t, math.inf)):
-            if (
-                seq > best_seq
-                and start + job.estimate > t
-                and job.processors > 0
-                and job.id not in chosen
-                and job.id not in displaced
-            ):
-                best, best_seq = job, seq
-        return best
+    @staticmethod
+    def _victim(arrays: _Reservations, t: float, barred: list[int]) -> Job | None:
+        """The latest-arrived queued job whose reservation covers ``t`` and is not ``barred``.
+
+        O(q) in C over the reservations planned to start by ``t``: the tries of a decision ask this
+        of the same queue again and again, so it is kept as arrays (:class:`_Reservations`), and the
+        jobs that may not give way are struck out by their positions.
+        """
+        k = bisect_right(arrays.starts, t)  # the reservations planned to start at or before t
+        if not k:
+            return None
+        seqs = np.where(arrays.ends[:k] > t, arrays.seqs[:k], -1)
+        seqs[[i for i in barred if i < k]] = -1
+        i = int(seqs.argmax())
+        return arrays.jobs[i] if seqs[i] >= 0 else None
 
     def _commit(self, plan: _Start, now: float) -> None:
         """Apply a plan from :meth:`_try_start`: the jobs run from now, the displaced jobs move."""
@@ -164,6 +203,7 @@ class _DisplacingConservative(Conservative):
             self._changes.append((job.id, new))
             freed.append((old, old + job.estimate))
         self._profile = plan.profile
+        self._arrays = None
         # The space the started and displaced jobs left behind may let others move earlier: the next
         # compression looks there, as it does after an early completion.
         self._dirty = bool(freed)
