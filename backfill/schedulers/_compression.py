@@ -142,19 +142,24 @@ class GuaranteeScheduler(QueueScheduler):
             return now, end
         return None
 
-    def _read_log(self, jid: int, estimate: float, start: float, now: float) -> tuple[float, float]:
+    def _read_log(
+        self, jid: int, estimate: float, start: float, now: float, top: int | None = None
+    ) -> tuple[float, float]:
         """Fold the intervals a job has not read into its knowledge; return its ``(low, high)``.
 
         The job fits nowhere in ``[now, low)`` nor in ``[high, start)`` in the profile as it is. An
         interval ``[a, b)`` freed since it last read the log can only help a start ``s`` whose window
         ``[s, min(s + estimate, start))`` overlaps it: ``a - estimate < s < b``, with ``a < start``.
+        With ``top``, only the log up to that position is read (a caller that has told the job of the
+        later intervals itself).
         """
         low = self._bound[jid]
         high = self._high[jid]
         seen = self._seen[jid]
-        top = self._base + len(self._freed)
+        if top is None:
+            top = self._base + len(self._freed)
         if seen < top:
-            for a, b in self._freed[seen - self._base :]:
+            for a, b in self._freed[seen - self._base : top - self._base]:
                 if b > now and a < start:
                     if a - estimate < low:
                         low = a - estimate
@@ -176,8 +181,14 @@ class GuaranteeScheduler(QueueScheduler):
         Searches the profile only where the job's knowledge leaves a start possible, and updates that
         knowledge either way.
         """
+        low, high = self._read_log(job.id, job.estimate, start, now)
+        return self._search_within(now, job, start, limit, low, high)
+
+    def _search_within(
+        self, now: float, job: Job, start: float, limit: float, low: float, high: float
+    ) -> float | None:
+        """:meth:`_search` for a job whose knowledge ``(low, high)`` is up to date."""
         jid = job.id
-        low, high = self._read_log(jid, job.estimate, start, now)
         origin = low if low > now else now
         end = high if high < limit else limit
         if origin < end:
@@ -253,13 +264,30 @@ class GuaranteeScheduler(QueueScheduler):
         queued = bytearray(n)
         for i in heap:
             queued[i] = 1
+        # The intervals this loop vacates are not read from the log job by job (that was most of the
+        # time on long queues): each is folded at once into the knowledge of the jobs that can use
+        # it, which are the jobs it makes candidates. A job that cannot use an interval, too wide
+        # for the most processors free anywhere in it, gains no start from it, so its knowledge
+        # holds without it. A job still reads the log up to ``top`` (what was freed before this loop)
+        # on its first search here.
+        top = self._base + len(self._freed)
+        read = bytearray(n)
+        bound = self._bound
+        high = self._high
+        read_log = self._read_log
+        search_within = self._search_within
         moved = False
         while heap:
             i = heapq.heappop(heap)
             queued[i] = 0
             job = jobs[i]
-            start = reserved[job.id]
-            new = search(now, job, start, start)
+            jid = job.id
+            start = reserved[jid]
+            if read[i]:
+                new = search_within(now, job, start, start, bound[jid], high[jid])
+            else:
+                read[i] = 1
+                new = search_within(now, job, start, start, *read_log(jid, job.estimate, start, now, top))
             if new is None:
                 continue
             vacated = self._move(job, start, new)
@@ -269,6 +297,12 @@ class GuaranteeScheduler(QueueScheduler):
                 a, b = vacated
                 more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
                 for k in more.tolist():
+                    other = jobs[k]
+                    kid = other.id
+                    if a - other.estimate < bound[kid]:
+                        bound[kid] = a - other.estimate
+                    if b > high[kid]:
+                        high[kid] = b
                     if not queued[k]:
                         queued[k] = 1
                         heapq.heappush(heap, k)
