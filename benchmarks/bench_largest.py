@@ -188,6 +188,8 @@ def child(
     result["segments"] = state["segments"]
     result["by_arrival"] = state["by_arrival"]
     result["scheduler_name"] = name_of(sim.scheduler)
+    # As after simulate(): the simulator's own lists are freed before validation, which can reuse them.
+    del sim
     start = time.perf_counter()
     validate_schedule(schedule)
     result["validate_s"] = time.perf_counter() - start
