@@ -31,7 +31,8 @@ schedule (``tests/test_simulator.py`` checks that a pickled simulation resumes e
 reported time is the sum of the segments' simulation times, so only the work since the last
 checkpoint is done twice, uncounted. ``segments`` in the results says how many processes a run took;
 the simulation memory of a resumed run is the largest of its segments', each counting the state it
-unpickled.
+unpickled. To stop runs without losing work, send SIGTERM to the runs (``--child`` processes) after
+stopping the benchmark itself: each checkpoints at once and exits.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import json
 import os
 import pickle
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -69,6 +71,8 @@ SCHEDULERS = (
 MB = 1e6
 #: Simulated seconds between checks of whether a checkpoint is due.
 _SLICE = 3600.0
+#: Exit status of a run that checkpointed and stopped on SIGTERM.
+_SUSPENDED = 3
 
 
 def _status_kib(field: str) -> int:
@@ -169,6 +173,9 @@ def child(
     submit = workload.records["submit"]
     marks = [(q, float(submit[int(len(workload) * q)])) for q in (0.25, 0.5, 0.75) if len(workload)]
     marks = marks[len(state["by_arrival"]) :]
+    # SIGTERM asks for a checkpoint now and an exit (when the machine is about to go down).
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     segment = saved = time.perf_counter()
     while (t := sim.next_time()) is not None:
         if marks and t >= marks[0][1]:
@@ -178,10 +185,12 @@ def child(
             kib = max(state["simulation_kib"], _status_kib("VmHWM") - base)
             state["by_arrival"].append([q, arrived, kib * 1024])
         sim.run_before(min(t + _SLICE, marks[0][1]) if marks else t + _SLICE)
-        if checkpoint is not None and time.perf_counter() - saved >= every:
+        if checkpoint is not None and (stop or time.perf_counter() - saved >= every):
             state["simulate_s"] += time.perf_counter() - segment
             state["simulation_kib"] = max(state["simulation_kib"], _status_kib("VmHWM") - base)
             _save(sim, state, checkpoint)
+            if stop:
+                sys.exit(_SUSPENDED)
             segment = saved = time.perf_counter()
     schedule = sim.run()
     result["simulate_s"] = state["simulate_s"] + time.perf_counter() - segment
@@ -215,6 +224,8 @@ def run_child(
     if checkpoints is not None:
         command += ["--checkpoint", str(_checkpoint_path(checkpoints, trace, scheduler, fraction))]
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode == _SUSPENDED:
+        return {"trace": trace, "scheduler": scheduler, "fraction": fraction, "suspended": True}
     if done.returncode != 0:
         raise RuntimeError(f"{trace} / {scheduler} / {fraction} failed:\n{done.stderr}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -311,6 +322,11 @@ def main() -> int:
         }
         for future in cf.as_completed(futures):
             r = future.result()
+            if r.get("suspended"):
+                print(
+                    f"{r['trace']} {r['scheduler']} x{r['fraction']:g}: checkpointed and stopped", flush=True
+                )
+                continue
             results.append(r)
             with open(args.output, "a", encoding="utf-8") as out:
                 out.write(json.dumps(r) + "\n")
