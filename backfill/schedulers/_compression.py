@@ -175,19 +175,21 @@ class GuaranteeScheduler(QueueScheduler):
         self._bound[jid] = low
         self._high[jid] = high
 
-    def _search(self, now: float, job: Job, start: float, limit: float) -> float | None:
+    def _search(
+        self,
+        now: float,
+        job: Job,
+        start: float,
+        limit: float,
+        known: tuple[float, float] | None = None,
+    ) -> float | None:
         """Return the earliest start before ``limit`` (at most ``start``) where the job fits, or None.
 
         Searches the profile only where the job's knowledge leaves a start possible, and updates that
-        knowledge either way.
+        knowledge either way. ``known`` is the job's ``(low, high)`` if the caller has brought it up
+        to date; otherwise the job reads the log.
         """
-        low, high = self._read_log(job.id, job.estimate, start, now)
-        return self._search_within(now, job, start, limit, low, high)
-
-    def _search_within(
-        self, now: float, job: Job, start: float, limit: float, low: float, high: float
-    ) -> float | None:
-        """:meth:`_search` for a job whose knowledge ``(low, high)`` is up to date."""
+        low, high = self._read_log(job.id, job.estimate, start, now) if known is None else known
         jid = job.id
         origin = low if low > now else now
         end = high if high < limit else limit
@@ -275,7 +277,6 @@ class GuaranteeScheduler(QueueScheduler):
         bound = self._bound
         high = self._high
         read_log = self._read_log
-        search_within = self._search_within
         moved = False
         while heap:
             i = heapq.heappop(heap)
@@ -284,10 +285,10 @@ class GuaranteeScheduler(QueueScheduler):
             jid = job.id
             start = reserved[jid]
             if read[i]:
-                new = search_within(now, job, start, start, bound[jid], high[jid])
+                new = search(now, job, start, start, (bound[jid], high[jid]))
             else:
                 read[i] = 1
-                new = search_within(now, job, start, start, *read_log(jid, job.estimate, start, now, top))
+                new = search(now, job, start, start, read_log(jid, job.estimate, start, now, top))
             if new is None:
                 continue
             vacated = self._move(job, start, new)
