@@ -131,12 +131,10 @@ class _DisplacingConservative(Conservative):
         first_below = profile.first_below
         planned = self._planned
         arrival = self._arrival
-        arrays = self._arrays
-        if arrays is None or not arrays.valid_for(self._order):
-            arrays = self._arrays = _Reservations(self._order)
-        position = arrays.position
-        # Where the chosen and displaced jobs are in the arrays: they cannot give way (again).
-        barred = [position[job.id] for job in jobs]
+        # The reservations as arrays, built on the first try of a decision that displaces anything,
+        # and where the chosen and displaced jobs are in them: they cannot give way (again).
+        arrays: _Reservations | None = None
+        barred: list[int] = []
         for job in jobs:
             if job.estimate > 0:
                 start = planned[job.id]
@@ -148,13 +146,18 @@ class _DisplacingConservative(Conservative):
             if not end > now:
                 continue
             while (t := first_below(now, end, p)) is not None:
+                if arrays is None:
+                    arrays = self._arrays
+                    if arrays is None or not arrays.valid_for(self._order):
+                        arrays = self._arrays = _Reservations(self._order)
+                    barred = [arrays.position[other.id] for other in jobs]
                 victim = self._victim(arrays, t, barred)
                 if victim is None:  # pragma: no cover - the caller checked the processors free now
                     return None
                 start = planned[victim.id]
                 add(start, start + victim.estimate, victim.processors)
                 displaced.append(victim)
-                barred.append(position[victim.id])
+                barred.append(arrays.position[victim.id])
             add(now, end, -p)
         moves = []
         for victim in sorted(displaced, key=lambda j: arrival[j.id]):
