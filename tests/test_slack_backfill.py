@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from unittest import mock
 
 import pytest
 from checks import check_slack_guarantees, expected_guarantees, starts_of
@@ -15,11 +16,14 @@ from backfill import (
     BackfillError,
     Conservative,
     Job,
+    LookaheadSlack,
     SlackBackfill,
     Workload,
+    lublin_feitelson,
     simulate,
     validate_schedule,
 )
+from backfill.schedulers import _displace
 from backfill.simulator import Simulator
 
 #: Over a longer span than in test_lookahead.py: slacks are 0 until some job has waited, so
@@ -244,3 +248,23 @@ def test_a_copy_of_any_state_decides_as_the_original(
     specs: list[tuple[int, int, int, int]], tolerance: float
 ) -> None:
     check_copies(narrow(specs), tolerance)
+
+
+# --- the two ways of finding the reservation that gives way ---------------------------------------
+
+
+@pytest.mark.parametrize("tolerance", [0.5, 2.0])
+def test_the_array_search_for_the_job_that_gives_way_decides_as_the_scan_does(tolerance: float) -> None:
+    # Few candidates are scanned in Python, many searched over arrays; small workloads only take the
+    # scan, so here every search takes the arrays too, and must pick the same jobs.
+    w = lublin_feitelson(1_500, seed=7, estimates="f-model")
+    by_scan = [simulate(w, SlackBackfill(tolerance)), simulate(w, LookaheadSlack(lookahead=4))]
+    searches = mock.patch.object(
+        _displace._DisplacingConservative, "_victim", wraps=_displace._DisplacingConservative._victim
+    )
+    with mock.patch.object(_displace, "_SCAN", -1), searches as victim:
+        by_arrays = [simulate(w, SlackBackfill(tolerance)), simulate(w, LookaheadSlack(lookahead=4))]
+    assert victim.call_count > 100  # the arrays were searched, often
+    for scan, arrays in zip(by_scan, by_arrays, strict=True):
+        assert starts_of(arrays) == starts_of(scan)
+        assert arrays.start_order.tolist() == scan.start_order.tolist()

@@ -23,7 +23,7 @@ displaced jobs among q queued ones.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import math
 from collections.abc import Sequence
 
 import attrs
@@ -46,21 +46,24 @@ class _Start:
     moves: tuple[tuple[Job, float, float], ...]
 
 
+#: Up to this many candidate reservations, the one that gives way is found by a scan in Python.
+_SCAN = 128
+
+
 class _Reservations:
     """The reservations of one decision as arrays, for finding the one that must give way. O(q) to build.
 
-    In the order of :attr:`Conservative._order` (planned start, then arrival): starts, ends, and
-    arrival sequence numbers, with -1 for a job of no width, which holds no processors and so never
+    In the order of :attr:`Conservative._order` (planned start, then arrival): ends and arrival
+    sequence numbers, with -1 for a job of no width, which holds no processors and so never
     gives way. Valid until the queue changes.
     """
 
-    __slots__ = ("ends", "jobs", "order", "position", "seqs", "size", "starts")
+    __slots__ = ("ends", "jobs", "order", "position", "seqs", "size")
 
     def __init__(self, order: SortedList) -> None:
         # Keeping the queue itself (not its id) makes "the same queue" a reliable test.
         self.order = order
         self.size = len(order)
-        self.starts: list[float] = [e[0] for e in order]
         self.jobs: list[Job] = [e[2] for e in order]
         self.position: dict[int, int] = {job.id: i for i, job in enumerate(self.jobs)}
         self.ends: npt.NDArray[np.float64] = np.array([e[0] + e[2].estimate for e in order], dtype=np.float64)
@@ -131,8 +134,9 @@ class _DisplacingConservative(Conservative):
         first_below = profile.first_below
         planned = self._planned
         arrival = self._arrival
-        # The reservations as arrays, built on the first try of a decision that displaces anything,
-        # and where the chosen and displaced jobs are in them: they cannot give way (again).
+        order = self._order
+        # The jobs that cannot give way (again): by id, and by position in the arrays once built.
+        excluded = {job.id for job in jobs}
         arrays: _Reservations | None = None
         barred: list[int] = []
         for job in jobs:
@@ -146,18 +150,27 @@ class _DisplacingConservative(Conservative):
             if not end > now:
                 continue
             while (t := first_below(now, end, p)) is not None:
-                if arrays is None:
-                    arrays = self._arrays
-                    if arrays is None or not arrays.valid_for(self._order):
-                        arrays = self._arrays = _Reservations(self._order)
-                    barred = [arrays.position[other.id] for other in jobs]
-                victim = self._victim(arrays, t, barred)
+                # The candidates are the k reservations planned to start by t. A few are scanned in
+                # Python; many are searched in C over arrays of the queue, which cost O(q) to build
+                # but serve every later try of the decision (SlackBackfill tries the whole queue).
+                k = order.bisect_right((t, math.inf))
+                if k <= _SCAN:
+                    victim = self._victim_by_scan(t, k, excluded)
+                else:
+                    if arrays is None:
+                        arrays = self._arrays
+                        if arrays is None or not arrays.valid_for(order):
+                            arrays = self._arrays = _Reservations(order)
+                        barred = [arrays.position[jid] for jid in excluded]
+                    victim = self._victim(arrays, t, k, barred)
                 if victim is None:  # pragma: no cover - the caller checked the processors free now
                     return None
                 start = planned[victim.id]
                 add(start, start + victim.estimate, victim.processors)
                 displaced.append(victim)
-                barred.append(arrays.position[victim.id])
+                excluded.add(victim.id)
+                if arrays is not None:
+                    barred.append(arrays.position[victim.id])
             add(now, end, -p)
         moves = []
         for victim in sorted(displaced, key=lambda j: arrival[j.id]):
@@ -168,17 +181,18 @@ class _DisplacingConservative(Conservative):
             moves.append((victim, planned[victim.id], new))
         return _Start(tuple(jobs), profile, tuple(moves))
 
-    @staticmethod
-    def _victim(arrays: _Reservations, t: float, barred: list[int]) -> Job | None:
-        """The latest-arrived queued job whose reservation covers ``t`` and is not ``barred``.
+    def _victim_by_scan(self, t: float, k: int, excluded: set[int]) -> Job | None:
+        """The latest-arrived of the first ``k`` reservations that covers ``t`` and is not excluded. O(k)."""
+        best: Job | None = None
+        best_seq = -1
+        for start, seq, job in self._order.islice(0, k):
+            if seq > best_seq and start + job.estimate > t and job.processors > 0 and job.id not in excluded:
+                best, best_seq = job, seq
+        return best
 
-        O(q) in C over the reservations planned to start by ``t``: the tries of a decision ask this
-        of the same queue again and again, so it is kept as arrays (:class:`_Reservations`), and the
-        jobs that may not give way are struck out by their positions.
-        """
-        k = bisect_right(arrays.starts, t)  # the reservations planned to start at or before t
-        if not k:
-            return None
+    @staticmethod
+    def _victim(arrays: _Reservations, t: float, k: int, barred: list[int]) -> Job | None:
+        """:meth:`_victim_by_scan` over the arrays, the excluded jobs ``barred`` by position. O(k) in C."""
         seqs = np.where(arrays.ends[:k] > t, arrays.seqs[:k], -1)
         seqs[[i for i in barred if i < k]] = -1
         i = int(seqs.argmax())
