@@ -32,8 +32,9 @@ reported time is the sum of the segments' simulation times, so only the work sin
 checkpoint is done twice, uncounted. ``segments`` in the results says how many processes a run took;
 the simulation memory of a resumed run is the largest of its segments', each counting the state it
 unpickled, which takes more room than the same state built up in one process (PC over HPC2N, stopped
-once and resumed: 442 bytes per job, against 369 run straight through). To stop runs without losing work, send SIGTERM to the runs (``--child`` processes) after
-stopping the benchmark itself: each checkpoints at once and exits.
+once and resumed: 442 bytes per job, against 369 run straight through). To stop runs without
+losing work, send SIGTERM to the runs (``--child`` processes) after stopping the benchmark itself:
+each checkpoints at once and exits.
 """
 
 from __future__ import annotations
