@@ -55,7 +55,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from _common import DEFAULT_TRACE_DIR, ROOT, markdown
 
 TRACES = ("LPC-EGEE-2004-1.2-cln", "CEA-Curie-2011-2.1-cln", "RICC-2010-2")
@@ -83,6 +82,19 @@ def _status_kib(field: str) -> int:
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def _free_and_reset_peak() -> None:
+    """Hand freed memory back to the kernel and restart the process's peak-RSS mark from here.
+
+    Without the trim, the simulation's own allocations would reuse memory freed earlier (after
+    reading, after unpickling) unseen in the resident size. Writing 5 to ``clear_refs`` resets the
+    kernel's peak mark (VmHWM) to the current size.
+    """
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+        f.write("5")
 
 
 def _source_digest() -> str:
@@ -150,52 +162,31 @@ def child(
         workload = backfill.Workload.from_records(workload.records[:n], workload.machine_size)
     result["jobs"] = len(workload)
     result["machine_size"] = workload.machine_size
-    gc.collect()
-    # Hand the memory freed after reading back to the kernel, so that the simulation's own
-    # allocations show in the resident size instead of reusing it unseen.
-    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    _free_and_reset_peak()
     base = _status_kib("VmRSS")
-    # Writing 5 resets the kernel's peak-RSS mark (VmHWM) of this process to its current size.
-    with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
-        f.write("5")
     digest = _source_digest()
     loaded = _load(checkpoint, workload, digest) if checkpoint else None
     if loaded is None:
         state: dict[str, Any] = {"digest": digest, "simulate_s": 0.0, "segments": 0, "simulation_kib": 0}
-        state["by_arrival"] = []
         sim = Simulator(workload, getattr(backfill, scheduler_name)(), record_reservations=False)
     else:
         state, sim = loaded
         # Unpickling needs memory of its own (the file's frames, a table of every object): give it
         # back and start the peak mark again, so that only the simulation's state counts.
         del loaded
-        gc.collect()
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
-            f.write("5")
+        _free_and_reset_peak()
     state["segments"] += 1
     # The run goes on in slices of simulated time; between slices, every ``every`` wall seconds, the
     # simulation is checkpointed, so that a run longer than the machine stays up can be resumed.
     # Slicing changes nothing: run_before processes the same instants in the same order as run().
-    # The simulation's peak memory when a quarter, half and three quarters of the jobs have arrived:
-    # growth in O(jobs) shows as the same bytes per arrived job at each mark.
-    submit = workload.records["submit"]
-    marks = [(q, float(submit[int(len(workload) * q)])) for q in (0.25, 0.5, 0.75) if len(workload)]
-    marks = marks[len(state["by_arrival"]) :]
     # SIGTERM asks for a checkpoint now and an exit (when the machine is about to go down).
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     span = _SLICE
     segment = saved = time.perf_counter()
     while (t := sim.next_time()) is not None:
-        if marks and t >= marks[0][1]:
-            # Everything before the mark's arrival instant is done: that job and later ones are not in.
-            q, mark = marks.pop(0)
-            arrived = int(np.searchsorted(submit, mark, side="left"))
-            kib = max(state["simulation_kib"], _status_kib("VmHWM") - base)
-            state["by_arrival"].append([q, arrived, kib * 1024])
         before = time.perf_counter()
-        sim.run_before(min(t + span, marks[0][1]) if marks else t + span)
+        sim.run_before(t + span)
         # A slice of busy hours can take minutes: shorter slices then, so that a stop is prompt.
         took = time.perf_counter() - before
         if took > 0.5 and span > 1.0:
@@ -212,7 +203,6 @@ def child(
     schedule = sim.run()
     result["simulate_s"] = state["simulate_s"] + time.perf_counter() - segment
     result["segments"] = state["segments"]
-    result["by_arrival"] = state["by_arrival"]
     result["scheduler_name"] = name_of(sim.scheduler)
     # As after simulate(): the simulator's own lists are freed before validation, which can reuse them.
     del sim
