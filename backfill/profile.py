@@ -15,6 +15,9 @@ import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
+import numpy as np
+import numpy.typing as npt
+
 from backfill.errors import BackfillError
 
 __all__ = ["Profile", "ProfileError"]
@@ -137,6 +140,67 @@ class Profile:
                 t = self._times[k]
                 return t if t > start else start
         return None
+
+    def free_run_start(
+        self, time: float, widths: npt.NDArray[np.int64], since: float
+    ) -> npt.NDArray[np.float64]:
+        """Return, per width, the earliest time from ``since`` with that many processors free until ``time``.
+
+        That is where the run of steps with room for the width that reaches ``time`` starts (``time``
+        itself where the step just before is too full). A window that starts earlier and reaches
+        ``time`` crosses a step without room. A scheduler that knows a job fits nowhere before some
+        space freed at ``time`` rules out many jobs' earlier starts at once with it.
+        O(log n + k + m log k), m widths.
+
+        Examples:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 10, 3)
+            >>> p.reserve(10, 20, 1)
+            >>> p.free_run_start(30, np.array([1, 2, 3, 4]), since=0).tolist()
+            [0.0, 10.0, 10.0, 20.0]
+        """
+        times = self._times
+        if since < times[0]:
+            since = times[0]
+        if not since < time:
+            return np.full(len(widths), float(since))
+        i = bisect_right(times, since) - 1
+        j = bisect_left(times, time, i)  # steps i..j-1 start before ``time``
+        # Suffix minima are nondecreasing: each width's first step from which every step up to
+        # ``time`` has room is one binary search.
+        room = np.minimum.accumulate(np.array(self._free[i:j])[::-1])[::-1]
+        first = np.searchsorted(room, widths, side="left")
+        starts = np.array([*times[i:j], time], dtype=np.float64)[first]
+        return np.maximum(starts, since)
+
+    def free_run_end(
+        self, time: float, widths: npt.NDArray[np.int64], until: float
+    ) -> npt.NDArray[np.float64]:
+        """Return, per width, the first time from ``time`` on with fewer processors free, or ``until``.
+
+        That is where the run of steps with room for the width that starts at ``time`` ends (``time``
+        itself where it has no room), looked for before ``until`` only. O(log n + k + m log k),
+        m widths.
+
+        Examples:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 10, 1)
+            >>> p.reserve(10, 20, 3)
+            >>> p.free_run_end(0, np.array([1, 2, 3, 4]), until=15).tolist()
+            [15.0, 10.0, 10.0, 0.0]
+        """
+        times = self._times
+        if time < times[0]:
+            time = times[0]
+        if not time < until:
+            return np.full(len(widths), float(until))
+        i = bisect_right(times, time) - 1
+        j = bisect_left(times, until, i)  # steps i..j-1 start before ``until``
+        # Negated prefix minima are nondecreasing: one binary search per width again.
+        room = np.minimum.accumulate(np.array(self._free[i:j]))
+        first = np.searchsorted(-room, -widths, side="right")
+        ends = np.array([*times[i:j], until], dtype=np.float64)[first]
+        return np.maximum(ends, time)
 
     def _span(self, start: float, end: float) -> tuple[int, int]:
         """Indices ``i, j`` of the steps covering ``[start, end)``: ``free[i:j]``, never empty."""

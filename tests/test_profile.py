@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -113,6 +114,31 @@ class ProfileMachine(RuleBasedStateMachine):
         points = sorted({a} | {x for s, e, _ in self.model.intervals for x in (s, e) if a < x < b})
         expected = next((x for x in points if self.model.free_at(x) < p), None) if b > a else None
         assert self.profile.first_below(a, b, p) == expected
+
+    @rule(a=times, b=times)
+    def free_runs_match(self, a: int, b: int) -> None:
+        # Every width at once, as the compression asks; the model checks each at every boundary.
+        m = self.model
+        ws = np.arange(1, CAPACITY + 1)
+
+        def points(lo: float, hi: float) -> list[float]:
+            return sorted({lo} | {x for s, e, _ in m.intervals for x in (s, e) if lo < x < hi})
+
+        since = max(a, m.origin)
+        starts = self.profile.free_run_start(b, ws, since=a).tolist()
+        for w, got in zip(ws.tolist(), starts, strict=True):
+            if since >= b:
+                assert got == since
+                continue
+            room = [x for x in points(since, b) if all(m.free_at(y) >= w for y in points(x, b))]
+            assert got == (room[0] if room else b)
+        time = max(a, m.origin)
+        ends = self.profile.free_run_end(a, ws, until=b).tolist()
+        for w, got in zip(ws.tolist(), ends, strict=True):
+            if time >= b:
+                assert got == b
+                continue
+            assert got == next((x for x in points(time, b) if m.free_at(x) < w), b)
 
     @rule(t=times, p=widths, d=durations)
     def searches_count_the_steps_they_examine(self, t: int, p: int, d: int) -> None:
