@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 from sortedcontainers import SortedList
 
 from backfill.errors import ScheduleError
@@ -228,9 +229,10 @@ class GuaranteeScheduler(QueueScheduler):
         self,
         now: float,
         entries: Sequence[Entry],
-        freed: Sequence[tuple[float, float]],
+        freed: Sequence[tuple[float, float]] | None,
         *,
         restart: bool = True,
+        cap: Callable[[], float] | None = None,
     ) -> bool:
         """PC's compression: move the highest-priority job that can start earlier, until none can.
 
@@ -239,7 +241,12 @@ class GuaranteeScheduler(QueueScheduler):
         after its start and no wider than the most processors free in it, become candidates again, and
         candidates are tried in priority order from a heap. With ``restart=False`` every job is tried
         once, in order. ``freed`` holds the intervals freed since the last compression; every queued
-        job must already be ruled out for all earlier ones. Return whether any job moved.
+        job must already be ruled out for all earlier ones. With ``freed=None`` every job is a
+        candidate at first. Return whether any job moved.
+
+        ``cap`` (DC's arrivals) bounds every move: a job may only move to a start before ``cap()``,
+        which is asked again after each move. When it grows, the jobs a smaller cap kept from a search
+        of the profile beyond it become candidates again, if the new stretch has room for them.
         """
         reserved = self._reserved
         search = self._search
@@ -255,17 +262,25 @@ class GuaranteeScheduler(QueueScheduler):
             return moved
         starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
         widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
+        estimates = np.fromiter((job.estimate for job in jobs), dtype=np.float64, count=n)
         profile = self._profile
-        # Candidates: jobs that can use space freed since the last compression (early completions).
-        mask = np.zeros(n, dtype=bool)
-        for a, b in freed:
-            if b > now:
-                mask |= (starts > a) & (widths <= profile.max_free(a if a > now else now, b))
-        mask &= starts > now
+        if freed is None:
+            mask = starts > now
+        else:
+            # Candidates: jobs that can use space freed since the last compression (early completions).
+            mask = np.zeros(n, dtype=bool)
+            for a, b in freed:
+                if b > now:
+                    mask |= (starts > a) & (widths <= profile.max_free(a if a > now else now, b))
+            mask &= starts > now
         heap = np.flatnonzero(mask).tolist()  # ascending, hence already a heap
+        # Flags as bytearrays, read one at a time in the loop, with numpy views for whole-queue masks.
         queued = bytearray(n)
-        for i in heap:
-            queued[i] = 1
+        queued_view = np.frombuffer(queued, dtype=np.uint8)
+        queued_view[heap] = 1
+        cut = bytearray(n)  # left with a search not done past the cap
+        cut_view = np.frombuffer(cut, dtype=np.uint8)
+        limit = cap() if cap is not None else math.inf
         # The intervals this loop vacates are not read from the log job by job (that was most of the
         # time on long queues): each is folded at once into the knowledge of the jobs that can use
         # it, which are the jobs it makes candidates. A job that cannot use an interval, too wide
@@ -284,35 +299,78 @@ class GuaranteeScheduler(QueueScheduler):
             job = jobs[i]
             jid = job.id
             start = reserved[jid]
+            until = start if start < limit else limit
             if read[i]:
-                new = search(now, job, start, start, (bound[jid], high[jid]))
+                new = search(now, job, start, until, (bound[jid], high[jid]))
             else:
                 read[i] = 1
-                new = search(now, job, start, start, read_log(jid, job.estimate, start, now, top))
+                new = search(now, job, start, until, read_log(jid, job.estimate, start, now, top))
             if new is None:
+                if until < start and bound[jid] < high[jid]:
+                    cut[i] = 1
                 continue
             vacated = self._move(job, start, new)
             moved = True
             starts[i] = new
-            if vacated is not None:
-                a, b = vacated
-                more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
-                for k in more.tolist():
-                    other = jobs[k]
-                    kid = other.id
-                    if a - other.estimate < bound[kid]:
-                        bound[kid] = a - other.estimate
-                    if b > high[kid]:
-                        high[kid] = b
-                    if not queued[k]:
-                        queued[k] = 1
+            if cap is not None:
+                was, limit = limit, cap()
+                if limit > was:
+                    more = np.flatnonzero(
+                        cut_view.astype(bool) & (widths <= profile.max_free(was, limit)) & (queued_view == 0)
+                    )
+                    cut_view[more] = 0
+                    queued_view[more] = 1
+                    for k in more.tolist():
                         heapq.heappush(heap, k)
+            if vacated is not None:
+                self._fold(now, vacated, jobs, starts, widths, estimates, queued, heap)
         # Every job not searched was ruled out for every interval logged so far.
         top = self._base + len(self._freed)
         seen = self._seen
         for job in jobs:
             seen[job.id] = top
         return moved
+
+    def _fold(
+        self,
+        now: float,
+        vacated: tuple[float, float],
+        jobs: list[Job],
+        starts: npt.NDArray[np.float64],
+        widths: npt.NDArray[np.int64],
+        estimates: npt.NDArray[np.float64],
+        queued: bytearray,
+        heap: list[int],
+    ) -> None:
+        """Tell the jobs that can use a vacated interval of it, and make them candidates."""
+        a, b = vacated
+        profile = self._profile
+        more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
+        if not more.size:
+            return
+        # A start that gains from [a, b) has its window reach a. So it is no earlier than the job's
+        # estimate before a, nor than the last step before a too full for the job, which the window
+        # would cross. If the job has room all through [a, b), its earliest such start is the best,
+        # and if that window runs into a step without room (before the job's own start), [a, b) is of
+        # no use to it at all.
+        lengths = estimates[more]
+        wide = widths[more]
+        since = a - float(lengths.max())
+        lows = np.maximum(a - lengths, profile.free_run_start(a, wide, now if now > since else since))
+        needs = np.minimum(lows + lengths, starts[more])
+        ends = profile.free_run_end(a, wide, float(needs.max()))
+        useful = (ends >= needs) | (ends < b)
+        bound = self._bound
+        high = self._high
+        for k, low in zip(more[useful].tolist(), lows[useful].tolist(), strict=True):
+            kid = jobs[k].id
+            if low < bound[kid]:
+                bound[kid] = low
+            if b > high[kid]:
+                high[kid] = b
+            if not queued[k]:
+                queued[k] = 1
+                heapq.heappush(heap, k)
 
     def _start_due(self, now: float) -> list[Job]:
         """Start every queued job whose planned start has come, in planned-start order."""

@@ -117,29 +117,15 @@ class DC(GuaranteeScheduler):
         if not ahead:
             return False
         profile = self._profile
-        reserved = self._reserved
-        search = self._search
         p, d = job.processors, job.estimate
-        completion = None
-        moved = False
-        i = 0
-        n = len(ahead)
-        while i < n:
-            other = ahead[i][2]
-            start = reserved[other.id]
-            if start > now:
-                if completion is None:
-                    completion = profile.earliest_fit(now, p, d) + d
-                limit = completion if completion < start else start
-                new = search(now, other, start, limit)
-                if new is not None:
-                    self._move(other, start, new)
-                    moved = True
-                    completion = None
-                    i = 0
-                    continue
-            i += 1
-        return moved
+
+        def completion() -> float:
+            return profile.earliest_fit(now, p, d) + d
+
+        # The papers' loop, back to the head after every move; the heap of _compress makes it
+        # affordable on long queues (every job is a candidate at first, as each arrival changes the
+        # limit of every search).
+        return self._compress(now, ahead, None, cap=completion)
 
     def copy(self) -> DC:
         """Return an independent copy. O(n + q)."""
