@@ -36,6 +36,8 @@ from backfill.workload import Job
 
 #: Trim the freed-interval log once it is this much longer than needed.
 _TRIM = 512
+#: Narrow a vacated interval down to the jobs it can help only when more than this many might be.
+_NARROW = 64
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
@@ -274,12 +276,10 @@ class GuaranteeScheduler(QueueScheduler):
                     mask |= (starts > a) & (widths <= profile.max_free(a if a > now else now, b))
             mask &= starts > now
         heap = np.flatnonzero(mask).tolist()  # ascending, hence already a heap
-        # Flags as bytearrays, read one at a time in the loop, with numpy views for whole-queue masks.
         queued = bytearray(n)
-        queued_view = np.frombuffer(queued, dtype=np.uint8)
-        queued_view[heap] = 1
+        for i in heap:
+            queued[i] = 1
         cut = bytearray(n)  # left with a search not done past the cap
-        cut_view = np.frombuffer(cut, dtype=np.uint8)
         limit = cap() if cap is not None else math.inf
         # The intervals this loop vacates are not read from the log job by job (that was most of the
         # time on long queues): each is folded at once into the knowledge of the jobs that can use
@@ -315,12 +315,13 @@ class GuaranteeScheduler(QueueScheduler):
             if cap is not None:
                 was, limit = limit, cap()
                 if limit > was:
-                    more = np.flatnonzero(
-                        cut_view.astype(bool) & (widths <= profile.max_free(was, limit)) & (queued_view == 0)
-                    )
-                    cut_view[more] = 0
-                    queued_view[more] = 1
+                    # The flags are bytearrays, for one-at-a-time reads in the loop; numpy views of
+                    # them for this whole-queue test.
+                    flags = np.frombuffer(cut, dtype=np.uint8) > np.frombuffer(queued, dtype=np.uint8)
+                    more = np.flatnonzero(flags & (widths <= profile.max_free(was, limit)))
                     for k in more.tolist():
+                        cut[k] = 0
+                        queued[k] = 1
                         heapq.heappush(heap, k)
             if vacated is not None:
                 self._fold(now, vacated, jobs, starts, widths, estimates, queued, heap)
@@ -348,20 +349,33 @@ class GuaranteeScheduler(QueueScheduler):
         more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
         if not more.size:
             return
+        bound = self._bound
+        high = self._high
+        if more.size <= _NARROW:
+            # Few jobs: searching each costs less than narrowing.
+            for k in more.tolist():
+                job = jobs[k]
+                kid = job.id
+                if a - job.estimate < bound[kid]:
+                    bound[kid] = a - job.estimate
+                if b > high[kid]:
+                    high[kid] = b
+                if not queued[k]:
+                    queued[k] = 1
+                    heapq.heappush(heap, k)
+            return
         # A start that gains from [a, b) has its window reach a. So it is no earlier than the job's
         # estimate before a, nor than the last step before a too full for the job, which the window
         # would cross. If the job has room all through [a, b), its earliest such start is the best,
-        # and if that window runs into a step without room (before the job's own start), [a, b) is of
-        # no use to it at all.
-        lengths = estimates[more]
+        # and if that window runs into a step without room (before the job's own start), [a, b) is
+        # of no use to it at all.
         wide = widths[more]
-        since = a - float(lengths.max())
-        lows = np.maximum(a - lengths, profile.free_run_start(a, wide, now if now > since else since))
-        needs = np.minimum(lows + lengths, starts[more])
+        lows = a - estimates[more]
+        since = float(lows.min())
+        lows = np.maximum(lows, profile.free_run_start(a, wide, now if now > since else since))
+        needs = np.minimum(lows + estimates[more], starts[more])
         ends = profile.free_run_end(a, wide, float(needs.max()))
         useful = (ends >= needs) | (ends < b)
-        bound = self._bound
-        high = self._high
         for k, low in zip(more[useful].tolist(), lows[useful].tolist(), strict=True):
             kid = jobs[k].id
             if low < bound[kid]:
