@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -22,7 +23,8 @@ from backfill import (
     validate_schedule,
 )
 from backfill.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
-from backfill.schedulers import scheduler_name
+from backfill.profile import Profile
+from backfill.schedulers import _compression, scheduler_name
 
 PRIORITY_NAMES = sorted(PRIORITIES)
 
@@ -101,6 +103,34 @@ def test_trimming_the_freed_log_keeps_every_decision() -> None:
         fast = simulate(w, scheduler)
         assert starts(fast) == starts(simulate(w, naive))
         assert scheduler.moves > 0
+
+
+@pytest.mark.parametrize("make_scheduler", [PC, DC], ids=["PC", "DC"])
+@settings(max_examples=40, deadline=None)
+@given(w=workloads(max_jobs=45, machine_size=6, accurate=False, zero_runtimes=False))
+def test_narrowing_vacated_space_keeps_every_move(make_scheduler, w: Workload) -> None:  # type: ignore[no-untyped-def]
+    # Long queues narrow each vacated interval down to the jobs it can help; small workloads search
+    # every job instead. Here every interval is narrowed, and the moves must still be the naive ones.
+    naive = NaivePC if make_scheduler is PC else NaiveDC
+    for priority in (sjf, ljf):
+        with mock.patch.object(_compression, "_NARROW", -1):
+            fast = simulate(w, make_scheduler(priority))
+        slow = simulate(w, naive(priority))
+        assert starts(fast) == starts(slow)
+        assert log(fast) == log(slow)
+
+
+def test_narrowing_is_exercised_on_a_busy_workload() -> None:
+    # The same, on a workload where the narrowing certainly runs, and often.
+    from backfill import lublin_feitelson
+
+    w = lublin_feitelson(300, machine_size=16, seed=3, estimates="f-model").scaled(1.6)
+    narrowed = mock.patch.object(Profile, "free_run_start", autospec=True, side_effect=Profile.free_run_start)
+    for scheduler, naive in ((PC(sjf), NaivePC(sjf)), (DC(ljf), NaiveDC(ljf))):
+        with mock.patch.object(_compression, "_NARROW", -1), narrowed as calls:
+            fast = simulate(w, scheduler)
+        assert calls.call_count > 50
+        assert starts(fast) == starts(simulate(w, naive))
 
 
 # -- DC never leaves a processor idle that a queued job could use now ---------------------------------
