@@ -40,6 +40,12 @@ def log(schedule) -> list[tuple[float, int, float]]:  # type: ignore[no-untyped-
     return [tuple(row) for row in schedule.reservations.tolist()]
 
 
+def assert_same_moves(fast, slow) -> None:  # type: ignore[no-untyped-def]
+    """The same starts and the same reservation log, change for change."""
+    assert starts(fast) == starts(slow)
+    assert log(fast) == log(slow)
+
+
 def plan_after(schedule, time: float) -> dict[int, float]:  # type: ignore[no-untyped-def]
     """Every queued job's planned start once the decisions at ``time`` are made."""
     plan: dict[int, float] = {}
@@ -59,8 +65,7 @@ def plan_after(schedule, time: float) -> dict[int, float]:  # type: ignore[no-un
 def test_pc_equals_the_naive_definition(name: str, w: Workload) -> None:
     # The freed-interval bounds must not change a single move: same starts, same reservation log.
     fast, naive = simulate(w, PC(PRIORITIES[name])), simulate(w, NaivePC(PRIORITIES[name]))
-    assert starts(fast) == starts(naive)
-    assert log(fast) == log(naive)
+    assert_same_moves(fast, naive)
 
 
 @pytest.mark.parametrize("name", PRIORITY_NAMES)
@@ -68,8 +73,7 @@ def test_pc_equals_the_naive_definition(name: str, w: Workload) -> None:
 @given(w=workloads(max_jobs=20))
 def test_dc_equals_the_naive_definition(name: str, w: Workload) -> None:
     fast, naive = simulate(w, DC(PRIORITIES[name])), simulate(w, NaiveDC(PRIORITIES[name]))
-    assert starts(fast) == starts(naive)
-    assert log(fast) == log(naive)
+    assert_same_moves(fast, naive)
 
 
 @pytest.mark.parametrize("priority", [fcfs, ljf], ids=["fcfs", "ljf"])
@@ -78,20 +82,22 @@ def test_dc_equals_the_naive_definition(name: str, w: Workload) -> None:
 def test_one_pass_pc_equals_the_naive_definition(priority, w: Workload) -> None:  # type: ignore[no-untyped-def]
     fast = simulate(w, PC(priority, restart=False))
     naive = simulate(w, NaivePC(priority, restart=False))
-    assert starts(fast) == starts(naive)
-    assert log(fast) == log(naive)
+    assert_same_moves(fast, naive)
 
 
+@pytest.mark.parametrize("narrow", [_compression._NARROW, -1], ids=["as-is", "narrow-all"])
 @pytest.mark.parametrize("make_scheduler", [PC, DC], ids=["PC", "DC"])
 @settings(max_examples=40, deadline=None)
 @given(w=workloads(max_jobs=45, machine_size=6, accurate=False, zero_runtimes=False))
-def test_equal_to_the_naive_definition_under_load(make_scheduler, w: Workload) -> None:  # type: ignore[no-untyped-def]
+def test_equal_to_the_naive_definition_under_load(make_scheduler, narrow: int, w: Workload) -> None:  # type: ignore[no-untyped-def]
     # Long queues and many early completions: the log of freed intervals is trimmed and folded.
+    # Long queues also narrow each vacated interval down to the jobs it can help, where small
+    # workloads search every job instead: "narrow-all" narrows every interval here.
     naive = NaivePC if make_scheduler is PC else NaiveDC
-    for priority in (sjf, wjf):
-        fast, slow = simulate(w, make_scheduler(priority)), simulate(w, naive(priority))
-        assert starts(fast) == starts(slow)
-        assert log(fast) == log(slow)
+    for priority in (sjf, wjf, ljf):
+        with mock.patch.object(_compression, "_NARROW", narrow):
+            fast = simulate(w, make_scheduler(priority))
+        assert_same_moves(fast, simulate(w, naive(priority)))
 
 
 def test_trimming_the_freed_log_keeps_every_decision() -> None:
@@ -105,23 +111,8 @@ def test_trimming_the_freed_log_keeps_every_decision() -> None:
         assert scheduler.moves > 0
 
 
-@pytest.mark.parametrize("make_scheduler", [PC, DC], ids=["PC", "DC"])
-@settings(max_examples=40, deadline=None)
-@given(w=workloads(max_jobs=45, machine_size=6, accurate=False, zero_runtimes=False))
-def test_narrowing_vacated_space_keeps_every_move(make_scheduler, w: Workload) -> None:  # type: ignore[no-untyped-def]
-    # Long queues narrow each vacated interval down to the jobs it can help; small workloads search
-    # every job instead. Here every interval is narrowed, and the moves must still be the naive ones.
-    naive = NaivePC if make_scheduler is PC else NaiveDC
-    for priority in (sjf, ljf):
-        with mock.patch.object(_compression, "_NARROW", -1):
-            fast = simulate(w, make_scheduler(priority))
-        slow = simulate(w, naive(priority))
-        assert starts(fast) == starts(slow)
-        assert log(fast) == log(slow)
-
-
 def test_narrowing_is_exercised_on_a_busy_workload() -> None:
-    # The same, on a workload where the narrowing certainly runs, and often.
+    # Narrowing every vacated interval, on a workload where that certainly happens, and often.
     from backfill import lublin_feitelson
 
     w = lublin_feitelson(300, machine_size=16, seed=3, estimates="f-model").scaled(1.6)
