@@ -349,34 +349,27 @@ class GuaranteeScheduler(QueueScheduler):
         more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
         if not more.size:
             return
-        bound = self._bound
-        high = self._high
         if more.size <= _NARROW:
             # Few jobs: searching each costs less than narrowing.
-            for k in more.tolist():
-                job = jobs[k]
-                kid = job.id
-                if a - job.estimate < bound[kid]:
-                    bound[kid] = a - job.estimate
-                if b > high[kid]:
-                    high[kid] = b
-                if not queued[k]:
-                    queued[k] = 1
-                    heapq.heappush(heap, k)
-            return
-        # A start that gains from [a, b) has its window reach a. So it is no earlier than the job's
-        # estimate before a, nor than the last step before a too full for the job, which the window
-        # would cross. If the job has room all through [a, b), its earliest such start is the best,
-        # and if that window runs into a step without room (before the job's own start), [a, b) is
-        # of no use to it at all.
-        wide = widths[more]
-        lows = a - estimates[more]
-        since = float(lows.min())
-        lows = np.maximum(lows, profile.free_run_start(a, wide, now if now > since else since))
-        needs = np.minimum(lows + estimates[more], starts[more])
-        ends = profile.free_run_end(a, wide, float(needs.max()))
-        useful = (ends >= needs) | (ends < b)
-        for k, low in zip(more[useful].tolist(), lows[useful].tolist(), strict=True):
+            ks = more.tolist()
+            lows = [a - jobs[k].estimate for k in ks]
+        else:
+            # A start that gains from [a, b) has its window reach a. So it is no earlier than the
+            # job's estimate before a, nor than the last step before a too full for the job, which
+            # the window would cross. If the job has room all through [a, b), its earliest such
+            # start is the best, and if that window runs into a step without room (before the
+            # job's own start), [a, b) is of no use to it at all.
+            wide = widths[more]
+            earliest = a - estimates[more]
+            since = float(earliest.min())
+            earliest = np.maximum(earliest, profile.free_run_start(a, wide, now if now > since else since))
+            needs = np.minimum(earliest + estimates[more], starts[more])
+            ends = profile.free_run_end(a, wide, float(needs.max()))
+            useful = (ends >= needs) | (ends < b)
+            ks, lows = more[useful].tolist(), earliest[useful].tolist()
+        bound = self._bound
+        high = self._high
+        for k, low in zip(ks, lows, strict=True):
             kid = jobs[k].id
             if low < bound[kid]:
                 bound[kid] = low

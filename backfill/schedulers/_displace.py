@@ -82,7 +82,7 @@ class _DisplacingConservative(Conservative):
     #: Queued jobs in arrival order (dicts keep insertion order), and each one's arrival sequence.
     _queue: dict[int, Job] = attrs.field(init=False, factory=dict)
     _arrival: dict[int, int] = attrs.field(init=False, factory=dict)
-    #: The reservations as arrays for :meth:`_victim`, built on the first try of a decision.
+    #: The reservations as arrays for :meth:`_victim`, built when a try first has many candidates.
     _arrays: _Reservations | None = attrs.field(init=False, default=None)
 
     def reset(self, machine_size: int, now: float) -> None:
