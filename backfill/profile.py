@@ -57,9 +57,11 @@ class Profile:
         self.capacity = capacity
         self._times: list[float] = [origin]
         self._free: list[int] = [capacity]
-        #: Steps looked at by :meth:`earliest_fit` and :meth:`earliest_move` so far: each step is a
-        #: planned start or end, so this is the "events examined" work measure of Lindsay et al. (2013,
-        #: §4.3). Updates are not counted; searches are where compression spends its time.
+        #: Steps looked at by the searches so far: :meth:`earliest_fit` and :meth:`earliest_move`
+        #: count the steps they scan, :meth:`earliest_moves` its span once per distinct width, and
+        #: :meth:`free_run_start` and :meth:`free_run_end` their span once. Each step is a planned start
+        #: or end, so this is the "events examined" work measure of Lindsay et al. (2013, §4.3).
+        #: Updates are not counted; searches are where compression spends its time.
         self.examined = 0
 
     # -- queries -------------------------------------------------------------------------------------
@@ -166,6 +168,7 @@ class Profile:
             return np.full(len(widths), float(since))
         i = bisect_right(times, since) - 1
         j = bisect_left(times, time, i)  # steps i..j-1 start before ``time``
+        self.examined += j - i
         # Suffix minima are nondecreasing: each width's first step from which every step up to
         # ``time`` has room is one binary search.
         room = np.minimum.accumulate(np.array(self._free[i:j])[::-1])[::-1]
@@ -196,6 +199,7 @@ class Profile:
             return np.full(len(widths), float(until))
         i = bisect_right(times, time) - 1
         j = bisect_left(times, until, i)  # steps i..j-1 start before ``until``
+        self.examined += j - i
         # Negated prefix minima are nondecreasing: one binary search per width again.
         room = np.minimum.accumulate(np.array(self._free[i:j]))
         first = np.searchsorted(-room, -widths, side="right")
@@ -316,6 +320,97 @@ class Profile:
                 j -= 1
             i = j + 1
         return None
+
+    def earliest_moves(
+        self,
+        time: float,
+        widths: npt.NDArray[np.int64],
+        durations: npt.NDArray[np.float64],
+        currents: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]:
+        """Return :meth:`earliest_move` for many jobs at once, ``inf`` where a job cannot move.
+
+        Job ``k`` has ``widths[k]`` processors, lasts ``durations[k]`` and is planned at
+        ``currents[k]``. A compression that frees space usually finds most of a long queue unable to
+        use it; this rules those jobs out in one pass over the steps per distinct width instead of
+        one search each. The earliest start of a job is the start of the first run of steps with room
+        for it that is long enough for it, or that reaches its own reservation. A job for which
+        rounding could tell the two tests apart (a run length within a few ulps of its duration) is
+        searched alone. O(log n + u·k + m log k), u distinct widths among m jobs, k steps from
+        ``time`` to the latest of ``currents``.
+
+        Examples:
+            >>> p = Profile(4)
+            >>> p.reserve(0, 5, 1)
+            >>> p.reserve(10, 20, 4)  # the first job's reservation
+            >>> p.earliest_moves(
+            ...     0, np.array([4, 3, 4]), np.array([10.0, 10.0, 10.0]), np.array([10.0, 10.0, 4.0])
+            ... ).tolist()
+            [5.0, 0.0, inf]
+        """
+        times = self._times
+        if time < times[0]:
+            time = times[0]
+        moves = np.full(len(widths), np.inf)
+        live = currents > time
+        if not live.any():
+            return moves
+        instant = live & ~(durations > 0)
+        moves[instant] = time  # a zero duration occupies nothing, as in earliest_move
+        live &= ~instant
+        if not live.any():
+            return moves
+        horizon = float(currents[live].max())
+        i = bisect_right(times, time) - 1
+        j = bisect_left(times, horizon, i)  # steps i..j-1 start before every window ends
+        start = np.array(times[i:j], dtype=np.float64)
+        start[0] = time
+        after = np.append(start, np.inf)  # the last step reaches past every window
+        room = np.array(self._free[i:j])
+        # A run length computed by subtraction can differ from the search's start + duration by
+        # rounding; these bound that difference generously.
+        slack = 8 * np.finfo(np.float64).eps * (abs(horizon) + float(durations[live].max()))
+        # Jobs grouped by width, each group with one pass over the steps.
+        index = np.flatnonzero(live)
+        index = index[np.argsort(widths[index], kind="stable")]
+        sorted_widths = widths[index]
+        groups = np.split(index, np.flatnonzero(sorted_widths[1:] != sorted_widths[:-1]) + 1)
+        self.examined += (j - i) * len(groups)
+        size = room.size
+        for jobs in groups:
+            w = int(widths[jobs[0]])
+            ok = room >= w
+            # Runs of steps with room: every other segment between changes, from the first if it
+            # has room, else from the second.
+            edges = np.concatenate(([0], np.flatnonzero(ok[1:] != ok[:-1]) + 1, [size]))
+            first = 0 if ok[0] else 1
+            run_start = start[edges[first:-1:2]]
+            if not run_start.size:
+                continue
+            run_end = after[edges[first + 1 :: 2]]
+            d = durations[jobs]
+            current = currents[jobs]
+            # The first run that may be long enough (runs before it are too short by more than
+            # rounding), tested as the search tests a window, and the run that reaches the job's own
+            # reservation, if one does (a window that ends there needs no more room).
+            longest = np.maximum.accumulate(run_end - run_start)
+            a = np.minimum(np.searchsorted(longest, d - slack, side="left"), run_start.size - 1)
+            a_ok = longest[a] >= d - slack
+            a_fits = run_start[a] + d <= run_end[a]
+            b = np.searchsorted(run_start, current, side="left") - 1
+            b_ok = (b >= 0) & (run_end[np.maximum(b, 0)] >= current)
+            best = np.minimum(
+                np.where(a_ok & a_fits, run_start[a], np.inf),
+                np.where(b_ok, run_start[np.maximum(b, 0)], np.inf),
+            )
+            moves[jobs] = np.where(best < current, best, np.inf)
+            # A candidate run that rounding may have let through, with no answer earlier than it:
+            # only a search tells where such a job fits.
+            unsure = a_ok & ~a_fits & (run_start[a] < np.minimum(best, current))
+            for k in jobs[unsure].tolist():
+                found = self.earliest_move(time, w, float(durations[k]), float(currents[k]))
+                moves[k] = np.inf if found is None else found
+        return moves
 
     # -- updates -------------------------------------------------------------------------------------
 

@@ -17,6 +17,28 @@ widths = st.integers(min_value=1, max_value=CAPACITY)
 durations = st.integers(min_value=0, max_value=15)
 
 
+@pytest.mark.parametrize(
+    ("reservations", "expected"),
+    [
+        # Room for 4 from 10 to 13: a window of one ulp over 3 starting at 10 ends at 13 once rounded,
+        # so it fits although the run is shorter than the duration.
+        ([(0, 10, 1), (13, 20, 1)], 10.0),
+        # From 0 the same window ends past 3, where the step is too full: the next run long enough
+        # is at 5, before the run at 12 that reaches the job's reservation.
+        ([(3, 5, 1), (9, 12, 1)], 5.0),
+    ],
+)
+def test_earliest_moves_rounds_as_the_search_does(
+    reservations: list[tuple[int, int, int]], expected: float
+) -> None:
+    p = Profile(4)
+    for s, e, w in reservations:
+        p.reserve(s, e, w)
+    d = float(np.nextafter(3.0, 4.0))
+    assert p.earliest_move(0, 4, d, current=30) == expected
+    assert p.earliest_moves(0, np.array([4]), np.array([d]), np.array([30.0])).tolist() == [expected]
+
+
 class ProfileMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
@@ -139,6 +161,26 @@ class ProfileMachine(RuleBasedStateMachine):
                 assert got == b
                 continue
             assert got == next((x for x in points(time, b) if m.free_at(x) < w), b)
+
+    @rule(
+        t=times,
+        extra=st.lists(st.tuples(widths, durations, times), max_size=6),
+        shape=st.sampled_from(["whole", "half", "nudged"]),
+    )
+    def earliest_moves_match(self, t: int, extra: list[tuple[int, int, int]], shape: str) -> None:
+        # Every reservation as a job planned there, and some that are not in the profile at all.
+        # Half durations fall between steps; durations one ulp above a whole number make run lengths
+        # that rounding cannot tell from them, which only a search settles.
+        jobs = [(p, e - s, s) for s, e, p in self.model.intervals] + extra
+        assume(jobs)
+        ws = np.array([p for p, _, _ in jobs], dtype=np.int64)
+        ds = np.array([d for _, d, _ in jobs], dtype=np.float64)
+        ds = ds / 2 if shape == "half" else np.nextafter(ds, np.inf) if shape == "nudged" else ds
+        cs = np.array([c for _, _, c in jobs], dtype=np.float64)
+        got = self.profile.earliest_moves(t, ws, ds, cs).tolist()
+        for w, d, c, g in zip(ws.tolist(), ds.tolist(), cs.tolist(), got, strict=True):
+            one = self.profile.earliest_move(t, w, d, current=c)
+            assert g == (np.inf if one is None else one)
 
     @rule(t=times, p=widths, d=durations)
     def searches_count_the_steps_they_examine(self, t: int, p: int, d: int) -> None:
