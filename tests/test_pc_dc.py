@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from unittest import mock
 
@@ -85,17 +86,26 @@ def test_one_pass_pc_equals_the_naive_definition(priority, w: Workload) -> None:
     assert_same_moves(fast, naive)
 
 
-@pytest.mark.parametrize("narrow", [_compression._NARROW, -1], ids=["as-is", "narrow-all"])
+def narrowing_everything() -> contextlib.ExitStack:
+    """Narrow every freed interval and rule jobs out with a pass over the profile whenever possible.
+
+    Long queues do that; small workloads search every job instead, unless told.
+    """
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(_compression, "_NARROW", -1))
+    stack.enter_context(mock.patch.object(_compression, "_PER_WIDTH", 0))
+    return stack
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["as-is", "narrow-all"])
 @pytest.mark.parametrize("make_scheduler", [PC, DC], ids=["PC", "DC"])
 @settings(max_examples=40, deadline=None)
 @given(w=workloads(max_jobs=45, machine_size=6, accurate=False, zero_runtimes=False))
-def test_equal_to_the_naive_definition_under_load(make_scheduler, narrow: int, w: Workload) -> None:  # type: ignore[no-untyped-def]
+def test_equal_to_the_naive_definition_under_load(make_scheduler, narrow: bool, w: Workload) -> None:  # type: ignore[no-untyped-def]
     # Long queues and many early completions: the log of freed intervals is trimmed and folded.
-    # Long queues also narrow each vacated interval down to the jobs it can help, where small
-    # workloads search every job instead: "narrow-all" narrows every interval here.
     naive = NaivePC if make_scheduler is PC else NaiveDC
     for priority in (sjf, wjf, ljf):
-        with mock.patch.object(_compression, "_NARROW", narrow):
+        with narrowing_everything() if narrow else contextlib.nullcontext():
             fast = simulate(w, make_scheduler(priority))
         assert_same_moves(fast, simulate(w, naive(priority)))
 
@@ -117,10 +127,12 @@ def test_narrowing_is_exercised_on_a_busy_workload() -> None:
 
     w = lublin_feitelson(300, machine_size=16, seed=3, estimates="f-model").scaled(1.6)
     narrowed = mock.patch.object(Profile, "free_run_start", autospec=True, side_effect=Profile.free_run_start)
+    passes = mock.patch.object(Profile, "earliest_moves", autospec=True, side_effect=Profile.earliest_moves)
     for scheduler, naive in ((PC(sjf), NaivePC(sjf)), (DC(ljf), NaiveDC(ljf))):
-        with mock.patch.object(_compression, "_NARROW", -1), narrowed as calls:
+        with narrowing_everything(), narrowed as calls, passes as pass_calls:
             fast = simulate(w, scheduler)
         assert calls.call_count > 50
+        assert pass_calls.call_count > 50
         assert starts(fast) == starts(simulate(w, naive))
 
 

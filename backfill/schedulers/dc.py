@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import attrs
+import numpy as np
 
-from backfill.schedulers._compression import GuaranteeScheduler, just_after
+from backfill.schedulers._compression import GuaranteeScheduler
 from backfill.workload import Job
 
 __all__ = ["DC"]
@@ -84,24 +85,33 @@ class DC(GuaranteeScheduler):
     def _fill(self, now: float) -> None:
         """Move queued jobs that can start now to now, in priority order, back to the head after each move."""
         self._idle_check = False
-        idle = self._profile.free_at(now)
+        profile = self._profile
+        idle = profile.free_at(now)
         if idle <= 0:
             return
         reserved = self._reserved
-        search = self._search
-        limit = just_after(now)
-        entries = list(self._ordered(now))
-        i = 0
-        n = len(entries)
-        while i < n and idle > 0:
-            job = entries[i][2]
-            start = reserved[job.id]
-            if start > now and job.processors <= idle and search(now, job, start, limit) is not None:
-                self._move(job, start, now)
-                idle -= job.processors
-                i = 0
-                continue
-            i += 1
+        jobs = [e[2] for e in self._ordered(now)]
+        n = len(jobs)
+        starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
+        widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
+        # A job fits now if its window up to its own reservation has room all the way: one pass over
+        # the profile tells that for the whole queue, where a search per job took most of DC's time
+        # on long queues (every move sends the loop back to the head).
+        needs = np.minimum(now + np.fromiter((job.estimate for job in jobs), np.float64, n), starts)
+        while idle > 0:
+            candidates = np.flatnonzero((starts > now) & (widths <= idle))
+            if not candidates.size:
+                return
+            room = profile.free_run_end(now, widths[candidates], float(needs[candidates].max()))
+            fits = candidates[room >= needs[candidates]]
+            if not fits.size:
+                return
+            k = int(fits[0])
+            job = jobs[k]
+            # No search will look at the job again: it starts at this instant.
+            self._move(job, float(starts[k]), now)
+            starts[k] = now
+            idle -= job.processors
 
     def _admit(self, job: Job, now: float, entry: tuple[object, int, Job]) -> bool:
         """Move the higher-priority jobs the new one could delay; return whether any moved."""
