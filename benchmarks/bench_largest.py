@@ -25,21 +25,22 @@ runs already there are not repeated, so an interrupted benchmark resumes.
 Some runs take hours (RICC-2010-2 under the compressing schedulers), longer than a machine may stay
 up, so every ``--checkpoint-every`` wall seconds (600 by default) a run pickles its simulator to
 ``checkpoints/`` beside the output, from a forked copy of the process so that neither its time nor
-its memory counts. A stopped run resumes from its last checkpoint if the library's source is
-unchanged (a digest of it is stored) and otherwise starts again. Resuming changes nothing in the
-schedule (``tests/test_simulator.py`` checks that a pickled simulation resumes exactly), and the
-reported time is the sum of the segments' simulation times, so only the work since the last
-checkpoint is done twice, uncounted. ``segments`` in the results says how many processes a run took;
-the simulation memory of a resumed run is the largest of its segments', each counting the state it
-unpickled, which takes more room than the same state built up in one process (PC over HPC2N, stopped
-once and resumed: 442 bytes per job, against 369 run straight through). To stop runs without
-losing work, send SIGTERM to the runs (``--child`` processes) after stopping the benchmark itself:
-each checkpoints at once and exits.
+its memory counts. A stopped run resumes from its last checkpoint if the library source it uses is
+unchanged (a digest of it is stored; see ``_source_digest``) and otherwise starts again. Resuming
+changes nothing in the schedule (``tests/test_simulator.py`` checks that a pickled simulation
+resumes exactly), and the reported time is the sum of the segments' simulation times, so only the
+work since the last checkpoint is done twice, uncounted. ``segments`` in the results says how many
+processes a run took; the simulation memory of a resumed run is the largest of its segments', each
+counting the state it unpickled, which takes more room than the same state built up in one process
+(PC over HPC2N, stopped once and resumed: 442 bytes per job, against 369 run straight through). To
+stop runs without losing work, send SIGTERM to the runs (``--child`` processes) after stopping the
+benchmark itself: each checkpoints at once and exits.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import concurrent.futures as cf
 import ctypes
 import gc
@@ -97,10 +98,44 @@ def _free_and_reset_peak() -> None:
         f.write("5")
 
 
-def _source_digest() -> str:
-    """A digest of the library's source: a checkpoint is resumed only by the code that wrote it."""
+def _source_digest(scheduler: str) -> str:
+    """A digest of the library source a run depends on: a checkpoint is resumed only by that code.
+
+    That is every module outside ``backfill/schedulers``, the scheduler package's ``__init__``, and
+    the scheduler modules the scheduler's class is built from (its bases) with every scheduler module
+    they import, found from their import statements; an import of the package itself (or of the
+    library's top level, which re-exports it) counts as all of it. So a change to one scheduler does
+    not throw away the checkpoints of the others.
+    """
+    import backfill
+
+    package = ROOT / "backfill" / "schedulers"
+    prefix = "backfill.schedulers"
+    todo = [
+        c.__module__ for c in getattr(backfill, scheduler).__mro__ if c.__module__.startswith(prefix + ".")
+    ]
+    needed: set[Path] = set()
+    while todo:
+        path = package / (todo.pop().removeprefix(prefix + ".") + ".py")
+        if path in needed:
+            continue
+        needed.add(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else [prefix]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                if name in (prefix, "backfill"):  # the whole package, or what the library re-exports
+                    todo.extend(f"{prefix}.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__")
+                elif name.startswith(prefix + "."):
+                    todo.append(name)
     digest = hashlib.sha256()
     for path in sorted((ROOT / "backfill").rglob("*.py")):
+        if path.parent == package and path.stem != "__init__" and path not in needed:
+            continue
         digest.update(path.relative_to(ROOT).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -164,7 +199,7 @@ def child(
     result["machine_size"] = workload.machine_size
     _free_and_reset_peak()
     base = _status_kib("VmRSS")
-    digest = _source_digest()
+    digest = _source_digest(scheduler_name)
     loaded = _load(checkpoint, workload, digest) if checkpoint else None
     if loaded is None:
         state: dict[str, Any] = {"digest": digest, "simulate_s": 0.0, "segments": 0, "simulation_kib": 0}
