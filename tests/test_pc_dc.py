@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from unittest import mock
 
 import numpy as np
@@ -86,15 +86,14 @@ def test_one_pass_pc_equals_the_naive_definition(priority, w: Workload) -> None:
     assert_same_moves(fast, naive)
 
 
-def narrowing_everything() -> contextlib.ExitStack:
+@contextlib.contextmanager
+def narrowing_everything() -> Iterator[None]:
     """Narrow every freed interval and rule jobs out with a pass over the profile whenever possible.
 
     Long queues do that; small workloads search every job instead, unless told.
     """
-    stack = contextlib.ExitStack()
-    stack.enter_context(mock.patch.object(_compression, "_NARROW", -1))
-    stack.enter_context(mock.patch.object(_compression, "_PER_WIDTH", 0))
-    return stack
+    with mock.patch.object(_compression, "_NARROW", -1), mock.patch.object(_compression, "_PER_WIDTH", 0):
+        yield
 
 
 @pytest.mark.parametrize("narrow", [False, True], ids=["as-is", "narrow-all"])
