@@ -6,6 +6,7 @@ import math
 import random
 from unittest import mock
 
+import numpy as np
 import pytest
 from checks import check_slack_guarantees, expected_guarantees, starts_of
 from hypothesis import given, settings
@@ -17,6 +18,7 @@ from backfill import (
     Conservative,
     Job,
     LookaheadSlack,
+    Profile,
     SlackBackfill,
     Workload,
     lublin_feitelson,
@@ -268,3 +270,140 @@ def test_the_array_search_for_the_job_that_gives_way_decides_as_the_scan_does(to
     for scan, arrays in zip(by_scan, by_arrays, strict=True):
         assert starts_of(arrays) == starts_of(scan)
         assert arrays.start_order.tolist() == scan.start_order.tolist()
+
+
+# --- ruling tries out without making them ---------------------------------------------------------
+
+
+def checked_doom(seen: list[bool]):  # type: ignore[no-untyped-def]
+    """A stand-in for ``_doomed`` that makes the try anyway whenever it rules one out, and checks it fails."""
+    doomed = _displace._DisplacingConservative._doomed
+
+    def check(self, job, now, known):  # type: ignore[no-untyped-def]
+        ruled_out = doomed(self, job, now, known)
+        if ruled_out:
+            assert self._try_start([job], now) is None, f"job {job.id} at {now} would have started"
+        seen.append(ruled_out)
+        return ruled_out
+
+    return check
+
+
+def without_doom():  # type: ignore[no-untyped-def]
+    return mock.patch.object(
+        _displace._DisplacingConservative, "_doomed", lambda self, job, now, known: False
+    )
+
+
+#: Jobs of a few shapes (width, estimate), as job arrays make them: the tries one try of a shape
+#: settles. (submit, shape, runtime as a share of the estimate) on 8 processors.
+SHAPED = st.tuples(
+    st.lists(st.tuples(st.integers(1, 6), st.integers(2, 40)), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(0, 80), st.integers(0, 2), st.floats(0.1, 1.0)), min_size=2, max_size=40),
+)
+
+
+def shaped(draw: tuple[list[tuple[int, int]], list[tuple[int, int, float]]]) -> Workload:
+    shapes, jobs = draw
+    specs = []
+    for submit, k, share in sorted(jobs):
+        width, estimate = shapes[k % len(shapes)]
+        specs.append((submit, width, max(1, round(share * estimate)), estimate))
+    return make(*specs, size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(draw=SHAPED, tolerance=st.sampled_from([0.5, 1.0, 3.0]), weighted=st.booleans())
+def test_a_try_is_ruled_out_only_where_it_would_fail(
+    draw: tuple[list[tuple[int, int]], list[tuple[int, int, float]]], tolerance: float, weighted: bool
+) -> None:
+    w = shaped(draw)
+    weight = by_width if weighted else None
+    seen: list[bool] = []
+    with mock.patch.object(_displace._DisplacingConservative, "_doomed", checked_doom(seen)):
+        checked = simulate(w, SlackBackfill(tolerance, weight))
+    with without_doom():
+        tried = simulate(w, SlackBackfill(tolerance, weight))
+    assert starts_of(checked) == starts_of(tried)
+    assert checked.start_order.tolist() == tried.start_order.tolist()
+
+
+@pytest.mark.parametrize("tolerance", [0.5, 2.0])
+def test_ruling_tries_out_changes_no_decision_on_a_busy_workload(tolerance: float) -> None:
+    # Many queued jobs of few shapes, as in the archive's busy months, where users ask for round
+    # times: most tries are settled by one try of their shape. Checked one by one, and the schedule
+    # is the one trying every job gives.
+    model = lublin_feitelson(1_500, seed=7)
+    records = model.records.copy()
+    levels = np.array([900.0, 3600.0, 4 * 3600.0, 12 * 3600.0, 48 * 3600.0])
+    records["estimate"] = levels[np.minimum(np.searchsorted(levels, records["runtime"]), len(levels) - 1)]
+    records["runtime"] = np.minimum(records["runtime"], records["estimate"])
+    w = Workload.from_records(records, model.machine_size)
+    seen: list[bool] = []
+    with mock.patch.object(_displace._DisplacingConservative, "_doomed", checked_doom(seen)):
+        checked = simulate(w, SlackBackfill(tolerance))
+    with without_doom():
+        tried = simulate(w, SlackBackfill(tolerance))
+    assert sum(seen) > 100, f"only {sum(seen)} of {len(seen)} tries ruled out"
+    assert starts_of(checked) == starts_of(tried)
+    assert checked.start_order.tolist() == tried.start_order.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    reservations=st.lists(
+        st.tuples(st.integers(0, 40), st.integers(1, 20), st.integers(1, 8)), min_size=1, max_size=12
+    ),
+    now=st.integers(0, 20),
+    slack=st.integers(0, 30),
+    p=st.integers(1, 8),
+    width=st.integers(1, 8),
+    duration=st.integers(1, 25),
+)
+def test_the_latest_release_is_where_freeing_processors_stops_helping(
+    reservations: list[tuple[int, int, int]], now: int, slack: int, p: int, width: int, duration: int
+) -> None:
+    profile = Profile(8)
+    for start, length, procs in reservations:
+        if profile.min_free(start, start + length) >= procs:
+            profile.reserve(start, start + length, procs)
+    limit = now + slack
+    bound = _displace._latest_release(profile, now, limit, p, width, duration)
+
+    def fits_with_release_from(a: float) -> bool:
+        freed = profile.copy()
+        freed._add(max(a, 0.0), 10_000.0, p)
+        return freed.earliest_fit(now, width, duration) <= limit
+
+    if profile.earliest_fit(now, width, duration) <= limit:
+        assert bound == math.inf
+        return
+    # Sound: a release that begins after the bound never lets the job fit by its limit.
+    later = [t for t, _ in profile if t > bound] + [bound + 0.5, bound + 1.0]
+    assert not any(fits_with_release_from(a) for a in later if math.isfinite(a))
+    # Tight: just before the bound (a supremum, reached or not) it does.
+    if bound == -math.inf:
+        assert not fits_with_release_from(0.0)
+    else:
+        assert fits_with_release_from(bound - 0.5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(draw=SHAPED, tolerance=st.sampled_from([0.5, 1.0, 3.0]), weighted=st.booleans())
+def test_in_every_state_a_ruled_out_job_is_one_whose_try_fails(
+    draw: tuple[list[tuple[int, int]], list[tuple[int, int, float]]], tolerance: float, weighted: bool
+) -> None:
+    # Stronger than the scan: after every event, every queued job that fits in the free processors
+    # is both asked about (its shape's certificate made at once) and tried.
+    sim = Simulator(shaped(draw), SlackBackfill(tolerance, by_width if weighted else None))
+    scheduler = sim.scheduler
+    assert isinstance(scheduler, SlackBackfill)
+    while sim.step():
+        now = sim.now
+        free = scheduler._profile.free_at(now)
+        known: dict[tuple[int, float], _displace._Certificate] = {}
+        for job in scheduler._queue.values():
+            if 0 < job.processors <= free:
+                known.setdefault((job.processors, job.estimate), _displace._ONCE)
+                if scheduler._doomed(job, now, known):
+                    assert scheduler._try_start([job], now) is None, f"job {job.id} at {now}"

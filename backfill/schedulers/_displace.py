@@ -24,6 +24,7 @@ displaced jobs among q queued ones.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 import attrs
@@ -48,6 +49,68 @@ class _Start:
 
 #: Up to this many candidate reservations, the one that gives way is found by a scan in Python.
 _SCAN = 128
+
+#: What :meth:`_DisplacingConservative._doomed` knows about the jobs of one shape (width, estimate) in
+#: the current plan: the latest release (see :meth:`_DisplacingConservative._certificate`), or None
+#: where it knows nothing.
+_Certificate = float | None
+
+#: The mark of a shape tried once in the current plan: most shapes of a trace's queue appear once,
+#: and for those the anonymous try would only add to the real one, so it is made for the second.
+_ONCE: _Certificate = math.inf
+
+
+def _latest_release(profile: Profile, now: float, limit: float, p: int, width: int, duration: float) -> float:
+    """The latest time from which freeing ``p`` processors lets a job fit in ``profile`` by ``limit``.
+
+    With ``p`` more processors free from a time ``a`` on, the job (``width`` x ``duration``) fits at a
+    start ``s`` in ``[now, limit]`` if and only if no step in ``[s, s + duration)`` has fewer than
+    ``width - p`` free and the first step there with fewer than ``width`` free, if any, starts at or
+    after ``a``. So there is such a start only for ``a`` up to the largest of those first-short
+    instants over the starts where the first condition holds: that largest (a supremum, possibly not
+    reached) is returned; ``inf`` if the job fits by ``limit`` as the profile stands, ``-inf`` if it
+    fits nowhere by then even with ``p`` more free throughout. Freeing ``p`` processors over only
+    part of ``[a, inf)`` frees less, so a release that begins after the returned time cannot let the
+    job fit by ``limit`` either. O(log n + k), k steps in ``[now, limit + duration)``.
+    """
+    # Profile's steps are read in place, as _try_start updates them in place: both are hot paths of
+    # the same class, and a public copy of the steps would cost what this saves.
+    times = profile._times
+    i = max(bisect_right(times, now) - 1, 0)
+    j = max(bisect_left(times, limit + duration, i), i + 1)
+    starts = np.array(times[i:j], dtype=np.float64)
+    free = np.array(profile._free[i:j], dtype=np.int64)
+    n = len(starts)
+    ends = np.append(starts[1:], math.inf)
+    tail = np.append(starts, math.inf)
+    index = np.arange(n)
+
+    def next_short(short: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        # Per step, the start of the first short step after it (inf if none): suffix minima of indices.
+        first = np.minimum.accumulate(np.where(short, index, n)[::-1])[::-1]
+        found: npt.NDArray[np.float64] = tail[np.append(first[1:], n)]
+        return found
+
+    short = free < width
+    blocked = free < width - p
+    next_blocked = next_short(blocked)
+    next_shortage = next_short(short)
+    # The earliest start in each step; the windows from there are the ones that reach least far.
+    lowest = np.maximum(starts, now)
+    early = lowest <= limit
+    if (early & ~short & (lowest + duration <= next_shortage)).any():
+        return math.inf
+    # A step holds a start where the first condition holds if its earliest start is by the limit and
+    # its window ends before the next blocked step.
+    usable = early & ~blocked & (lowest + duration <= next_blocked)
+    if not usable.any():
+        return -math.inf
+    # In a short step the first short instant is the start itself, so the latest start counts: the
+    # step's end, the limit or the last start whose window clears the next blocked step, whichever
+    # is first (one ulp up, so that rounding in the subtraction only ever raises the bound).
+    latest = np.minimum(np.minimum(ends, limit), np.nextafter(next_blocked - duration, math.inf))
+    first_short = np.where(short, latest, next_shortage)
+    return float(first_short[usable].max())
 
 
 class _Reservations:
@@ -131,47 +194,19 @@ class _DisplacingConservative(Conservative):
         # Unchecked updates: every release gives back a reservation that is there, and every reserve
         # follows a search that found the room, so Profile's checks would only cost time here.
         add = profile._add
-        first_below = profile.first_below
         planned = self._planned
         arrival = self._arrival
-        order = self._order
-        # The jobs that cannot give way (again): by id, and by position in the arrays once built.
-        excluded = {job.id for job in jobs}
-        arrays: _Reservations | None = None
-        barred: list[int] = []
         for job in jobs:
             if job.estimate > 0:
                 start = planned[job.id]
                 add(start, start + job.estimate, job.processors)
+        # The jobs that cannot give way (again).
+        excluded = {job.id for job in jobs}
         displaced: list[Job] = []
         for job in jobs:
-            p = job.processors
             end = now + job.estimate
-            if not end > now:
-                continue
-            while (t := first_below(now, end, p)) is not None:
-                # The candidates are the k reservations planned to start by t. A few are scanned in
-                # Python; many are searched in C over arrays of the queue, which cost O(q) to build
-                # but serve every later try of the decision (SlackBackfill tries the whole queue).
-                k = order.bisect_right((t, math.inf))
-                if k <= _SCAN:
-                    victim = self._victim_by_scan(t, k, excluded)
-                else:
-                    if arrays is None:
-                        arrays = self._arrays
-                        if arrays is None or not arrays.valid_for(order):
-                            arrays = self._arrays = _Reservations(order)
-                        barred = [arrays.position[jid] for jid in excluded]
-                    victim = self._victim(arrays, t, k, barred)
-                if victim is None:  # pragma: no cover - the caller checked the processors free now
-                    return None
-                start = planned[victim.id]
-                add(start, start + victim.estimate, victim.processors)
-                displaced.append(victim)
-                excluded.add(victim.id)
-                if arrays is not None:
-                    barred.append(arrays.position[victim.id])
-            add(now, end, -p)
+            if end > now and self._make_room(profile, now, end, job.processors, excluded, displaced) is None:
+                return None  # pragma: no cover - the caller checked the processors free now
         moves = []
         for victim in sorted(displaced, key=lambda j: arrival[j.id]):
             new = profile.earliest_fit(now, victim.processors, victim.estimate)
@@ -180,6 +215,104 @@ class _DisplacingConservative(Conservative):
             add(new, new + victim.estimate, -victim.processors)
             moves.append((victim, planned[victim.id], new))
         return _Start(tuple(jobs), profile, tuple(moves))
+
+    def _make_room(
+        self, profile: Profile, now: float, end: float, p: int, excluded: set[int], displaced: list[Job]
+    ) -> list[float] | None:
+        """Release reservations in ``profile`` until ``p`` processors are free over ``[now, end)``; take them.
+
+        The rule of the module docstring: at each first instant of shortage, the latest-arrived
+        reservation covering it (not in ``excluded``) gives way. Each released job is appended to
+        ``displaced`` and to ``excluded``. Returns the shortage instants, one per released job, or
+        None if a shortage has no reservation to give way. O(d (q + log n + k)) for d released jobs.
+        """
+        add = profile._add
+        first_below = profile.first_below
+        planned = self._planned
+        order = self._order
+        arrays: _Reservations | None = None
+        barred: list[int] = []
+        shortages: list[float] = []
+        while (t := first_below(now, end, p)) is not None:
+            # The candidates are the k reservations planned to start by t. A few are scanned in
+            # Python; many are searched in C over arrays of the queue, which cost O(q) to build
+            # but serve every later try of the decision (SlackBackfill tries the whole queue).
+            k = order.bisect_right((t, math.inf))
+            if k <= _SCAN:
+                victim = self._victim_by_scan(t, k, excluded)
+            else:
+                if arrays is None:
+                    arrays = self._arrays
+                    if arrays is None or not arrays.valid_for(order):
+                        arrays = self._arrays = _Reservations(order)
+                    barred = [arrays.position[jid] for jid in excluded]
+                victim = self._victim(arrays, t, k, barred)
+            if victim is None:  # pragma: no cover - the callers check the processors free now
+                return None
+            start = planned[victim.id]
+            add(start, start + victim.estimate, victim.processors)
+            displaced.append(victim)
+            shortages.append(t)
+            excluded.add(victim.id)
+            if arrays is not None:
+                barred.append(arrays.position[victim.id])
+        add(now, end, -p)
+        return shortages
+
+    def _doomed(self, job: Job, now: float, known: dict[tuple[int, float], _Certificate]) -> bool:
+        """True if :meth:`_try_start` is certain to refuse ``job`` alone now, without trying it.
+
+        Jobs of the same width and estimate make room the same way unless their own reservation is
+        in the way, so one anonymous try per shape, kept in ``known`` (which the caller empties
+        whenever the plan changes), settles the others: see :meth:`_certificate`. It is made when a
+        shape comes up for the second time. False means only "not known": the caller tries the job.
+        O(1), or one try when a shape comes up the second time.
+        """
+        key = (job.processors, job.estimate)
+        latest = known.get(key)
+        if latest is _ONCE:
+            latest = known[key] = self._certificate(job.processors, job.estimate, now)
+        elif key not in known:
+            known[key] = _ONCE
+            return False
+        return latest is not None and self._planned[job.id] > latest
+
+    def _certificate(self, p: int, estimate: float, now: float) -> _Certificate:
+        """From where a queued ``p`` x ``estimate`` job's reservation must start for its try to fail now.
+
+        The room is made as for a job with no reservation of its own. Say exactly one reservation,
+        ``V``'s, gives way, at the first shortage ``t``, and ``G`` is the profile then, ``V`` released and
+        the job's ``p`` processors taken from now. :func:`_latest_release` gives the bound ``a`` from
+        which freeing ``p`` more processors in ``G`` no longer lets ``V`` fit by its limit. A queued job
+        ``J`` of this shape planned to start after ``a`` fails its try:
+
+        - ``a >= t``: ``V`` fits at its planned start once released, so that start qualifies in
+          :func:`_latest_release`, and the first instant from it where ``G`` is short of ``V``'s width
+          is ``t`` (before ``t`` the plan had room for the job and ``V`` is released; at ``t`` it had
+          not). So ``J``'s reservation starts after ``t``, and ``J`` is not ``V``.
+        - The real try makes room the same way: until ``J``'s reservation the profiles agree, so the
+          first shortage, the jobs covering it and the one that gives way are the same; releasing
+          ``J``'s reservation only frees more, so no second shortage appears.
+        - ``V`` is then placed in ``G`` plus ``p`` processors over ``J``'s old reservation, which frees
+          no more than ``p`` from ``J``'s start on: by the bound, ``V`` fits nowhere by its limit.
+
+        With several jobs giving way the first one placed is not the one found first, and the bound
+        would need its own proof, so None is returned then, as when none gives way (the job fits) or
+        when ``V`` fits by its limit anyway.
+        O(n + log n + k + q).
+        """
+        end = now + estimate
+        if not end > now:
+            return None
+        profile = self._profile.copy()
+        displaced: list[Job] = []
+        shortages = self._make_room(profile, now, end, p, set(), displaced)
+        if shortages is None or len(displaced) != 1:
+            return None
+        victim = displaced[0]
+        limit = self._limit(victim, now)
+        latest = _latest_release(profile, now, limit, p, victim.processors, victim.estimate)
+        return None if latest == math.inf else latest
 
     def _victim_by_scan(self, t: float, k: int, excluded: set[int]) -> Job | None:
         """The latest-arrived of the first ``k`` reservations that covers ``t`` and is not excluded. O(k)."""

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.schedulers._displace import _DisplacingConservative
+from backfill.schedulers._displace import _Certificate, _DisplacingConservative
 from backfill.workload import Job
 
 __all__ = ["SlackBackfill"]
@@ -86,7 +86,9 @@ class SlackBackfill(_DisplacingConservative):
     pushed back towards it.
 
     Each decision tries at most every queued job once, each try copying the profile: O(c (n + d (q +
-    log n + k))) for c tried jobs, d displaced per try, q queued jobs and n profile steps.
+    log n + k))) for c tried jobs, d displaced per try, q queued jobs and n profile steps. A job is
+    not tried when one anonymous try of its shape (width and estimate) proves that it would fail;
+    this changes no decision (see ``docs/slack-backfilling.md``, "Ruling tries out").
 
     Args:
         tolerance: The static delay-tolerance factor (>= 0, finite): slack in units of the mean wait.
@@ -170,13 +172,16 @@ class SlackBackfill(_DisplacingConservative):
         free = self._profile.free_at(now)
         if free > 0 and self._queue:
             committed = False
+            # What one try teaches about the jobs of its shape, until a start changes the plan.
+            known: dict[tuple[int, float], _Certificate] = {}
             for job in list(self._queue.values()):
-                if not 0 < job.processors <= free:
+                if not 0 < job.processors <= free or self._doomed(job, now, known):
                     continue
                 plan = self._try_start([job], now)
                 if plan is None:
                     continue
                 self._commit(plan, now)
+                known.clear()
                 started.append(job)
                 committed = True
                 # A displaced job may land at now and take free processors too, so ask the profile.
