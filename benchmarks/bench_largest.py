@@ -1,8 +1,8 @@
 """The largest archive traces end to end through every scheduler: time, peak memory, job accounting.
 
 Usage: python benchmarks/bench_largest.py [--traces STEM ...] [--schedulers NAME ...]
-                                          [--fractions F ...] [--parallel N] [--output PATH]
-                                          [--checkpoint-every SECONDS]
+                                          [--fractions F ...] [--runs NAME:F ...] [--parallel N]
+                                          [--output PATH] [--checkpoint-every SECONDS]
 
 Each (trace, scheduler, fraction) runs in a fresh interpreter, so that no run's memory counts in
 another's. The child reads the trace with ``read_swf`` (default cleaning policy) and keeps its first
@@ -319,6 +319,12 @@ def main() -> int:
     parser.add_argument("--traces", nargs="+", default=list(TRACES))
     parser.add_argument("--schedulers", nargs="+", default=list(SCHEDULERS))
     parser.add_argument("--fractions", nargs="+", type=float, default=[1.0, 0.5])
+    parser.add_argument(
+        "--runs",
+        nargs="+",
+        metavar="SCHEDULER:FRACTION",
+        help="exactly these runs, in this order, on each trace (instead of --schedulers x --fractions)",
+    )
     parser.add_argument("--parallel", type=int, default=1)
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "largest.jsonl")
@@ -349,13 +355,17 @@ def main() -> int:
     if args.output.exists():
         results = [json.loads(line) for line in args.output.read_text().splitlines() if line.strip()]
     done = {(r["trace"], r["scheduler"], r["fraction"]) for r in results}
-    todo = [
-        (t, s, f)
-        for f in args.fractions
-        for t in args.traces
-        for s in args.schedulers
-        if (t, s, f) not in done
-    ]
+    if args.runs:
+        pairs = [(s, float(f)) for s, _, f in (run.rpartition(":") for run in args.runs)]
+        todo = [(t, s, f) for s, f in pairs for t in args.traces if (t, s, f) not in done]
+    else:
+        todo = [
+            (t, s, f)
+            for f in args.fractions
+            for t in args.traces
+            for s in args.schedulers
+            if (t, s, f) not in done
+        ]
     print(f"{len(todo)} runs to do, {len(done)} done; load average {os.getloadavg()[0]:.2f}", flush=True)
     with cf.ThreadPoolExecutor(max_workers=args.parallel) as pool:
         futures = {
