@@ -280,26 +280,25 @@ class _DisplacingConservative(Conservative):
     def _certificate(self, p: int, estimate: float, now: float) -> _Certificate:
         """From where a queued ``p`` x ``estimate`` job's reservation must start for its try to fail now.
 
-        The room is made as for a job with no reservation of its own. Say exactly one reservation,
-        ``V``'s, gives way, at the first shortage ``t``, and ``G`` is the profile then, ``V`` released and
-        the job's ``p`` processors taken from now. :func:`_latest_release` gives the bound ``a`` from
-        which freeing ``p`` more processors in ``G`` no longer lets ``V`` fit by its limit. A queued job
-        ``J`` of this shape planned to start after ``a`` fails its try:
+        The room is made as for a job with no reservation of its own: reservations give way at the
+        shortages ``t1 <= ... <= td`` (each release only adds room before the next shortage). ``G``
+        is the profile then, with them released and the job's ``p`` processors taken from now, and
+        ``V`` the displaced job that arrived first, the first to be placed again.
+        :func:`_latest_release` gives the bound ``a`` from which freeing ``p`` more processors in ``G``
+        no longer lets ``V`` fit by its limit. A queued job ``J`` of this shape planned to start after
+        ``max(a, td)`` fails its try:
 
-        - ``a >= t``: ``V`` fits at its planned start once released, so that start qualifies in
-          :func:`_latest_release`, and the first instant from it where ``G`` is short of ``V``'s width
-          is ``t`` (before ``t`` the plan had room for the job and ``V`` is released; at ``t`` it had
-          not). So ``J``'s reservation starts after ``t``, and ``J`` is not ``V``.
-        - The real try makes room the same way: until ``J``'s reservation the profiles agree, so the
-          first shortage, the jobs covering it and the one that gives way are the same; releasing
-          ``J``'s reservation only frees more, so no second shortage appears.
+        - The real try makes room the same way: until ``J``'s reservation, which starts after every
+          shortage, the profiles agree, so each shortage, the jobs covering it and the one that
+          gives way are the same (``J`` covers none, so it is none of them); releasing ``J``'s
+          reservation only frees more, so no further shortage appears.
         - ``V`` is then placed in ``G`` plus ``p`` processors over ``J``'s old reservation, which frees
           no more than ``p`` from ``J``'s start on: by the bound, ``V`` fits nowhere by its limit.
 
-        With several jobs giving way the first one placed is not the one found first, and the bound
-        would need its own proof, so None is returned then, as when none gives way (the job fits) or
-        when ``V`` fits by its limit anyway.
-        O(n + log n + k + q).
+        With one displaced job, ``a >= t1`` anyway: ``V`` fits at its planned start once released, so
+        that start counts in :func:`_latest_release`, and from there ``G`` is first short of ``V``'s
+        width at ``t1``. Returns None if no job gives way (the job fits) or ``V`` fits by its limit
+        anyway. O(n + log n + k + q + d (q + log n + k)).
         """
         end = now + estimate
         if not end > now:
@@ -307,12 +306,14 @@ class _DisplacingConservative(Conservative):
         profile = self._profile.copy()
         displaced: list[Job] = []
         shortages = self._make_room(profile, now, end, p, set(), displaced)
-        if shortages is None or len(displaced) != 1:
+        if not shortages:
             return None
-        victim = displaced[0]
-        limit = self._limit(victim, now)
-        latest = _latest_release(profile, now, limit, p, victim.processors, victim.estimate)
-        return None if latest == math.inf else latest
+        arrival = self._arrival
+        first = min(displaced, key=lambda job: arrival[job.id])
+        limit = self._limit(first, now)
+        latest = _latest_release(profile, now, limit, p, first.processors, first.estimate)
+        # Shortages come in time order (each release only adds room before the next).
+        return None if latest == math.inf else max(latest, shortages[-1])
 
     def _victim_by_scan(self, t: float, k: int, excluded: set[int]) -> Job | None:
         """The latest-arrived of the first ``k`` reservations that covers ``t`` and is not excluded. O(k)."""
