@@ -50,14 +50,33 @@ class _Start:
 #: Up to this many candidate reservations, the one that gives way is found by a scan in Python.
 _SCAN = 128
 
+
+class _Shape:
+    """What one anonymous try of a shape (width ``p``, ``estimate``) found in the current plan.
+
+    The reservations that gave way, in the order they did, and the shortage instant each covered
+    (nondecreasing): see :meth:`_DisplacingConservative._certificate`. ``bounds`` keeps, for each
+    number ``k`` of them that a real try of this shape meets, the bound :meth:`_DisplacingConservative._bound`
+    computed, as it is asked for.
+    """
+
+    __slots__ = ("bounds", "displaced", "estimate", "p", "shortages")
+
+    def __init__(self, p: int, estimate: float, shortages: list[float], displaced: list[Job]) -> None:
+        self.p = p
+        self.estimate = estimate
+        self.shortages = shortages
+        self.displaced = displaced
+        self.bounds: dict[int, float] = {}
+
+
 #: What :meth:`_DisplacingConservative._doomed` knows about the jobs of one shape (width, estimate) in
-#: the current plan: the latest release (see :meth:`_DisplacingConservative._certificate`), or None
-#: where it knows nothing.
-_Certificate = float | None
+#: the current plan: the anonymous try's findings, or None where there is nothing to learn from it.
+_Certificate = _Shape | None
 
 #: The mark of a shape tried once in the current plan: most shapes of a trace's queue appear once,
 #: and for those the anonymous try would only add to the real one, so it is made for the second.
-_ONCE: _Certificate = math.inf
+_ONCE: _Certificate = _Shape(0, 0.0, [], [])
 
 
 def _latest_release(profile: Profile, now: float, limit: float, p: int, width: int, duration: float) -> float:
@@ -262,43 +281,52 @@ class _DisplacingConservative(Conservative):
     def _doomed(self, job: Job, now: float, known: dict[tuple[int, float], _Certificate]) -> bool:
         """True if :meth:`_try_start` is certain to refuse ``job`` alone now, without trying it.
 
-        Jobs of the same width and estimate make room the same way unless their own reservation is
-        in the way, so one anonymous try per shape, kept in ``known`` (which the caller empties
-        whenever the plan changes), settles the others: see :meth:`_certificate`. It is made when a
-        shape comes up for the second time. False means only "not known": the caller tries the job.
-        O(1), or one try when a shape comes up the second time.
+        Jobs of the same width and estimate make room the same way up to their own reservation, so
+        one anonymous try per shape, kept in ``known`` (which the caller empties whenever the plan
+        changes), settles the others: see :meth:`_certificate`. It is made when a shape comes up for
+        the second time. False means only "not known": the caller tries the job. O(log d), or one
+        try when a shape comes up the second time, or one bound when a job meets a number of
+        displaced reservations no earlier job of its shape met.
         """
         key = (job.processors, job.estimate)
-        latest = known.get(key)
-        if latest is _ONCE:
-            latest = known[key] = self._certificate(job.processors, job.estimate, now)
+        shape = known.get(key)
+        if shape is _ONCE:
+            shape = known[key] = self._certificate(job.processors, job.estimate, now)
         elif key not in known:
             known[key] = _ONCE
             return False
-        return latest is not None and self._planned[job.id] > latest
+        if shape is None:
+            return False
+        planned = self._planned[job.id]
+        met = bisect_left(shape.shortages, planned)
+        if not met:
+            return False
+        bound = shape.bounds.get(met)
+        if bound is None:
+            bound = self._bound(shape, met, now)
+        return planned > bound
 
     def _certificate(self, p: int, estimate: float, now: float) -> _Certificate:
-        """From where a queued ``p`` x ``estimate`` job's reservation must start for its try to fail now.
+        """Make room now for a ``p`` x ``estimate`` job with no reservation of its own; keep what gave way.
 
-        The room is made as for a job with no reservation of its own: reservations give way at the
-        shortages ``t1 <= ... <= td`` (each release only adds room before the next shortage). ``G``
-        is the profile then, with them released and the job's ``p`` processors taken from now, and
-        ``V`` the displaced job that arrived first, the first to be placed again.
-        :func:`_latest_release` gives the bound ``a`` from which freeing ``p`` more processors in ``G``
-        no longer lets ``V`` fit by its limit. A queued job ``J`` of this shape planned to start after
-        ``max(a, td)`` fails its try:
+        The reservations give way at the shortages ``t1 <= ... <= td`` (each release only adds
+        room at or after the shortage it covers). A queued job ``J`` of this shape whose reservation
+        starts at ``s`` meets exactly the first ``k`` of them, those before ``s``:
 
-        - The real try makes room the same way: until ``J``'s reservation, which starts after every
-          shortage, the profiles agree, so each shortage, the jobs covering it and the one that
-          gives way are the same (``J`` covers none, so it is none of them); releasing ``J``'s
-          reservation only frees more, so no further shortage appears.
-        - ``V`` is then placed in ``G`` plus ``p`` processors over ``J``'s old reservation, which frees
-          no more than ``p`` from ``J``'s start on: by the bound, ``V`` fits nowhere by its limit.
+        - Until ``s`` the real try's profile and the anonymous one agree, so each shortage before
+          ``s``, the reservations covering it and the one that gives way are the same (``J``'s
+          starts at ``s`` and so covers none of them).
+        - From ``s`` on there is no shortage: where the new interval ``[now, now + estimate)``
+          reaches past ``s`` it overlaps ``J``'s old reservation, and there ``J`` takes back the
+          processors it has just given up.
 
-        With one displaced job, ``a >= t1`` anyway: ``V`` fits at its planned start once released, so
-        that start counts in :func:`_latest_release`, and from there ``G`` is first short of ``V``'s
-        width at ``t1``. Returns None if no job gives way (the job fits) or ``V`` fits by its limit
-        anyway. O(n + log n + k + q + d (q + log n + k)).
+        So the real try displaces the first ``k``, and places again first ``V``, the one of them that
+        arrived first, in ``G_k + p`` over ``[s, s + estimate)``, where ``G_k`` is the profile with
+        those ``k`` released and ``p`` taken over ``[now, now + estimate)``. :meth:`_bound` turns
+        that into a bound on ``s``. With ``k = 0`` nothing gives way and the try passes.
+
+        Returns None if no reservation gives way (every job of the shape fits as it is), else the
+        anonymous try's findings. O(n + d (q + log n + k)).
         """
         end = now + estimate
         if not end > now:
@@ -308,12 +336,40 @@ class _DisplacingConservative(Conservative):
         shortages = self._make_room(profile, now, end, p, set(), displaced)
         if not shortages:
             return None
+        shape = _Shape(p, estimate, shortages, displaced)
+        # The anonymous try's own profile is G_d: the bound for jobs that meet every shortage costs
+        # no second profile, and in a busy queue most jobs are planned after them all.
+        self._bound_in(shape, len(displaced), profile, now)
+        return shape
+
+    def _bound(self, shape: _Shape, met: int, now: float) -> float:
+        """From where the reservation of a job of ``shape`` that meets ``met`` shortages must start to fail.
+
+        ``V`` is the first-arrived of the ``met`` reservations that give way, ``G`` the profile with
+        them released and the job's processors taken from now (see :meth:`_certificate`). Freeing
+        the job's ``p`` processors over its old reservation ``[s, s + estimate)`` frees no more than
+        freeing them over ``[s, inf)``, so by :func:`_latest_release` ``V`` fits nowhere by its limit
+        when ``s`` is after the returned time, and the try fails. Kept in ``shape.bounds``.
+        O(n + met (log n + k)).
+        """
+        profile = self._profile.copy()
+        add = profile._add
+        planned = self._planned
+        for victim in shape.displaced[:met]:
+            start = planned[victim.id]
+            add(start, start + victim.estimate, victim.processors)
+        add(now, now + shape.estimate, -shape.p)
+        return self._bound_in(shape, met, profile, now)
+
+    def _bound_in(self, shape: _Shape, met: int, profile: Profile, now: float) -> float:
+        """:meth:`_bound`, given the profile ``G`` it describes; kept in ``shape.bounds``. O(log n + k)."""
         arrival = self._arrival
-        first = min(displaced, key=lambda job: arrival[job.id])
+        first = min(shape.displaced[:met], key=lambda job: arrival[job.id])
         limit = self._limit(first, now)
-        latest = _latest_release(profile, now, limit, p, first.processors, first.estimate)
-        # Shortages come in time order (each release only adds room before the next).
-        return None if latest == math.inf else max(latest, shortages[-1])
+        bound = shape.bounds[met] = _latest_release(
+            profile, now, limit, shape.p, first.processors, first.estimate
+        )
+        return bound
 
     def _victim_by_scan(self, t: float, k: int, excluded: set[int]) -> Job | None:
         """The latest-arrived of the first ``k`` reservations that covers ``t`` and is not excluded. O(k)."""
