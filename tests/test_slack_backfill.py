@@ -410,6 +410,16 @@ def test_in_every_state_a_ruled_out_job_is_one_whose_try_fails(
                     assert scheduler._try_start([job], now) is None, f"job {job.id} at {now}"
 
 
+def room_made_by(scheduler: SlackBackfill, job: Job, now: float) -> tuple[Profile, list[Job]]:
+    """What the real try of ``job`` does before placing anyone again: the profile and the displaced jobs."""
+    planned = scheduler._planned[job.id]
+    profile = scheduler._profile.copy()
+    profile._add(planned, planned + job.estimate, job.processors)
+    displaced: list[Job] = []
+    scheduler._make_room(profile, now, now + job.estimate, job.processors, {job.id}, displaced)
+    return profile, displaced
+
+
 def displaced_before_own_reservation(w: Workload, tolerance: float) -> int:
     """Check, in every state, the claim the bounds rest on; return how often a job met only some shortages.
 
@@ -427,15 +437,11 @@ def displaced_before_own_reservation(w: Workload, tolerance: float) -> int:
             if not 0 < job.processors <= free:
                 continue
             shape = scheduler._certificate(job.processors, job.estimate, now)
-            planned = scheduler._planned[job.id]
-            profile = scheduler._profile.copy()
-            profile._add(planned, planned + job.estimate, job.processors)
-            displaced: list[Job] = []
-            scheduler._make_room(profile, now, now + job.estimate, job.processors, {job.id}, displaced)
+            _, displaced = room_made_by(scheduler, job, now)
             if shape is None:
                 assert not displaced
                 continue
-            met = bisect_left(shape.shortages, planned)
+            met = bisect_left(shape.shortages, scheduler._planned[job.id])
             assert displaced == shape.displaced[:met], f"job {job.id} at {now}"
             partial += 0 < met < len(shape.displaced)
     return partial
@@ -517,10 +523,7 @@ def check_ruled_out_exactly_where_the_relaxed_try_fails(scheduler: SlackBackfill
         doomed = scheduler._doomed(job, now, known)
         ruled_out += doomed
         planned = scheduler._planned[job.id]
-        profile = scheduler._profile.copy()
-        profile._add(planned, planned + job.estimate, job.processors)
-        displaced: list[Job] = []
-        scheduler._make_room(profile, now, now + job.estimate, job.processors, {job.id}, displaced)
+        profile, displaced = room_made_by(scheduler, job, now)
         if not displaced:
             assert not doomed
             continue
