@@ -92,44 +92,63 @@ def _latest_release(profile: Profile, now: float, limit: float, p: int, width: i
     part of ``[a, inf)`` frees less, so a release that begins after the returned time cannot let the
     job fit by ``limit`` either. O(log n + k), k steps in ``[now, limit + duration)``.
     """
+    return float(_latest_releases(profile, now, p, [limit], [width], [duration])[0])
+
+
+def _latest_releases(
+    profile: Profile,
+    now: float,
+    p: int,
+    limits: Sequence[float],
+    widths: Sequence[int],
+    durations: Sequence[float],
+) -> npt.NDArray[np.float64]:
+    """:func:`_latest_release` for several jobs at once (one row each), over one read of the steps.
+
+    O(log n + m k) for m jobs, k steps in ``[now, max(limit + duration))``.
+    """
     # Profile's steps are read in place, as _try_start updates them in place: both are hot paths of
     # the same class, and a public copy of the steps would cost what this saves.
     times = profile._times
+    limit = np.array(limits, dtype=np.float64)[:, None]
+    width = np.array(widths, dtype=np.int64)[:, None]
+    duration = np.array(durations, dtype=np.float64)[:, None]
     i = max(bisect_right(times, now) - 1, 0)
-    j = max(bisect_left(times, limit + duration, i), i + 1)
+    # Each row reads the steps in [now, its limit + duration), as if the others were not there.
+    stops = [max(bisect_left(times, h, i), i + 1) for h in (limit + duration).ravel().tolist()]
+    j = max(stops)
     starts = np.array(times[i:j], dtype=np.float64)
     free = np.array(profile._free[i:j], dtype=np.int64)
     n = len(starts)
+    index = np.arange(n)
+    inside = index < (np.array(stops) - i)[:, None]
     ends = np.append(starts[1:], math.inf)
     tail = np.append(starts, math.inf)
-    index = np.arange(n)
 
     def next_short(short: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
         # Per step, the start of the first short step after it (inf if none): suffix minima of indices.
-        first = np.minimum.accumulate(np.where(short, index, n)[::-1])[::-1]
-        found: npt.NDArray[np.float64] = tail[np.append(first[1:], n)]
+        first = np.minimum.accumulate(np.where(short, index, n)[:, ::-1], axis=1)[:, ::-1]
+        found: npt.NDArray[np.float64] = tail[np.append(first[:, 1:], np.full((len(first), 1), n), axis=1)]
         return found
 
-    short = free < width
-    blocked = free < width - p
+    short = (free < width) & inside
+    blocked = (free < width - p) & inside
     next_blocked = next_short(blocked)
     next_shortage = next_short(short)
     # The earliest start in each step; the windows from there are the ones that reach least far.
     lowest = np.maximum(starts, now)
-    early = lowest <= limit
-    if (early & ~short & (lowest + duration <= next_shortage)).any():
-        return math.inf
+    early = (lowest <= limit) & inside
+    fits = (early & ~short & (lowest + duration <= next_shortage)).any(axis=1)
     # A step holds a start where the first condition holds if its earliest start is by the limit and
     # its window ends before the next blocked step.
     usable = early & ~blocked & (lowest + duration <= next_blocked)
-    if not usable.any():
-        return -math.inf
     # In a short step the first short instant is the start itself, so the latest start counts: the
     # step's end, the limit or the last start whose window clears the next blocked step, whichever
     # is first (one ulp up, so that rounding in the subtraction only ever raises the bound).
     latest = np.minimum(np.minimum(ends, limit), np.nextafter(next_blocked - duration, math.inf))
     first_short = np.where(short, latest, next_shortage)
-    return float(first_short[usable].max())
+    found: npt.NDArray[np.float64] = np.where(usable, first_short, -math.inf).max(axis=1)
+    return np.where(fits, math.inf, found)
 
 
 class _Reservations:
@@ -320,10 +339,11 @@ class _DisplacingConservative(Conservative):
           reaches past ``s`` it overlaps ``J``'s old reservation, and there ``J`` takes back the
           processors it has just given up.
 
-        So the real try displaces the first ``k``, and places again first ``V``, the one of them that
-        arrived first, in ``G_k + p`` over ``[s, s + estimate)``, where ``G_k`` is the profile with
-        those ``k`` released and ``p`` taken over ``[now, now + estimate)``. :meth:`_bound` turns
-        that into a bound on ``s``. With ``k = 0`` nothing gives way and the try passes.
+        So the real try displaces the first ``k`` and places them again, in arrival order, in
+        ``G_k + p`` over ``[s, s + estimate)``, where ``G_k`` is the profile with those ``k``
+        released and ``p`` taken over ``[now, now + estimate)``; each one after the first finds
+        that room less what those before it took. :meth:`_bound` turns that into a bound on ``s``.
+        With ``k = 0`` nothing gives way and the try passes.
 
         Returns None if no reservation gives way (every job of the shape fits as it is), else the
         anonymous try's findings. O(n + d (q + log n + k)).
@@ -345,12 +365,15 @@ class _DisplacingConservative(Conservative):
     def _bound(self, shape: _Shape, met: int, now: float) -> float:
         """From where the reservation of a job of ``shape`` that meets ``met`` shortages must start to fail.
 
-        ``V`` is the first-arrived of the ``met`` reservations that give way, ``G`` the profile with
-        them released and the job's processors taken from now (see :meth:`_certificate`). Freeing
-        the job's ``p`` processors over its old reservation ``[s, s + estimate)`` frees no more than
-        freeing them over ``[s, inf)``, so by :func:`_latest_release` ``V`` fits nowhere by its limit
-        when ``s`` is after the returned time, and the try fails. Kept in ``shape.bounds``.
-        O(n + met (log n + k)).
+        ``G`` is the profile with the ``met`` reservations that give way released and the job's
+        processors taken from now (see :meth:`_certificate`). Each of them is placed again in ``G``
+        plus the job's ``p`` processors over its old reservation ``[s, s + estimate)``, less what the
+        ones placed before it took: no more room than ``G`` with ``p`` more free over ``[s, inf)``.
+        So by :func:`_latest_release`, when ``s`` is after the returned time one of them fits nowhere
+        by its limit and the try fails. The bound is the least of theirs: for the first-arrived one,
+        placed first, the relaxation is only the ``[s, inf)``; a later one may also be refused
+        because those before it took its room, which the bound does not see. Kept in
+        ``shape.bounds``. O(n + met (log n + k)).
         """
         profile = self._profile.copy()
         add = profile._add
@@ -362,13 +385,20 @@ class _DisplacingConservative(Conservative):
         return self._bound_in(shape, met, profile, now)
 
     def _bound_in(self, shape: _Shape, met: int, profile: Profile, now: float) -> float:
-        """:meth:`_bound`, given the profile ``G`` it describes; kept in ``shape.bounds``. O(log n + k)."""
-        arrival = self._arrival
-        first = min(shape.displaced[:met], key=lambda job: arrival[job.id])
-        limit = self._limit(first, now)
-        bound = shape.bounds[met] = _latest_release(
-            profile, now, limit, shape.p, first.processors, first.estimate
+        """:meth:`_bound`, given the profile ``G`` it describes; kept in ``shape.bounds``.
+
+        O(met (log n + k)).
+        """
+        victims = shape.displaced[:met]
+        bounds = _latest_releases(
+            profile,
+            now,
+            shape.p,
+            [self._limit(victim, now) for victim in victims],
+            [victim.processors for victim in victims],
+            [victim.estimate for victim in victims],
         )
+        bound = shape.bounds[met] = float(bounds.min())
         return bound
 
     def _victim_by_scan(self, t: float, k: int, excluded: set[int]) -> Job | None:
