@@ -350,11 +350,23 @@ def test_ruling_tries_out_changes_no_decision_on_a_busy_workload(tolerance: floa
     assert checked.start_order.tolist() == tried.start_order.tolist()
 
 
+def reserved(reservations: list[tuple[int, int, int]]) -> Profile:
+    """An 8-processor profile with each ``(start, length, processors)`` reserved where it fits."""
+    profile = Profile(8)
+    for start, length, procs in reservations:
+        if profile.min_free(start, start + length) >= procs:
+            profile.reserve(start, start + length, procs)
+    return profile
+
+
+RESERVED = st.lists(
+    st.tuples(st.integers(0, 40), st.integers(1, 20), st.integers(1, 8)), min_size=1, max_size=12
+).map(reserved)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
-    reservations=st.lists(
-        st.tuples(st.integers(0, 40), st.integers(1, 20), st.integers(1, 8)), min_size=1, max_size=12
-    ),
+    profile=RESERVED,
     now=st.integers(0, 20),
     slack=st.integers(0, 30),
     p=st.integers(1, 8),
@@ -362,12 +374,8 @@ def test_ruling_tries_out_changes_no_decision_on_a_busy_workload(tolerance: floa
     duration=st.integers(1, 25),
 )
 def test_the_latest_release_is_where_freeing_processors_stops_helping(
-    reservations: list[tuple[int, int, int]], now: int, slack: int, p: int, width: int, duration: int
+    profile: Profile, now: int, slack: int, p: int, width: int, duration: int
 ) -> None:
-    profile = Profile(8)
-    for start, length, procs in reservations:
-        if profile.min_free(start, start + length) >= procs:
-            profile.reserve(start, start + length, procs)
     limit = now + slack
     bound = _displace._latest_release(profile, now, limit, p, width, duration)
 
@@ -391,9 +399,7 @@ def test_the_latest_release_is_where_freeing_processors_stops_helping(
 
 @settings(max_examples=300, deadline=None)
 @given(
-    reservations=st.lists(
-        st.tuples(st.integers(0, 40), st.integers(1, 20), st.integers(1, 8)), min_size=1, max_size=12
-    ),
+    profile=RESERVED,
     now=st.integers(0, 20),
     p=st.integers(1, 8),
     jobs=st.lists(
@@ -401,13 +407,9 @@ def test_the_latest_release_is_where_freeing_processors_stops_helping(
     ),
 )
 def test_the_latest_releases_of_several_jobs_are_each_ones_own(
-    reservations: list[tuple[int, int, int]], now: int, p: int, jobs: list[tuple[int, int, int]]
+    profile: Profile, now: int, p: int, jobs: list[tuple[int, int, int]]
 ) -> None:
     # Read together over the longest horizon, each job's bound is the one it gets read alone.
-    profile = Profile(8)
-    for start, length, procs in reservations:
-        if profile.min_free(start, start + length) >= procs:
-            profile.reserve(start, start + length, procs)
     limits = [float(now + slack) for slack, _, _ in jobs]
     widths = [width for _, width, _ in jobs]
     durations = [float(duration) for _, _, duration in jobs]
