@@ -295,6 +295,8 @@ class GuaranteeScheduler(QueueScheduler):
             can = profile.earliest_moves(now, widths[first], estimates[first], starts[first])
             first = first[can < starts[first]]
         heap = first.tolist()  # ascending, hence already a heap
+        # The queue's few distinct widths: the profile is asked about each once per vacated interval.
+        kinds, kind = np.unique(widths, return_inverse=True)
         queued = bytearray(n)
         for i in heap:
             queued[i] = 1
@@ -310,6 +312,14 @@ class GuaranteeScheduler(QueueScheduler):
         read = bytearray(n)
         bound = self._bound
         high = self._high
+        # The loop's knowledge, by queue position: a vacated interval is folded into that of
+        # thousands of jobs at once (one numpy step instead of a dict update each, which was most
+        # of the time on RICC's 19,000-job queue). The dicts are brought up to date at the end.
+        knowledge = (
+            np.fromiter((bound[job.id] for job in jobs), dtype=np.float64, count=n),
+            np.fromiter((high[job.id] for job in jobs), dtype=np.float64, count=n),
+        )
+        lows, highs = knowledge
         read_log = self._read_log
         moved = False
         while heap:
@@ -320,10 +330,16 @@ class GuaranteeScheduler(QueueScheduler):
             start = reserved[jid]
             until = start if start < limit else limit
             if read[i]:
-                new = search(now, job, start, until, (bound[jid], high[jid]))
+                new = search(now, job, start, until, (lows.item(i), highs.item(i)))
             else:
                 read[i] = 1
-                new = search(now, job, start, until, read_log(jid, job.estimate, start, now, top))
+                # The log up to ``top`` and what this loop folded in, which the arrays hold.
+                low, hi = read_log(jid, job.estimate, start, now, top)
+                was_low, was_high = lows.item(i), highs.item(i)
+                known = (low if low < was_low else was_low, hi if hi > was_high else was_high)
+                new = search(now, job, start, until, known)
+            lows[i] = bound[jid]
+            highs[i] = high[jid]
             if new is None:
                 if until < start and bound[jid] < high[jid]:
                     cut[i] = 1
@@ -343,47 +359,59 @@ class GuaranteeScheduler(QueueScheduler):
                         queued[k] = 1
                         heapq.heappush(heap, k)
             if vacated is not None:
-                self._fold(now, vacated, jobs, starts, widths, estimates, queued, heap)
+                self._fold(now, vacated, starts, (widths, kinds, kind), estimates, knowledge, queued, heap)
         # Every job not searched was ruled out for every interval logged so far.
         top = self._base + len(self._freed)
         seen = self._seen
-        for job in jobs:
-            seen[job.id] = top
+        for job, low, hi in zip(jobs, lows.tolist(), highs.tolist(), strict=True):
+            jid = job.id
+            seen[jid] = top
+            bound[jid] = low
+            high[jid] = hi
         return moved
 
     def _fold(
         self,
         now: float,
         vacated: tuple[float, float],
-        jobs: list[Job],
         starts: npt.NDArray[np.float64],
-        widths: npt.NDArray[np.int64],
+        shapes: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp]],
         estimates: npt.NDArray[np.float64],
+        knowledge: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
         queued: bytearray,
         heap: list[int],
     ) -> None:
-        """Tell the jobs that can use a vacated interval of it, and make them candidates."""
+        """Tell the jobs that can use a vacated interval of it, and make them candidates.
+
+        ``shapes`` is every job's width, the distinct widths ascending and which of them each job's
+        is; ``knowledge`` holds the ``(low, high)`` of every job in the loop, by queue position.
+        """
         a, b = vacated
         profile = self._profile
-        more = np.flatnonzero((starts > a) & (widths <= profile.max_free(a, b)))
+        widths, kinds, kind = shapes
+        most = profile.max_free(a, b)
+        more = np.flatnonzero((starts > a) & (widths <= most))
         if not more.size:
             return
         if more.size <= _NARROW:
             # Few jobs: searching each costs less than narrowing.
-            ks = more.tolist()
-            lows = [a - jobs[k].estimate for k in ks]
+            ks = more
+            earliest = a - estimates[more]
         else:
             # A start that gains from [a, b) has its window reach a. So it is no earlier than the
             # job's estimate before a, nor than the last step before a too full for the job, which
             # the window would cross. If the job has room all through [a, b), its earliest such
             # start is the best, and if that window runs into a step without room (before the
             # job's own start), [a, b) is of no use to it at all.
-            wide = widths[more]
+            # The profile answers per distinct width (a handful, against thousands of jobs).
+            fitting = kinds[: int(np.searchsorted(kinds, most, side="right"))]
+            which = kind[more]
             earliest = a - estimates[more]
             since = float(earliest.min())
-            earliest = np.maximum(earliest, profile.free_run_start(a, wide, now if now > since else since))
+            since = now if now > since else since
+            earliest = np.maximum(earliest, profile.free_run_start(a, fitting, since)[which])
             needs = np.minimum(earliest + estimates[more], starts[more])
-            ends = profile.free_run_end(a, wide, float(needs.max()))
+            ends = profile.free_run_end(a, fitting, float(needs.max()))[which]
             useful = (ends >= needs) | (ends < b)
             # Where the room runs out inside [a, b), a later start in it may still work: a pass over
             # the profile tells, with the job's earliest start, if there are enough such jobs.
@@ -393,18 +421,15 @@ class GuaranteeScheduler(QueueScheduler):
                 can = profile.earliest_moves(now, widths[dip], estimates[dip], starts[dip])
                 useful[dips] = can < starts[dip]
                 earliest[dips] = can
-            ks, lows = more[useful].tolist(), earliest[useful].tolist()
-        bound = self._bound
-        high = self._high
-        for k, low in zip(ks, lows, strict=True):
-            kid = jobs[k].id
-            if low < bound[kid]:
-                bound[kid] = low
-            if b > high[kid]:
-                high[kid] = b
-            if not queued[k]:
-                queued[k] = 1
-                heapq.heappush(heap, k)
+            ks, earliest = more[useful], earliest[useful]
+        lows, highs = knowledge
+        lows[ks] = np.minimum(lows[ks], earliest)
+        highs[ks] = np.maximum(highs[ks], b)
+        flags = np.frombuffer(queued, dtype=np.uint8)
+        fresh = ks[flags[ks] == 0]
+        flags[fresh] = 1
+        for k in fresh.tolist():
+            heapq.heappush(heap, k)
 
     def _start_due(self, now: float) -> list[Job]:
         """Start every queued job whose planned start has come, in planned-start order."""
