@@ -52,6 +52,42 @@ def _worth_a_pass(widths: npt.NDArray[np.int64]) -> bool:
     return widths.size > _NARROW and widths.size > _PER_WIDTH * np.unique(widths).size
 
 
+@attrs.define(eq=False)
+class _Loop:
+    """One compression loop's jobs, by queue position: what :meth:`GuaranteeScheduler._fold` reads.
+
+    Where a vacated interval can help many jobs, what it teaches them goes to ``lows`` and
+    ``highs`` (least ``low`` and greatest ``high``, and ``taught`` is set) rather than to each one's
+    knowledge; the job's knowledge takes that in when it is next searched, or when the loop ends.
+    """
+
+    jobs: list[Job]
+    starts: npt.NDArray[np.float64]
+    widths: npt.NDArray[np.int64]
+    estimates: npt.NDArray[np.float64]
+    queued: bytearray
+    heap: list[int]
+    lows: npt.NDArray[np.float64] = attrs.field(init=False)
+    highs: npt.NDArray[np.float64] = attrs.field(init=False)
+    taught: bytearray = attrs.field(init=False)
+    _shapes: tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]] | None = attrs.field(init=False, default=None)
+
+    def __attrs_post_init__(self) -> None:
+        self.lows = np.full(len(self.starts), math.inf)
+        self.highs = np.full(len(self.starts), -math.inf)
+        self.taught = bytearray(len(self.starts))
+
+    def shapes(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
+        """The distinct widths, ascending, and which of them each job's is (found when first asked).
+
+        A long queue has thousands of jobs but a handful of widths, and the profile is asked about
+        each width once per vacated interval.
+        """
+        if self._shapes is None:
+            self._shapes = np.unique(self.widths, return_inverse=True)
+        return self._shapes
+
+
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
 class GuaranteeScheduler(QueueScheduler):
     """Base of PC and DC; not a scheduler by itself.
@@ -295,11 +331,10 @@ class GuaranteeScheduler(QueueScheduler):
             can = profile.earliest_moves(now, widths[first], estimates[first], starts[first])
             first = first[can < starts[first]]
         heap = first.tolist()  # ascending, hence already a heap
-        # The queue's few distinct widths: the profile is asked about each once per vacated interval.
-        kinds, kind = np.unique(widths, return_inverse=True)
         queued = bytearray(n)
         for i in heap:
             queued[i] = 1
+        loop = _Loop(jobs, starts, widths, estimates, queued, heap)
         cut = bytearray(n)  # left with a search not done past the cap
         limit = cap() if cap is not None else math.inf
         # The intervals this loop vacates are not read from the log job by job (that was most of the
@@ -312,14 +347,7 @@ class GuaranteeScheduler(QueueScheduler):
         read = bytearray(n)
         bound = self._bound
         high = self._high
-        # The loop's knowledge, by queue position: a vacated interval is folded into that of
-        # thousands of jobs at once (one numpy step instead of a dict update each, which was most
-        # of the time on RICC's 19,000-job queue). The dicts are brought up to date at the end.
-        knowledge = (
-            np.fromiter((bound[job.id] for job in jobs), dtype=np.float64, count=n),
-            np.fromiter((high[job.id] for job in jobs), dtype=np.float64, count=n),
-        )
-        lows, highs = knowledge
+        lows, highs, taught = loop.lows, loop.highs, loop.taught
         read_log = self._read_log
         moved = False
         while heap:
@@ -330,16 +358,22 @@ class GuaranteeScheduler(QueueScheduler):
             start = reserved[jid]
             until = start if start < limit else limit
             if read[i]:
-                new = search(now, job, start, until, (lows.item(i), highs.item(i)))
+                low, hi = bound[jid], high[jid]
             else:
                 read[i] = 1
-                # The log up to ``top`` and what this loop folded in, which the arrays hold.
                 low, hi = read_log(jid, job.estimate, start, now, top)
-                was_low, was_high = lows.item(i), highs.item(i)
-                known = (low if low < was_low else was_low, hi if hi > was_high else was_high)
-                new = search(now, job, start, until, known)
-            lows[i] = bound[jid]
-            highs[i] = high[jid]
+            if taught[i]:
+                # And what the long folds since its last search here taught it.
+                taught[i] = 0
+                folded = lows.item(i)
+                if folded < low:
+                    low = folded
+                folded = highs.item(i)
+                if folded > hi:
+                    hi = folded
+                lows[i] = math.inf
+                highs[i] = -math.inf
+            new = search(now, job, start, until, (low, hi))
             if new is None:
                 if until < start and bound[jid] < high[jid]:
                     cut[i] = 1
@@ -359,75 +393,85 @@ class GuaranteeScheduler(QueueScheduler):
                         queued[k] = 1
                         heapq.heappush(heap, k)
             if vacated is not None:
-                self._fold(now, vacated, starts, (widths, kinds, kind), estimates, knowledge, queued, heap)
-        # Every job not searched was ruled out for every interval logged so far.
+                self._fold(now, vacated, loop)
+        # Every job not searched was ruled out for every interval logged so far, with what the
+        # intervals vacated since its last search taught it.
         top = self._base + len(self._freed)
         seen = self._seen
-        for job, low, hi in zip(jobs, lows.tolist(), highs.tolist(), strict=True):
-            jid = job.id
-            seen[jid] = top
-            bound[jid] = low
-            high[jid] = hi
+        for job in jobs:
+            seen[job.id] = top
+        left = np.flatnonzero(np.frombuffer(taught, dtype=np.uint8))
+        for k, low, hi in zip(left.tolist(), lows[left].tolist(), highs[left].tolist(), strict=True):
+            jid = jobs[k].id
+            if low < bound[jid]:
+                bound[jid] = low
+            if hi > high[jid]:
+                high[jid] = hi
         return moved
 
-    def _fold(
-        self,
-        now: float,
-        vacated: tuple[float, float],
-        starts: npt.NDArray[np.float64],
-        shapes: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp]],
-        estimates: npt.NDArray[np.float64],
-        knowledge: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
-        queued: bytearray,
-        heap: list[int],
-    ) -> None:
-        """Tell the jobs that can use a vacated interval of it, and make them candidates.
-
-        ``shapes`` is every job's width, the distinct widths ascending and which of them each job's
-        is; ``knowledge`` holds the ``(low, high)`` of every job in the loop, by queue position.
-        """
+    def _fold(self, now: float, vacated: tuple[float, float], loop: _Loop) -> None:
+        """Tell the jobs that can use a vacated interval of it, and make them candidates."""
         a, b = vacated
         profile = self._profile
-        widths, kinds, kind = shapes
+        starts, widths, estimates = loop.starts, loop.widths, loop.estimates
         most = profile.max_free(a, b)
         more = np.flatnonzero((starts > a) & (widths <= most))
         if not more.size:
             return
         if more.size <= _NARROW:
-            # Few jobs: searching each costs less than narrowing.
-            ks = more
-            earliest = a - estimates[more]
-        else:
-            # A start that gains from [a, b) has its window reach a. So it is no earlier than the
-            # job's estimate before a, nor than the last step before a too full for the job, which
-            # the window would cross. If the job has room all through [a, b), its earliest such
-            # start is the best, and if that window runs into a step without room (before the
-            # job's own start), [a, b) is of no use to it at all.
-            # The profile answers per distinct width (a handful, against thousands of jobs).
-            fitting = kinds[: int(np.searchsorted(kinds, most, side="right"))]
-            which = kind[more]
-            earliest = a - estimates[more]
-            since = float(earliest.min())
-            since = now if now > since else since
-            earliest = np.maximum(earliest, profile.free_run_start(a, fitting, since)[which])
-            needs = np.minimum(earliest + estimates[more], starts[more])
-            ends = profile.free_run_end(a, fitting, float(needs.max()))[which]
-            useful = (ends >= needs) | (ends < b)
-            # Where the room runs out inside [a, b), a later start in it may still work: a pass over
-            # the profile tells, with the job's earliest start, if there are enough such jobs.
-            dips = np.flatnonzero(useful & (ends < needs))
-            if _worth_a_pass(widths[more[dips]]):
-                dip = more[dips]
-                can = profile.earliest_moves(now, widths[dip], estimates[dip], starts[dip])
-                useful[dips] = can < starts[dip]
-                earliest[dips] = can
-            ks, earliest = more[useful], earliest[useful]
-        lows, highs = knowledge
+            # Few jobs: searching each costs less than narrowing, and a dict update each less than
+            # the numpy steps below.
+            bound = self._bound
+            high = self._high
+            queued = loop.queued
+            jobs = loop.jobs
+            for k in more.tolist():
+                job = jobs[k]
+                kid = job.id
+                low = a - job.estimate
+                if low < bound[kid]:
+                    bound[kid] = low
+                if b > high[kid]:
+                    high[kid] = b
+                if not queued[k]:
+                    queued[k] = 1
+                    heapq.heappush(loop.heap, k)
+            return
+        # A start that gains from [a, b) has its window reach a. So it is no earlier than the
+        # job's estimate before a, nor than the last step before a too full for the job, which
+        # the window would cross. If the job has room all through [a, b), its earliest such
+        # start is the best, and if that window runs into a step without room (before the
+        # job's own start), [a, b) is of no use to it at all. The profile answers per distinct
+        # width: a long queue has thousands of jobs but a handful of widths.
+        kinds, kind = loop.shapes()
+        fitting = kinds[: int(np.searchsorted(kinds, most, side="right"))]
+        which = kind[more]
+        earliest = a - estimates[more]
+        since = float(earliest.min())
+        since = now if now > since else since
+        earliest = np.maximum(earliest, profile.free_run_start(a, fitting, since)[which])
+        needs = np.minimum(earliest + estimates[more], starts[more])
+        ends = profile.free_run_end(a, fitting, float(needs.max()))[which]
+        useful = (ends >= needs) | (ends < b)
+        # Where the room runs out inside [a, b), a later start in it may still work: a pass over
+        # the profile tells, with the job's earliest start, if there are enough such jobs.
+        dips = np.flatnonzero(useful & (ends < needs))
+        if _worth_a_pass(widths[more[dips]]):
+            dip = more[dips]
+            can = profile.earliest_moves(now, widths[dip], estimates[dip], starts[dip])
+            useful[dips] = can < starts[dip]
+            earliest[dips] = can
+        ks, earliest = more[useful], earliest[useful]
+        # Thousands of jobs on a long queue: one numpy step for them all, where a dict update each
+        # was most of the time of RICC-2010-2's 19,000-job queue. Their searches take it in.
+        lows, highs = loop.lows, loop.highs
         lows[ks] = np.minimum(lows[ks], earliest)
         highs[ks] = np.maximum(highs[ks], b)
-        flags = np.frombuffer(queued, dtype=np.uint8)
+        np.frombuffer(loop.taught, dtype=np.uint8)[ks] = 1
+        flags = np.frombuffer(loop.queued, dtype=np.uint8)
         fresh = ks[flags[ks] == 0]
         flags[fresh] = 1
+        heap = loop.heap
         for k in fresh.tolist():
             heapq.heappush(heap, k)
 
