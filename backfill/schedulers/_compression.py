@@ -419,23 +419,10 @@ class GuaranteeScheduler(QueueScheduler):
         if not more.size:
             return
         if more.size <= _NARROW:
-            # Few jobs: searching each costs less than narrowing, and a dict update each less than
-            # the numpy steps below.
-            bound = self._bound
-            high = self._high
-            queued = loop.queued
+            # Few jobs: searching each costs less than narrowing.
+            ks = more.tolist()
             jobs = loop.jobs
-            for k in more.tolist():
-                job = jobs[k]
-                kid = job.id
-                low = a - job.estimate
-                if low < bound[kid]:
-                    bound[kid] = low
-                if b > high[kid]:
-                    high[kid] = b
-                if not queued[k]:
-                    queued[k] = 1
-                    heapq.heappush(loop.heap, k)
+            self._teach(loop, ks, [a - jobs[k].estimate for k in ks], b)
             return
         # A start that gains from [a, b) has its window reach a. So it is no earlier than the
         # job's estimate before a, nor than the last step before a too full for the job, which
@@ -462,6 +449,9 @@ class GuaranteeScheduler(QueueScheduler):
             useful[dips] = can < starts[dip]
             earliest[dips] = can
         ks, earliest = more[useful], earliest[useful]
+        if ks.size <= _NARROW:
+            self._teach(loop, ks.tolist(), earliest.tolist(), b)
+            return
         # Thousands of jobs on a long queue: one numpy step for them all, where a dict update each
         # was most of the time of RICC-2010-2's 19,000-job queue. Their searches take it in.
         lows, highs = loop.lows, loop.highs
@@ -474,6 +464,24 @@ class GuaranteeScheduler(QueueScheduler):
         heap = loop.heap
         for k in fresh.tolist():
             heapq.heappush(heap, k)
+
+    def _teach(self, loop: _Loop, ks: list[int], lows: list[float], b: float) -> None:
+        """Fold ``[low, b)`` into the knowledge of each job ``ks`` (a few), and make it a candidate.
+
+        For a handful of jobs a dict update each costs less than the numpy steps of a long fold.
+        """
+        jobs, queued, heap = loop.jobs, loop.queued, loop.heap
+        bound = self._bound
+        high = self._high
+        for k, low in zip(ks, lows, strict=True):
+            kid = jobs[k].id
+            if low < bound[kid]:
+                bound[kid] = low
+            if b > high[kid]:
+                high[kid] = b
+            if not queued[k]:
+                queued[k] = 1
+                heapq.heappush(heap, k)
 
     def _start_due(self, now: float) -> list[Job]:
         """Start every queued job whose planned start has come, in planned-start order."""
