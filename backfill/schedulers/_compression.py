@@ -58,7 +58,7 @@ class _Loop:
 
     Where a vacated interval can help many jobs, what it teaches them goes to ``lows`` and
     ``highs`` (least ``low`` and greatest ``high``, and ``taught`` is set) rather than to each one's
-    knowledge; the job's knowledge takes that in when it is next searched, or when the loop ends.
+    knowledge. Each of them is a candidate, so its search takes that in before the loop ends.
     """
 
     jobs: list[Job]
@@ -394,19 +394,13 @@ class GuaranteeScheduler(QueueScheduler):
                         heapq.heappush(heap, k)
             if vacated is not None:
                 self._fold(now, vacated, loop)
-        # Every job not searched was ruled out for every interval logged so far, with what the
-        # intervals vacated since its last search taught it.
+        # A job a fold teaches is a candidate, searched (and so taught) before the loop ends.
+        assert 1 not in taught
+        # Every job not searched was ruled out for every interval logged so far.
         top = self._base + len(self._freed)
         seen = self._seen
         for job in jobs:
             seen[job.id] = top
-        left = np.flatnonzero(np.frombuffer(taught, dtype=np.uint8))
-        for k, low, hi in zip(left.tolist(), lows[left].tolist(), highs[left].tolist(), strict=True):
-            jid = jobs[k].id
-            if low < bound[jid]:
-                bound[jid] = low
-            if hi > high[jid]:
-                high[jid] = hi
         return moved
 
     def _fold(self, now: float, vacated: tuple[float, float], loop: _Loop) -> None:
@@ -420,9 +414,9 @@ class GuaranteeScheduler(QueueScheduler):
             return
         if more.size <= _NARROW:
             # Few jobs: searching each costs less than narrowing.
-            ks = more.tolist()
+            few = more.tolist()
             jobs = loop.jobs
-            self._teach(loop, ks, [a - jobs[k].estimate for k in ks], b)
+            self._teach(loop, few, [a - jobs[k].estimate for k in few], b)
             return
         # A start that gains from [a, b) has its window reach a. So it is no earlier than the
         # job's estimate before a, nor than the last step before a too full for the job, which
