@@ -52,6 +52,9 @@ def _worth_a_pass(widths: npt.NDArray[np.int64]) -> bool:
     return widths.size > _NARROW and widths.size > _PER_WIDTH * np.unique(widths).size
 
 
+_NONE = np.empty(0)
+
+
 @attrs.define(eq=False)
 class _Loop:
     """One compression loop's jobs, by queue position: what :meth:`GuaranteeScheduler._fold` reads.
@@ -67,15 +70,20 @@ class _Loop:
     estimates: npt.NDArray[np.float64]
     queued: bytearray
     heap: list[int]
-    lows: npt.NDArray[np.float64] = attrs.field(init=False)
-    highs: npt.NDArray[np.float64] = attrs.field(init=False)
+    lows: npt.NDArray[np.float64] = attrs.field(init=False, factory=lambda: _NONE)
+    highs: npt.NDArray[np.float64] = attrs.field(init=False, factory=lambda: _NONE)
     taught: bytearray = attrs.field(init=False)
     _shapes: tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]] | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
-        self.lows = np.full(len(self.starts), math.inf)
-        self.highs = np.full(len(self.starts), -math.inf)
         self.taught = bytearray(len(self.starts))
+
+    def arrays(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """``lows`` and ``highs``, made at the first long fold (most loops have none)."""
+        if self.lows is _NONE:
+            self.lows = np.full(len(self.starts), math.inf)
+            self.highs = np.full(len(self.starts), -math.inf)
+        return self.lows, self.highs
 
     def shapes(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
         """The distinct widths, ascending, and which of them each job's is (found when first asked).
@@ -347,7 +355,7 @@ class GuaranteeScheduler(QueueScheduler):
         read = bytearray(n)
         bound = self._bound
         high = self._high
-        lows, highs, taught = loop.lows, loop.highs, loop.taught
+        taught = loop.taught
         read_log = self._read_log
         moved = False
         while heap:
@@ -365,6 +373,7 @@ class GuaranteeScheduler(QueueScheduler):
             if taught[i]:
                 # And what the long folds since its last search here taught it.
                 taught[i] = 0
+                lows, highs = loop.lows, loop.highs
                 folded = lows.item(i)
                 if folded < low:
                     low = folded
@@ -448,7 +457,7 @@ class GuaranteeScheduler(QueueScheduler):
             return
         # Thousands of jobs on a long queue: one numpy step for them all, where a dict update each
         # was most of the time of RICC-2010-2's 19,000-job queue. Their searches take it in.
-        lows, highs = loop.lows, loop.highs
+        lows, highs = loop.arrays()
         lows[ks] = np.minimum(lows[ks], earliest)
         highs[ks] = np.maximum(highs[ks], b)
         np.frombuffer(loop.taught, dtype=np.uint8)[ks] = 1
