@@ -38,8 +38,8 @@ benchmark itself: each checkpoints at once and exits.
 
 ``--adopt`` resumes a checkpoint written by other library code too: for a change that alters no
 decision (a speed-up whose tests show it exact), so that a run of many hours need not start again.
-The run's time then mixes the codes; its row lists the digests of the code of each stretch
-(``codes``, oldest first), and the reported figures say so.
+The run's time then mixes the codes, so its row in ``--output`` lists the digests of the code of
+each stretch (``codes``, oldest first).
 """
 
 from __future__ import annotations
@@ -409,12 +409,9 @@ def main() -> int:
         ]
     print(f"{len(todo)} runs to do, {len(done)} done; load average {os.getloadavg()[0]:.2f}", flush=True)
     with cf.ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        every, adopt = args.checkpoint_every, args.adopt
         futures = {
-            pool.submit(run_child, t, s, f, args.trace_dir, checkpoints, args.checkpoint_every, args.adopt): (
-                t,
-                s,
-                f,
-            )
+            pool.submit(run_child, t, s, f, args.trace_dir, checkpoints, every, adopt): (t, s, f)
             for t, s, f in todo
         }
         for future in cf.as_completed(futures):
