@@ -70,8 +70,8 @@ class _Loop:
     estimates: npt.NDArray[np.float64]
     queued: bytearray
     heap: list[int]
-    lows: npt.NDArray[np.float64] = attrs.field(init=False, factory=lambda: _NONE)
-    highs: npt.NDArray[np.float64] = attrs.field(init=False, factory=lambda: _NONE)
+    lows: npt.NDArray[np.float64] = attrs.field(init=False, default=_NONE)
+    highs: npt.NDArray[np.float64] = attrs.field(init=False, default=_NONE)
     taught: bytearray = attrs.field(init=False)
     _shapes: tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]] | None = attrs.field(init=False, default=None)
 
