@@ -70,7 +70,7 @@ class FairStartTimes:
 def _strict_fork(sim: Simulator, row: int) -> tuple[float, Simulator]:
     """Strict FST of ``row``, and the fork that gave it (run until the job started)."""
     fork = sim.fork(last_arrival=row)
-    fork.record_reservations = False
+    fork.stop_recording()
     return fork._run_until_row_started(row), fork
 
 
@@ -82,7 +82,7 @@ def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
     # Without this job, every job that can start in the fork is one of "the other jobs queued at its
     # arrival" (queued before this instant or arriving earlier in it): later arrivals are dropped.
     fork = sim.fork(last_arrival=row - 1)
-    fork.record_reservations = False
+    fork.stop_recording()
     if not fork.queued_jobs and fork._next >= row:
         return _strict_fst(sim, row) if math.isnan(strict) else strict
     return _join_when_others_started(fork, row)

@@ -12,14 +12,20 @@ correct, only slower.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, Self, TypeVar, runtime_checkable
 
+import attrs
+
+from backfill.errors import ParameterError
 from backfill.workload import Job
 
 __all__ = [
     "PRIORITIES",
     "Priority",
+    "RecentUsage",
+    "StatefulPriority",
     "depends_on_time",
     "fcfs",
     "ljf",
@@ -34,6 +40,113 @@ __all__ = [
 Priority = Callable[[Job, float], Any]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@runtime_checkable
+class StatefulPriority(Protocol):
+    """A priority that learns from history (per-user recent usage, fair-share-like orders).
+
+    A plain priority is shared by a scheduler's copies and by every fork of a simulation, so it must
+    be a pure function of ``(job, now)``. A priority that needs history implements this protocol
+    instead, and the scheduler keeps the state: at :meth:`reset` it takes its own :meth:`copy` of
+    the object it was given (which is never changed, so one object can serve many schedulers), tells
+    that copy of every arrival, start and completion, and copies it along with itself. Keys are then
+    a pure function of ``(job, now)`` and the events seen so far, and the forks that fair start times
+    take see exactly the history a fresh simulation would.
+
+    Schedulers re-key the queue at every decision for such a priority. ``__call__`` must not change
+    the state: it is called any number of times per decision.
+    """
+
+    def __call__(self, job: Job, now: float) -> Any:
+        """Return the job's sort key at ``now`` (smallest served first); no side effects."""
+        ...
+
+    def reset(self, machine_size: int, now: float) -> None:
+        """Forget all history: a simulation of a machine of ``machine_size`` processors starts at ``now``."""
+        ...
+
+    def submitted(self, job: Job, now: float) -> None:
+        """Learn that a job arrived."""
+        ...
+
+    def started(self, job: Job, now: float) -> None:
+        """Learn that a job started."""
+        ...
+
+    def completed(self, job: Job, now: float) -> None:
+        """Learn that a job ended."""
+        ...
+
+    def copy(self) -> Self:
+        """Return an independent copy with the same history."""
+        ...
+
+
+def _positive_finite(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not (isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf):
+        raise ParameterError(f"{attribute.name} must be a positive finite number, got {value!r}")
+
+
+@attrs.define(eq=False)
+class RecentUsage:
+    """Serve first the users who used the machine least recently: a :class:`StatefulPriority`.
+
+    A user's usage is the processor-seconds of their jobs, counted when each job ends and decaying by
+    half every ``half_life`` seconds; a job's key is its owner's usage at ``now`` (smallest first,
+    ties by arrival). Jobs of unknown user (``-1``) share one account. This is the usage term of
+    fair-share priorities (Slurm's, for one) without the shares.
+
+    Args:
+        half_life: Seconds for usage to lose half its weight (positive, finite).
+
+    Examples:
+        >>> from backfill import EASY, Job, Workload, simulate
+        >>> jobs = [Job(id=1, submit=0.0, processors=4, runtime=100.0, estimate=100.0, user=1),
+        ...         Job(id=2, submit=1.0, processors=4, runtime=10.0, estimate=10.0, user=1),
+        ...         Job(id=3, submit=2.0, processors=4, runtime=10.0, estimate=10.0, user=2)]
+        >>> # User 1 has used 400 processor-seconds when job 1 ends, so user 2's job goes first.
+        >>> simulate(Workload.from_jobs(jobs, machine_size=4), EASY(RecentUsage())).start.tolist()
+        [0.0, 110.0, 100.0]
+        >>> RecentUsage(half_life=3600)
+        RecentUsage(half_life=3600)
+    """
+
+    half_life: float = attrs.field(default=86_400.0, validator=_positive_finite)
+    _usage: dict[int, tuple[float, float]] = attrs.field(init=False, factory=dict, repr=False)
+    _started: dict[int, float] = attrs.field(init=False, factory=dict, repr=False)
+
+    def __call__(self, job: Job, now: float) -> float:
+        """The owner's decayed usage at ``now``."""
+        usage = self._usage.get(job.user)
+        if usage is None:
+            return 0.0
+        amount, since = usage
+        return amount * 0.5 ** ((now - since) / self.half_life)  # type: ignore[no-any-return]
+
+    def reset(self, machine_size: int, now: float) -> None:
+        """Forget all usage."""
+        self._usage = {}
+        self._started = {}
+
+    def submitted(self, job: Job, now: float) -> None:
+        """Arrivals do not change usage."""
+
+    def started(self, job: Job, now: float) -> None:
+        """Note when the job started."""
+        self._started[job.id] = now
+
+    def completed(self, job: Job, now: float) -> None:
+        """Add the job's processor-seconds to its owner's usage."""
+        start = self._started.pop(job.id, now)
+        self._usage[job.user] = (self(job, now) + job.processors * (now - start), now)
+
+    def copy(self) -> RecentUsage:
+        """Return an independent copy with the same usage."""
+        other = RecentUsage(self.half_life)
+        other._usage = self._usage.copy()
+        other._started = self._started.copy()
+        return other
 
 
 def _static(func: _F) -> _F:

@@ -28,7 +28,7 @@ import numpy as np
 import simpy
 
 import backfill
-from backfill import DC, EASY, Conservative, Job, Schedule, Scheduler, Workload, sjf
+from backfill import DC, EASY, Conservative, Job, ReservationLog, Schedule, Scheduler, Workload, sjf
 from backfill.schedule import RESERVATION_DTYPE
 
 GRID = 300.0  # seconds
@@ -47,6 +47,10 @@ class Host:
         self.end: dict[int, float] = {}
         self.rank: dict[int, int] = {}  # position in start order, by job id
         self.log: list[tuple[float, int, float]] = []
+        # The scheduler's own log of reservation changes is opt-in (see ReservationLog).
+        self.logs = isinstance(scheduler, ReservationLog)
+        if self.logs:
+            scheduler.log_reservation_changes()
         scheduler.reset(size, env.now)
 
     def notify(self, arrived: Job | None = None, ended: Job | None = None) -> None:
@@ -76,10 +80,9 @@ class Host:
         if wake is not None and wake > now and wake not in self.wakeups:
             self.wakeups.add(wake)
             self.env.timeout(wake - now).callbacks.append(lambda _: self._wake(wake))
-        # Optional, but a scheduler that keeps this log grows it until someone takes it.
-        take = getattr(self.scheduler, "take_reservation_changes", None)
-        if take is not None:
-            self.log.extend((now, job_id, start) for job_id, start in take())
+        if self.logs:
+            changes = self.scheduler.take_reservation_changes()  # type: ignore[attr-defined]
+            self.log.extend((now, job_id, start) for job_id, start in changes)
 
     def _wake(self, at: float) -> None:
         self.wakeups.discard(at)

@@ -50,6 +50,9 @@ class NaiveConservative:
         self.dirty = False
         self.changes: list[tuple[int, float]] = []
 
+    def log_reservation_changes(self, on: bool = True) -> None:
+        pass  # always kept: a test model
+
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         out, self.changes = self.changes, []
         return out

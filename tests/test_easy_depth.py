@@ -94,6 +94,9 @@ class NaiveDepthEASY:
         self.queue = [e for e in self.queue if e[1].id not in ids]
         return started
 
+    def log_reservation_changes(self, on: bool = True) -> None:
+        pass  # always kept: a test model
+
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         out, self.changes = self.changes, []
         return out
@@ -135,6 +138,9 @@ class Tracing:
 
     def reservations(self) -> Mapping[int, float]:
         return self.inner.reservations()
+
+    def log_reservation_changes(self, on: bool = True) -> None:
+        self.inner.log_reservation_changes(on)
 
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         return self.inner.take_reservation_changes()  # type: ignore[no-any-return]
@@ -324,6 +330,7 @@ def test_depth_2_protects_the_second_reservation() -> None:
 
 def test_depth_2_reservations_after_one_decision() -> None:
     s = EASY(depth=2)
+    s.log_reservation_changes()
     s.reset(4, now=0)
     for job in make((0, 3, 10, 10), (0, 2, 5, 5), (0, 4, 5, 5), (0, 1, 20, 20), size=4):
         s.submit(job, now=0)

@@ -25,7 +25,7 @@ from backfill import (
 )
 from backfill.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 from backfill.profile import Profile
-from backfill.schedulers import _compression, scheduler_name
+from backfill.schedulers import guarantee, scheduler_name
 
 PRIORITY_NAMES = sorted(PRIORITIES)
 
@@ -92,7 +92,7 @@ def narrowing_everything() -> Iterator[None]:
 
     Long queues do that; small workloads search every job instead, unless told.
     """
-    with mock.patch.object(_compression, "_NARROW", -1), mock.patch.object(_compression, "_PER_WIDTH", 0):
+    with mock.patch.object(guarantee, "_NARROW", -1), mock.patch.object(guarantee, "_PER_WIDTH", 0):
         yield
 
 

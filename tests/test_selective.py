@@ -55,6 +55,7 @@ def test_promotion_happens_at_the_exact_second() -> None:
 
 def test_next_wakeup_names_the_promotion_time() -> None:
     s = Selective(2.0)
+    s.log_reservation_changes()
     s.reset(4, now=0)
     long = Job(id=1, submit=0.0, processors=2, runtime=1000.0, estimate=1000.0)
     wide = Job(id=2, submit=5.0, processors=4, runtime=100.0, estimate=100.0)

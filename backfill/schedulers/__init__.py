@@ -1,12 +1,16 @@
 """Schedulers: one module per algorithm, all satisfying :class:`~backfill.schedulers.protocol.Scheduler`."""
 
+from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
+from backfill.schedulers.guarantee import GuaranteeScheduler
+from backfill.schedulers.guard import GuardedScheduler, guarded
 from backfill.schedulers.lookahead import G1, G2, LookaheadSlack, PackingScores, SlackFactor
 from backfill.schedulers.pc import PC
-from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
+from backfill.schedulers.queue import QueueEntry, QueueScheduler
 from backfill.schedulers.relshare import RelShare
 from backfill.schedulers.selective import (
     AdaptiveThreshold,
@@ -26,15 +30,22 @@ __all__ = [
     "FCFS",
     "G1",
     "G2",
+    "GuaranteeScheduler",
+    "GuardedScheduler",
     "LookaheadSlack",
     "PC",
     "PackingScores",
+    "QueueEntry",
+    "QueueScheduler",
     "RelShare",
+    "ReservationLog",
     "Scheduler",
+    "SchedulerBase",
     "Selective",
     "SlackBackfill",
     "SlackFactor",
     "category_thresholds",
+    "guarded",
     "scheduler_name",
     "starvation_threshold",
 ]

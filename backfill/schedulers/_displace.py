@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import numpy as np
@@ -456,9 +457,8 @@ class _DisplacingConservative(Conservative):
                 break
         return out
 
-    def _copy_into(self, other: Conservative) -> None:
-        """Copy Conservative's state and the queue view into ``other``."""
+    def _copy_into(self, other: Any) -> None:
         super()._copy_into(other)
-        assert isinstance(other, _DisplacingConservative)
+        other._arrays = None
         other._queue = self._queue.copy()
         other._arrival = self._arrival.copy()

@@ -6,19 +6,21 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+from typing import Any
 
 import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ScheduleError
 from backfill.profile import Profile
+from backfill.schedulers.base import SchedulerBase
 from backfill.workload import Job
 
 __all__ = ["Conservative"]
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class Conservative:
+class Conservative(SchedulerBase):
     """Conservative backfilling with compression in the order of the current profile.
 
     An arriving job is placed at its earliest fit in the profile of running and queued jobs (planned by
@@ -52,12 +54,14 @@ class Conservative:
     _seq: int = attrs.field(init=False, default=0)
     _dirty: bool = attrs.field(init=False, default=False)
     _freed: list[tuple[float, float]] = attrs.field(init=False, factory=list)
-    _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
 
-    name = "Conservative"
+    @property
+    def name(self) -> str:
+        """Short readable name: the class name (a subclass's own)."""
+        return type(self).__name__
 
     def __repr__(self) -> str:
-        return "Conservative()"
+        return f"{type(self).__name__}()"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -68,10 +72,20 @@ class Conservative:
         self._seq = 0
         self._dirty = False
         self._freed = []
-        self._changes = []
+        self._clear_log()
 
     def submit(self, job: Job, now: float) -> None:
-        """Reserve the job at its earliest fit. O(log n + k) on the profile, O(log q) on the queue."""
+        """Reserve the job at its earliest fit. O(log n + k) on the profile, O(log q) on the queue.
+
+        Raises:
+            ScheduleError: If the job is already queued or running.
+        """
+        if job.id in self._planned or job.id in self._running:
+            state = "queued" if job.id in self._planned else "running"
+            raise ScheduleError(
+                f"{self.name}: job {job.id} submitted at {now:g} while already {state}; "
+                "a host submits each job once"
+            )
         if self._dirty:
             self._compress(now)
         profile = self._profile
@@ -83,11 +97,18 @@ class Conservative:
         self._changes.append((job.id, start))
 
     def complete(self, job: Job, now: float) -> None:
-        """Release the unused part of a job's reservation; compression follows before the next decision."""
-        try:
-            end, procs = self._running.pop(job.id)
-        except KeyError:
-            raise ScheduleError(f"job {job.id} completed but was not running") from None
+        """Release the unused part of a job's reservation; compression follows before the next decision.
+
+        Raises:
+            ScheduleError: If the job was not running, or ended after its start + estimate (when its
+                processors were already planned free).
+        """
+        record = self._running.get(job.id)
+        if record is None:
+            raise self._completion_error(job, now, None, job.id in self._planned)
+        if now > record[0]:
+            raise self._completion_error(job, now, record[0], False)
+        end, procs = self._running.pop(job.id)
         if now < end:
             self._profile.release(now, end, procs)
             self._freed.append((now, end))
@@ -241,29 +262,14 @@ class Conservative:
         """Planned (guaranteed) start of every queued job, by job id. O(1)."""
         return MappingProxyType(self._planned)
 
-    def take_reservation_changes(self) -> list[tuple[int, float]]:
-        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them."""
-        changes = self._changes
-        self._changes = []
-        return changes
-
     def queued(self) -> int:
         """Number of queued jobs. O(1)."""
         return len(self._order)
 
-    def copy(self) -> Conservative:
-        """Return an independent copy. O(n + q)."""
-        other = Conservative()
-        self._copy_into(other)
-        return other
-
-    def _copy_into(self, other: Conservative) -> None:
-        """Give ``other`` (a fresh instance, perhaps of a subclass) an independent copy of this state."""
+    def _copy_into(self, other: Any) -> None:
+        super()._copy_into(other)
         other._profile = self._profile.copy()
         other._planned = self._planned.copy()
         other._order = self._order.copy()
         other._running = self._running.copy()
-        other._seq = self._seq
-        other._dirty = self._dirty
         other._freed = self._freed.copy()
-        other._changes = self._changes.copy()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from backfill.schedulers._compression import GuaranteeScheduler
+from backfill.schedulers.guarantee import GuaranteeScheduler
 from backfill.workload import Job
 
 __all__ = ["DC"]
@@ -136,10 +136,3 @@ class DC(GuaranteeScheduler):
         # affordable on long queues (every job is a candidate at first, as each arrival changes the
         # limit of every search).
         return self._compress(now, ahead, None, cap=completion)
-
-    def copy(self) -> DC:
-        """Return an independent copy. O(n + q)."""
-        other = DC(self.priority)
-        self._copy_into(other)
-        other._idle_check = self._idle_check
-        return other

@@ -13,7 +13,7 @@ import attrs
 from backfill.errors import ParameterError
 from backfill.priorities import Priority, fcfs, priority_name
 from backfill.profile import Profile
-from backfill.schedulers._queue import Entry, QueueScheduler
+from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workload import Job
 
 __all__ = ["EASY"]
@@ -130,7 +130,6 @@ class EASY(QueueScheduler):
     _extra: int = attrs.field(init=False, default=0)
     _fresh: list[Entry] = attrs.field(init=False, factory=list)
     _full: bool = attrs.field(init=False, default=True)
-    _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
     # The general path, taken for any depth but 1 (and at depth 1 when a test asks for it). The running
     # jobs live in ``_profile`` (reserved at start, the unused part released at completion); a full
     # pass plans on ``_plan``, a copy with the pass's reservations added, which the arrivals-only
@@ -153,12 +152,12 @@ class EASY(QueueScheduler):
         if self.depth == 1:
             return super().name
         depth = "inf" if self.depth is None else self.depth
-        return f"EASY({priority_name(self.priority)}, depth={depth})"
+        return f"{type(self).__name__}({priority_name(self.priority)}, depth={depth})"
 
     def __repr__(self) -> str:
         if self.depth == 1:
             return super().__repr__()
-        return f"EASY(priority={priority_name(self.priority)}, depth={self.depth})"
+        return f"{type(self).__name__}(priority={priority_name(self.priority)}, depth={self.depth})"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -167,7 +166,7 @@ class EASY(QueueScheduler):
         self._head = None
         self._fresh = []
         self._full = True
-        self._changes = []
+        self._clear_log()
         self._deep = self.depth != 1 or self._always_plan
         self._limit = sys.maxsize if self.depth is None else self.depth
         if self._deep:
@@ -259,7 +258,7 @@ class EASY(QueueScheduler):
             if head is not None:
                 self._backfill(queue, now, started, taken)
         if taken:
-            self._dequeue(taken)
+            self._dequeue(taken, now)
         return started
 
     def _log_changes(self, old: dict[int, float], previous: int | None, overtaken: bool) -> None:
@@ -271,15 +270,6 @@ class EASY(QueueScheduler):
         for job_id, start in new.items():
             if old.get(job_id) != start:
                 self._changes.append((job_id, start))
-
-    def take_reservation_changes(self) -> list[tuple[int, float]]:
-        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them.
-
-        A queued job that stops being the head is logged with a NaN start; see the protocol.
-        """
-        changes = self._changes
-        self._changes = []
-        return changes
 
     def _backfill(self, entries: Iterable[Entry], now: float, started: list[Job], taken: list[Entry]) -> None:
         """Start the entries that fit now and do not delay the head's reservation, in order."""
@@ -363,7 +353,7 @@ class EASY(QueueScheduler):
                 self._head = None
             self._full = self._head is None
         if taken:
-            self._dequeue(taken)
+            self._dequeue(taken, now)
         return started
 
     def _overtaken(self, order: Sequence[Entry], now: float) -> set[int]:
@@ -390,7 +380,7 @@ class EASY(QueueScheduler):
         # The last pass reserved held[i] behind held[:i] and nothing else still queued; it is
         # overtaken if it has any other job ahead of it now, that is, if fewer than its place in the
         # new order of the jobs ahead of it now are among held[:i].
-        priority = self.priority
+        priority = self._key
         ahead: list[int] = []
         lost: set[int] = set()
         for entry in held:
@@ -517,26 +507,13 @@ class EASY(QueueScheduler):
         self._first = first
         self._head = head
 
-    def copy(self) -> EASY:
-        """Return an independent copy. O(q + r)."""
-        other = type(self)(self.priority, self.depth)
-        self._copy_into(other)
+    def _copy_into(self, other: Any) -> None:
+        super()._copy_into(other)
         other._ends = self._ends.copy()
-        other._head = self._head
-        other._shadow_time = self._shadow_time
-        other._extra = self._extra
         other._fresh = self._fresh.copy()
-        other._full = self._full
-        other._changes = self._changes.copy()
-        other._deep = self._deep
-        other._always_plan = self._always_plan
-        other._limit = self._limit
         other._profile = self._profile.copy()
         other._plan = self._plan.copy()
-        other._first = self._first
         other._held = self._held.copy()
-        other._overtaker = self._overtaker
-        return other
 
 
 def _general_easy(priority: Priority = fcfs, depth: int | None = 1) -> EASY:

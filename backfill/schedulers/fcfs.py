@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from backfill.schedulers._queue import QueueScheduler
+from backfill.schedulers.queue import QueueScheduler
 from backfill.workload import Job
 
 __all__ = ["FCFS"]
@@ -42,11 +42,5 @@ class FCFS(QueueScheduler):
             started.append(job)
             taken.append(entry)
         if taken:
-            self._dequeue(taken)
+            self._dequeue(taken, now)
         return started
-
-    def copy(self) -> FCFS:
-        """Return an independent copy. O(q + r)."""
-        other = FCFS(self.priority)
-        self._copy_into(other)
-        return other

@@ -325,9 +325,9 @@ class LookaheadSlack(_DisplacingConservative):
     _stats: list[int] = attrs.field(init=False, factory=lambda: [0, 0, 0, 0])
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         """Short name for tables, e.g. ``LookaheadSlack(G1, 20)``."""
-        return f"LookaheadSlack({self.goal.name}, {self.lookahead})"
+        return f"{type(self).__name__}({self.goal.name}, {self.lookahead})"
 
     def __repr__(self) -> str:
         return (
@@ -466,11 +466,9 @@ class LookaheadSlack(_DisplacingConservative):
         keys = ("searches", "sets_tried", "packings_started", "jobs_started")
         return dict(zip(keys, self._stats, strict=True))
 
-    def copy(self) -> LookaheadSlack:
-        """Return an independent copy. O(n) (the FST record grows with the jobs seen)."""
-        other = LookaheadSlack(self.goal, self.lookahead, self.slack, self.max_nodes, self.prune_on_slack)
-        self._copy_into(other)
+    def _copy_into(self, other: Any) -> None:
+        # O(n): the FST record grows with the jobs seen.
+        super()._copy_into(other)
         other._fst = self._fst.copy()
         other._fst_log = self._fst_log.copy()
         other._stats = self._stats.copy()
-        return other

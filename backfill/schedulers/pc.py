@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from backfill._validators import is_bool
 from backfill.priorities import priority_name
-from backfill.schedulers._compression import GuaranteeScheduler
+from backfill.schedulers.guarantee import GuaranteeScheduler
 from backfill.workload import Job
 
 __all__ = ["PC"]
@@ -64,11 +66,11 @@ class PC(GuaranteeScheduler):
     def name(self) -> str:
         """Short readable name, e.g. ``PC(sjf)``."""
         extra = "" if self.restart else ", restart=False"
-        return f"PC({priority_name(self.priority)}{extra})"
+        return f"{type(self).__name__}({priority_name(self.priority)}{extra})"
 
     def __repr__(self) -> str:
         extra = "" if self.restart else ", restart=False"
-        return f"PC(priority={priority_name(self.priority)}{extra})"
+        return f"{type(self).__name__}(priority={priority_name(self.priority)}{extra})"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -79,12 +81,12 @@ class PC(GuaranteeScheduler):
     def submit(self, job: Job, now: float) -> None:
         """Give the job its guarantee at its earliest fit and queue it. O(log n + k + log q)."""
         if self._dirty:
-            self._compress_now(now)
-        self._place(job, now, self._join_queue(job, now))
+            self._compress_pending(now)
+        self.place(job, now)
 
     def complete(self, job: Job, now: float) -> None:
         """Free the rest of a finished job's reservation; compression follows before the next decision."""
-        freed = self._release(job, now)
+        freed = self.release(job, now)
         if freed is not None:
             self._pending.append(freed)
             self._dirty = True
@@ -92,18 +94,14 @@ class PC(GuaranteeScheduler):
     def schedule(self, now: float) -> list[Job]:
         """Compress if a job ended early, then start every job whose guarantee has come."""
         if self._dirty:
-            self._compress_now(now)
-        return self._start_due(now)
+            self._compress_pending(now)
+        return self.start_due(now)
 
-    def _compress_now(self, now: float) -> None:
+    def _compress_pending(self, now: float) -> None:
         self._dirty = False
-        self._compress(now, list(self._ordered(now)), self._pending, restart=self.restart)
+        self.compress(now, self._pending, restart=self.restart)
         self._pending = []
 
-    def copy(self) -> PC:
-        """Return an independent copy. O(n + q)."""
-        other = PC(self.priority, restart=self.restart)
-        self._copy_into(other)
-        other._dirty = self._dirty
+    def _copy_into(self, other: Any) -> None:
+        super()._copy_into(other)
         other._pending = self._pending.copy()
-        return other

@@ -21,14 +21,16 @@ The driver then asks :meth:`Scheduler.next_wakeup`; if the scheduler names a fut
 crossed, a hole DC must fill). :meth:`Scheduler.reservations` exposes the guaranteed starts of queued
 jobs, and :meth:`Scheduler.copy` gives an independent scheduler for what-if runs.
 
-Optional fast path: a scheduler that keeps its own log of reservation changes may also define
-``take_reservation_changes() -> list[tuple[int, float]]``, returning the ``(job_id, start)`` changes since
-the previous call (``start`` is NaN when a queued job loses its reservation; a job's reservation ending
-because it starts is not a change). The simulator then records from that log instead of comparing
-:meth:`Scheduler.reservations` at every instant, which matters when every queued job holds one. Such a
-scheduler appends to its log whether or not anyone reads it, so a driver that does not record
-reservations must still call it now and then (our simulator drains it at every instant) or the log
-grows for the whole run.
+Optional fast path, the :class:`ReservationLog` protocol: a scheduler that keeps its own log of
+reservation changes has ``log_reservation_changes(on=True)``, which turns the log on (it is off until
+then, so a driver that never reads it never lets it grow), and ``take_reservation_changes()``, which
+returns the ``(job_id, start)`` changes since the previous call (``start`` is NaN when a queued job
+loses its reservation; a job's reservation ending because it starts is not a change). The simulator
+then records from that log instead of comparing :meth:`Scheduler.reservations` at every instant,
+which matters when every queued job holds one.
+
+The duties of a driver (host) that the scheduler cannot check cheaply are listed in
+``docs/how-to/embedding.md``; :func:`backfill.guarded` checks every one of them at run time.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Protocol, Self, runtime_checkable
 
 from backfill.workload import Job
 
-__all__ = ["Scheduler", "scheduler_name"]
+__all__ = ["ReservationLog", "Scheduler", "scheduler_name"]
 
 
 @runtime_checkable
@@ -76,6 +78,35 @@ class Scheduler(Protocol):
 
     def copy(self) -> Self:
         """Return an independent scheduler in the same state, for what-if runs."""
+        ...
+
+
+@runtime_checkable
+class ReservationLog(Protocol):
+    """The optional part of the protocol: a scheduler's own log of reservation changes.
+
+    Check for it with ``isinstance(scheduler, ReservationLog)``. Every built-in scheduler that gives
+    reservations has it (FCFS has it too, and logs nothing).
+
+    Examples:
+        >>> from backfill import Conservative, Job
+        >>> s = Conservative()
+        >>> isinstance(s, ReservationLog)
+        True
+        >>> s.log_reservation_changes()
+        >>> s.reset(2, now=0.0)
+        >>> for i in (1, 2):
+        ...     s.submit(Job(id=i, submit=0.0, processors=2, runtime=5.0, estimate=5.0), now=0.0)
+        >>> s.take_reservation_changes(), s.take_reservation_changes()
+        ([(1, 0.0), (2, 5.0)], [])
+    """
+
+    def log_reservation_changes(self, on: bool = True) -> None:
+        """Start (``on=False``: stop) logging reservation changes; the log is off until this is called."""
+        ...
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them."""
         ...
 
 

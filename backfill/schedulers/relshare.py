@@ -17,9 +17,10 @@ from typing import Any
 import attrs
 
 from backfill.entitlement import _water_fill
-from backfill.errors import ParameterError
-from backfill.schedulers._queue import Entry
+from backfill.errors import ParameterError, ScheduleError
+from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.easy import EASY, _depth_validator
+from backfill.schedulers.queue import Entry
 from backfill.workload import Job
 
 __all__ = ["RelShare"]
@@ -94,15 +95,9 @@ class _FairShareEASY(EASY):
         order.sort()
         return order
 
-    def copy(self) -> _FairShareEASY:
-        """Return an independent copy (its priority still bound to this scheduler's owner)."""
-        other = super().copy()
-        assert isinstance(other, _FairShareEASY)
-        return other
-
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class RelShare:
+class RelShare(SchedulerBase):
     """RelShare(fw): EASY backfilling in the order of the owners' entitled share / cumulated usage.
 
     **Priority.** A job's key is its owner's fair-share priority ``E / U`` within the current
@@ -230,7 +225,7 @@ class RelShare:
             extras.append(f"depth={'inf' if self.depth is None else self.depth}")
         if self.by != "user":
             extras.append(f"by={self.by}")
-        return f"RelShare({', '.join([_window_name(self.window), *extras])})"
+        return f"{type(self).__name__}({', '.join([_window_name(self.window), *extras])})"
 
     def __repr__(self) -> str:
         return (
@@ -254,7 +249,16 @@ class RelShare:
         self._dirty = False
 
     def submit(self, job: Job, now: float) -> None:
-        """Queue a new job; its owner becomes active. O(log q)."""
+        """Queue a new job; its owner becomes active. O(log q).
+
+        Raises:
+            ScheduleError: If the job is already queued or running.
+        """
+        if job.id in self._waiting or job.id in self._running:
+            raise ScheduleError(
+                f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
+                "a host submits each job once"
+            )
         self._advance(now)
         self._core.submit(job, now)
         self._waiting[job.id] = job
@@ -265,7 +269,12 @@ class RelShare:
 
     def complete(self, job: Job, now: float) -> None:
         """Free a finished job's processors and book what it actually used. O(log r)."""
-        self._core.complete(job, now)  # raises if it was not running
+        record = self._running.get(job.id)
+        if record is None:
+            raise self._completion_error(job, now, None, job.id in self._waiting)
+        if now > record[3]:
+            raise self._completion_error(job, now, record[3], False)
+        self._core.complete(job, now)
         self._advance(now)
         owner, width, start, end = self._running.pop(job.id)
         since = max(start, self._w0)
@@ -316,28 +325,24 @@ class RelShare:
         return self._core.reservations()
 
     def take_reservation_changes(self) -> list[tuple[int, float]]:
-        """The reservation changes since the previous call (the simulator's fast path)."""
+        """The reservation changes since the previous call; see :meth:`log_reservation_changes`."""
         return self._core.take_reservation_changes()
 
     def queued(self) -> int:
         """Number of queued jobs. O(1)."""
         return self._core.queued()
 
-    def copy(self) -> RelShare:
-        """Return an independent copy in the same state. O(q + r + o) for o owners."""
-        other = RelShare(
-            self.window,
-            self.expected_usage,
-            self.decay,
-            self.depth,
-            self.by,
-            self.shares,
-            self.default_share,
-            self.origin,
-        )
+    def log_reservation_changes(self, on: bool = True) -> None:
+        """Start (or stop) logging reservation changes; see :class:`~backfill.schedulers.ReservationLog`."""
+        self._core.log_reservation_changes(on)
+
+    def _copy_into(self, other: Any) -> None:
+        # O(q + r + o) for o owners. The copy's EASY orders by the copy's own fair-share keys.
+        super()._copy_into(other)
         other._core = self._core.copy()
-        other._core.priority = _FairShareKey(other)
-        other._size = self._size
+        key = _FairShareKey(other)
+        other._core.priority = key
+        other._core._key = key
         for name in (
             "_waiting",
             "_request",
@@ -352,8 +357,6 @@ class RelShare:
             setattr(other, name, getattr(self, name).copy())
         other._running = self._running.copy()
         other._reserved = self._reserved.copy()
-        other._t, other._w0, other._w1, other._dirty = self._t, self._w0, self._w1, self._dirty
-        return other
 
     # ----------------------------------------------------------------------------- accounting
 

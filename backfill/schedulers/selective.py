@@ -18,9 +18,9 @@ from typing import Any
 import attrs
 from sortedcontainers import SortedList
 
+from backfill.errors import ScheduleError
 from backfill.groups import CATEGORIES
-from backfill.priorities import Priority, depends_on_time, fcfs, priority_name
-from backfill.schedulers._queue import Entry, _priority_validator
+from backfill.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
 from backfill.schedulers._thresholds import (
     AdaptiveThreshold,
     CategoryThresholds,
@@ -30,7 +30,9 @@ from backfill.schedulers._thresholds import (
     category_thresholds,
     starvation_threshold,
 )
+from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
+from backfill.schedulers.queue import Entry, check_priority, own_priority
 from backfill.workload import Job
 
 __all__ = [
@@ -45,7 +47,7 @@ _OVERALL = len(CATEGORIES)  # index of the all-jobs statistics, after the four c
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class Selective:
+class Selective(SchedulerBase):
     """Selective reservation: only jobs that have waited too long get a Conservative guarantee.
 
     Two queues (Srinivasan et al. 2002, §4.1):
@@ -116,12 +118,15 @@ class Selective:
     """
 
     threshold: Threshold = attrs.field(factory=AdaptiveThreshold, converter=as_threshold)
-    priority: Priority = attrs.field(default=fcfs, validator=_priority_validator)
+    priority: Priority = attrs.field(default=fcfs, validator=check_priority)
     # The guaranteed queue and the profile of running and guaranteed jobs.
     _core: Conservative = attrs.field(init=False, factory=Conservative)
     _now: float = attrs.field(init=False, default=-math.inf)
     _seq: int = attrs.field(init=False, default=0)
     _static: bool = attrs.field(init=False, default=True)
+    # What the queue is ordered by: ``priority``, or this scheduler's own copy of a stateful one.
+    _key: Priority = attrs.field(init=False, default=fcfs)
+    _stateful: StatefulPriority | None = attrs.field(init=False, default=None)
     # The entry queue: every waiting job by id as (arrival seq, job); for a static priority also
     # sorted by (key, seq, job), with each job's entry kept for removal.
     _waiting: dict[int, tuple[int, Job]] = attrs.field(init=False, factory=dict)
@@ -148,18 +153,21 @@ class Selective:
         else:
             kind, label = ("Selective-D" if th.per_category else "Selective"), th.label()
         extra = "" if self.priority is fcfs else f", {priority_name(self.priority)}"
+        if type(self) is not Selective:
+            kind = type(self).__name__
         return f"{kind}({label}{extra})"
 
     def __repr__(self) -> str:
-        return f"Selective(threshold={self.threshold!r}, priority={priority_name(self.priority)})"
+        return f"{type(self).__name__}(threshold={self.threshold!r}, priority={priority_name(self.priority)})"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
-        self._core = Conservative()
         self._core.reset(machine_size, now)
         self._now = now
         self._seq = 0
-        self._static = not depends_on_time(self.priority)
+        self._key = own_priority(self.priority, machine_size, now)
+        self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
+        self._static = self._stateful is None and not depends_on_time(self.priority)
         self._waiting = {}
         self._queue = SortedList()
         self._entry = {}
@@ -212,15 +220,30 @@ class Selective:
         self._promote_at = promote_at
         self._stale = False
 
+    def key(self, job: Job, now: float) -> Any:
+        """Return the entry-queue sort key of a job at ``now`` (its own priority state's, if any)."""
+        return self._key(job, now)
+
     # -- protocol ------------------------------------------------------------------------------------
 
     def submit(self, job: Job, now: float) -> None:
-        """Put a new job in the entry queue and note its promotion time. O(log q)."""
+        """Put a new job in the entry queue and note its promotion time. O(log q).
+
+        Raises:
+            ScheduleError: If the job is already queued or running.
+        """
+        if job.id in self._waiting or job.id in self._started or job.id in self._core.reservations():
+            raise ScheduleError(
+                f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
+                "a host submits each job once"
+            )
+        if self._stateful is not None:
+            self._stateful.submitted(job, now)
         self._seq += 1
         seq = self._seq
         self._waiting[job.id] = (seq, job)
         if self._static:
-            entry = (self.priority(job, now), seq, job)
+            entry = (self._key(job, now), seq, job)
             self._queue.add(entry)
             self._entry[job.id] = entry
         t = self.promotion_time(job)
@@ -234,8 +257,15 @@ class Selective:
         With an adaptive threshold, also fold the job's bounded slowdown into the running means; the
         promotion times are recomputed before the next decision.
         """
-        self._core.complete(job, now)  # raises if the job was not running
-        start = self._started.pop(job.id)
+        start = self._started.get(job.id)
+        if start is None:
+            raise self._completion_error(job, now, None, job.id in self._waiting)
+        if now > start + job.estimate:
+            raise self._completion_error(job, now, start + job.estimate, False)
+        self._core.complete(job, now)
+        del self._started[job.id]
+        if self._stateful is not None:
+            self._stateful.completed(job, now)
         th = self.threshold
         if isinstance(th, AdaptiveThreshold):
             bsld = max(1.0, (now - job.submit) / max(now - start, th.bound))
@@ -260,7 +290,7 @@ class Selective:
             due = []
             while promotions and promotions[0][0] <= now:
                 due.append(promotions.pop(0))
-            priority = self.priority
+            priority = self._key
             due.sort(key=lambda e: (e[0], priority(e[2], now), e[1]))
             for _, _, job in due:
                 self._leave_entry_queue(job)
@@ -270,6 +300,9 @@ class Selective:
             self._started[job.id] = now
         if self._waiting:
             started += self._start_entry_jobs(now)
+        if self._stateful is not None:
+            for job in started:
+                self._stateful.started(job, now)
         return started
 
     def _leave_entry_queue(self, job: Job) -> None:
@@ -282,7 +315,7 @@ class Selective:
         if self._static:
             ordered: Any = self._queue
         else:
-            priority = self.priority
+            priority = self._key
             ordered = sorted((priority(job, now), seq, job) for seq, job in self._waiting.values())
         # The guaranteed part owns the profile and the running jobs; an entry job joins them exactly
         # as a guaranteed one does when it starts, so completions and compression treat both alike.
@@ -308,6 +341,10 @@ class Selective:
         """Planned (guaranteed) start of every promoted, still queued job, by job id. O(1)."""
         return self._core.reservations()
 
+    def log_reservation_changes(self, on: bool = True) -> None:
+        """Start (or stop) logging reservation changes; see :class:`~backfill.schedulers.ReservationLog`."""
+        self._core.log_reservation_changes(on)
+
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         """Return the ``(job_id, start)`` changes since the last call (promotions and compression moves)."""
         return self._core.take_reservation_changes()
@@ -326,13 +363,12 @@ class Selective:
         """Profile events examined by searches since :meth:`reset`; see :attr:`Profile.examined`."""
         return self._core.events_examined
 
-    def copy(self) -> Selective:
-        """Return an independent copy, adaptive statistics included. O(n + q)."""
-        other = Selective(self.threshold, self.priority)
+    def _copy_into(self, other: Any) -> None:
+        # O(n + q), adaptive statistics included.
+        super()._copy_into(other)
         other._core = self._core.copy()
-        other._now = self._now
-        other._seq = self._seq
-        other._static = self._static
+        if self._stateful is not None:
+            other._key = other._stateful = self._stateful.copy()
         other._waiting = self._waiting.copy()
         other._queue = self._queue.copy()
         other._entry = self._entry.copy()
@@ -341,5 +377,3 @@ class Selective:
         other._started = self._started.copy()
         other._sums = self._sums.copy()
         other._counts = self._counts.copy()
-        other._stale = self._stale
-        return other

@@ -137,11 +137,11 @@ class SlackBackfill(_DisplacingConservative):
     _started: int = attrs.field(init=False, default=0)
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         """Short name for tables, e.g. ``SlackBackfill(1)`` or ``SlackBackfill(0.5, weight=w)``."""
         if self.weight is None:
-            return f"SlackBackfill({self.tolerance:g})"
-        return f"SlackBackfill({self.tolerance:g}, weight={_weight_name(self.weight)})"
+            return f"{type(self).__name__}({self.tolerance:g})"
+        return f"{type(self).__name__}({self.tolerance:g}, weight={_weight_name(self.weight)})"
 
     def __repr__(self) -> str:
         return f"SlackBackfill(tolerance={self.tolerance!r}, weight={_weight_name(self.weight)})"
@@ -223,12 +223,7 @@ class SlackBackfill(_DisplacingConservative):
         """
         return MappingProxyType(self._guarantee)
 
-    def copy(self) -> SlackBackfill:
-        """Return an independent copy. O(n + q)."""
-        other = SlackBackfill(self.tolerance, self.weight)
-        self._copy_into(other)
+    def _copy_into(self, other: Any) -> None:
+        super()._copy_into(other)
         other._guarantee = self._guarantee.copy()
         other._arrived = self._arrived.copy()
-        other._wait_sum = self._wait_sum
-        other._started = self._started
-        return other

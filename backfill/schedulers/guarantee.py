@@ -26,16 +26,18 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 from sortedcontainers import SortedList
 
-from backfill.errors import ScheduleError
 from backfill.profile import Profile
-from backfill.schedulers._queue import Entry, QueueScheduler
+from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workload import Job
+
+__all__ = ["GuaranteeScheduler"]
 
 #: Trim the freed-interval log once it is this much longer than needed.
 _TRIM = 512
@@ -98,10 +100,47 @@ class _Loop:
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
 class GuaranteeScheduler(QueueScheduler):
-    """Base of PC and DC; not a scheduler by itself.
+    """Base of PC and DC: a profile of guarantees and prioritized compression; subclass it.
 
-    Planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by time so that
-    due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
+    Every queued job holds a guarantee, its planned start in a :class:`~backfill.profile.Profile` of
+    running and queued jobs, which only ever moves earlier. A subclass writes :meth:`submit`,
+    :meth:`complete` and :meth:`schedule` from four steps, the ones :class:`~backfill.schedulers.PC`
+    is made of:
+
+    * :meth:`place` queues an arriving job and gives it its guarantee, the earliest fit;
+    * :meth:`release` forgets a finished job and frees the rest of its reservation, returning the
+      interval freed (for the next compression) if it ended early;
+    * :meth:`compress` moves queued jobs earlier in priority order, back to the head after each move,
+      until none can move (Lindsay et al. 2013, §2.1);
+    * :meth:`start_due` starts the jobs whose guarantee has come.
+
+    Guarantees never move later whatever the order of these calls, so a subclass changes *when* and
+    *which* jobs are compressed, never the promise. ``examples/subclass_schedulers.py`` compresses
+    only after a job ended well before its estimate. The base's own attributes start with an
+    underscore; give a subclass's names of its own.
+
+    Examples:
+        >>> from backfill import Job, Workload, simulate, sjf
+        >>> class CompressAtArrivals(GuaranteeScheduler):
+        ...     # Compress only when a job arrives, never at a completion alone.
+        ...     freed: list = []
+        ...     def submit(self, job, now):
+        ...         self.compress(now, self.freed)
+        ...         self.freed = []
+        ...         self.place(job, now)
+        ...     def complete(self, job, now):
+        ...         interval = self.release(job, now)
+        ...         self.freed = self.freed + ([interval] if interval else [])
+        ...     def schedule(self, now):
+        ...         return self.start_due(now)
+        >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=10.0),
+        ...         Job(id=2, submit=0.0, processors=2, runtime=5.0, estimate=5.0),
+        ...         Job(id=3, submit=4.0, processors=1, runtime=1.0, estimate=1.0)]
+        >>> simulate(Workload.from_jobs(jobs, machine_size=2), CompressAtArrivals(sjf)).start.tolist()
+        [0.0, 4.0, 9.0]
+
+    Internals: planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by
+    time so that due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
     ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has read, and ``_bound[id]``
     and ``_high[id]`` its ``low`` and ``high`` (see the module docstring).
     """
@@ -114,7 +153,6 @@ class GuaranteeScheduler(QueueScheduler):
     _seen: dict[int, int] = attrs.field(init=False, factory=dict)
     _bound: dict[int, float] = attrs.field(init=False, factory=dict)
     _high: dict[int, float] = attrs.field(init=False, factory=dict)
-    _changes: list[tuple[int, float]] = attrs.field(init=False, factory=list)
     _moves: int = attrs.field(init=False, default=0)
 
     def reset(self, machine_size: int, now: float) -> None:
@@ -128,7 +166,6 @@ class GuaranteeScheduler(QueueScheduler):
         self._seen = {}
         self._bound = {}
         self._high = {}
-        self._changes = []
         self._moves = 0
 
     # -- statistics ----------------------------------------------------------------------------------
@@ -145,6 +182,37 @@ class GuaranteeScheduler(QueueScheduler):
     def moves(self) -> int:
         """Number of times a queued job moved earlier since :meth:`reset`."""
         return self._moves
+
+    # -- the steps a subclass is made of ------------------------------------------------------------
+
+    def place(self, job: Job, now: float) -> None:
+        """Queue a newly arrived job and give it its guarantee: its earliest fit now. O(log n + k + log q)."""
+        self._place(job, now, self._join_queue(job, now))
+
+    def release(self, job: Job, now: float) -> tuple[float, float] | None:
+        """Forget a finished job and free the rest of its reservation; return that interval, if any.
+
+        Raises:
+            ScheduleError: If the job was not running, or ended after its start + estimate.
+        """
+        return self._release(job, now)
+
+    def compress(
+        self, now: float, freed: Sequence[tuple[float, float]] | None = None, *, restart: bool = True
+    ) -> bool:
+        """Move queued jobs to earlier starts in priority order until none can move; return whether any did.
+
+        ``freed`` lists the intervals :meth:`release` returned since the last compression: only jobs
+        that can use them are tried at first (pass every such interval, or jobs that could use the
+        left-out ones are taken to have been tried). ``None`` tries every queued job. With ``restart``
+        the queue is tried from the head again after every move (PC); without it each job is tried
+        once, in order.
+        """
+        return self._compress(now, list(self._ordered(now)), freed, restart=restart)
+
+    def start_due(self, now: float) -> list[Job]:
+        """Start every queued job whose guarantee has come, in planned-start order."""
+        return self._start_due(now)
 
     # -- the profile of guarantees -------------------------------------------------------------------
 
@@ -191,10 +259,7 @@ class GuaranteeScheduler(QueueScheduler):
 
     def _release(self, job: Job, now: float) -> tuple[float, float] | None:
         """Forget a finished job; free and log the rest of its reservation, which is returned if any."""
-        try:
-            end, _, procs = self._running.pop(job.id)
-        except KeyError:
-            raise ScheduleError(f"job {job.id} completed but was not running") from None
+        end, _, procs = self._finish(job, now)
         if now < end:
             self._profile.release(now, end, procs)
             self._freed.append((now, end))
@@ -508,7 +573,7 @@ class GuaranteeScheduler(QueueScheduler):
             del reserved[jid], seen[jid], bound[jid], high[jid]
             self._start(job, now, seq)
             started.append(job)
-        self._dequeue(taken)
+        self._dequeue(taken, now)
         if len(self._freed) > 2 * len(seen) + _TRIM:
             self._trim()
         return started
@@ -517,22 +582,12 @@ class GuaranteeScheduler(QueueScheduler):
         """The earliest planned start: a job must start then even if nothing else happens. O(1)."""
         return self._by_start[0][0] if self._by_start else None
 
-    def take_reservation_changes(self) -> list[tuple[int, float]]:
-        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them."""
-        changes = self._changes
-        self._changes = []
-        return changes
-
-    def _copy_into(self, other: QueueScheduler) -> None:
+    def _copy_into(self, other: Any) -> None:
         super()._copy_into(other)
-        assert isinstance(other, GuaranteeScheduler)
         other._profile = self._profile.copy()
         other._by_start = self._by_start.copy()
         other._entry = self._entry.copy()
         other._freed = self._freed.copy()
-        other._base = self._base
         other._seen = self._seen.copy()
         other._bound = self._bound.copy()
         other._high = self._high.copy()
-        other._changes = self._changes.copy()
-        other._moves = self._moves

@@ -1,0 +1,134 @@
+"""What every scheduler of the library shares: a copy of its own type, and the opt-in reservation log.
+
+:class:`SchedulerBase` is the root of every built-in scheduler. It gives
+
+* :meth:`SchedulerBase.copy`, which returns an object of ``type(self)``, so that a subclass's
+  overrides survive the copies that :func:`~backfill.testing.check_scheduler` simulates and the
+  forks of :func:`~backfill.fair_start.fair_start_times`;
+* the optional :class:`~backfill.schedulers.protocol.ReservationLog` protocol: a log of reservation
+  changes that is kept only after :meth:`SchedulerBase.log_reservation_changes` turned it on, so that
+  a host that never reads it never pays for it.
+
+The classes to subclass for an algorithm of your own are :class:`~backfill.schedulers.QueueScheduler`
+(a priority-ordered queue) and :class:`~backfill.schedulers.GuaranteeScheduler` (PC's and DC's
+profile of guarantees with prioritized compression); see ``docs/how-to/scheduler.md``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Self
+
+import attrs
+
+from backfill.errors import ScheduleError
+from backfill.workload import Job
+
+__all__ = ["SchedulerBase"]
+
+
+def _no_log() -> deque[tuple[int, float]]:
+    # A deque of length 0 drops what is appended at C speed: the schedulers append unconditionally.
+    return deque(maxlen=0)
+
+
+def _shallow_copy(obj: Any) -> Any:
+    """Return a new object of ``type(obj)`` sharing every attribute of ``obj`` (slots and ``__dict__``)."""
+    cls: Any = type(obj)
+    other = cls.__new__(cls)
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                object.__setattr__(other, name, getattr(obj, name))
+    if hasattr(obj, "__dict__"):
+        other.__dict__.update(obj.__dict__)
+    return other
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class SchedulerBase:
+    """Root of the built-in schedulers: :meth:`copy` keeps the type, and the reservation log is opt-in.
+
+    Not a scheduler by itself. A subclass that keeps mutable containers of its own (lists, dicts,
+    sets) extends :meth:`copy`::
+
+        def copy(self) -> Self:
+            other = super().copy()
+            other.history = list(self.history)
+            return other
+
+    Attributes whose values are immutable (numbers, strings, tuples, jobs) need nothing: the copy
+    shares them.
+    """
+
+    _changes: list[tuple[int, float]] | deque[tuple[int, float]] = attrs.field(init=False, factory=_no_log)
+
+    def copy(self) -> Self:
+        """Return an independent scheduler of the same type in the same state, for what-if runs.
+
+        Every attribute is carried over, a subclass's too; the containers of the library's own state
+        are copied so that the two schedulers never share them. O(size of that state).
+
+        Examples:
+            >>> from backfill import Conservative
+            >>> class Mine(Conservative):
+            ...     pass
+            >>> type(Mine().copy()).__name__
+            'Mine'
+        """
+        other: Self = _shallow_copy(self)
+        self._copy_into(other)
+        return other
+
+    def _copy_into(self, other: Any) -> None:
+        """Give ``other`` (a shallow copy of this scheduler) its own copies of this class's containers."""
+        other._changes = self._changes.copy()
+
+    # -- the reservation log (optional protocol ReservationLog) --------------------------------------
+
+    def log_reservation_changes(self, on: bool = True) -> None:
+        """Start (or with ``on=False`` stop) logging reservation changes; the log starts empty.
+
+        Off by default, so a host that does not read the log never lets it grow. The setting is kept
+        by :meth:`reset` and by :meth:`copy`. O(1).
+        """
+        self._changes = [] if on else _no_log()
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        """Return the ``(job_id, start)`` reservation changes since the last call, and forget them.
+
+        ``start`` is NaN when a queued job lost its reservation; a reservation ending because its job
+        starts is not a change.
+
+        Raises:
+            ScheduleError: If the log is off (see :meth:`log_reservation_changes`): an empty answer
+                would read as "nothing changed".
+        """
+        changes = self._changes
+        if not isinstance(changes, list):
+            raise ScheduleError(
+                f"{type(self).__name__}: the reservation log is off; call log_reservation_changes() "
+                "before the run to keep one"
+            )
+        self._changes = []
+        return changes
+
+    def _completion_error(self, job: Job, now: float, end: float | None, queued: bool) -> ScheduleError:
+        """The error for a job reported ended at ``now`` that was not running, or planned to end at ``end``.
+
+        ``end`` is None for a job that is not running; ``queued`` tells whether it waits instead.
+        """
+        name = getattr(self, "name", type(self).__name__)
+        if end is None:
+            state = "queued" if queued else "not running"
+            return ScheduleError(f"{name}: job {job.id} completed at {now:g} but was {state}")
+        return ScheduleError(
+            f"{name}: job {job.id} completed at {now:g}, after its start + estimate ({end:g}), when "
+            "its processors were already counted free; a host ends every job by then, or raises "
+            "the estimate before submitting it"
+        )
+
+    def _clear_log(self) -> None:
+        """Empty the log, keeping it on or off (for :meth:`reset`)."""
+        self._changes = [] if isinstance(self._changes, list) else _no_log()

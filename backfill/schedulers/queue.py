@@ -1,0 +1,255 @@
+"""The queue scheduler: a priority-ordered queue and the running jobs, the base of FCFS, EASY, PC and DC."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+from sortedcontainers import SortedList
+
+from backfill.errors import ParameterError, ScheduleError
+from backfill.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.schedulers.base import SchedulerBase
+from backfill.workload import Job
+
+__all__ = ["QueueEntry", "QueueScheduler"]
+
+#: A queue entry: (priority key, arrival sequence, job). The unique sequence number breaks ties by
+#: arrival order and keeps the job itself out of comparisons.
+QueueEntry = tuple[Any, int, Job]
+Entry = QueueEntry
+
+
+def check_priority(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Attrs validator: a priority must be a callable ``(job, now) -> key``."""
+    if not callable(value):
+        raise ParameterError(f"{attribute.name} must be a callable (job, now) -> key, got {value!r}")
+
+
+def own_priority(priority: Priority, machine_size: int, now: float) -> Priority:
+    """Return the priority a scheduler orders by from ``reset`` on: its own reset copy if it keeps state.
+
+    A :class:`~backfill.priorities.StatefulPriority` passed to a scheduler is a template: every
+    scheduler (and every copy of one) works on a copy of its own, so two schedulers, or a simulation
+    and its forks, never share history.
+    """
+    if isinstance(priority, StatefulPriority):
+        own = priority.copy()
+        own.reset(machine_size, now)
+        return own
+    return priority
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class QueueScheduler(SchedulerBase):
+    """Base of schedulers that keep a priority-ordered queue (FCFS, EASY, PC, DC); subclass it.
+
+    It implements every method of the protocol but :meth:`schedule`: jobs join the queue at
+    :meth:`submit`, free their processors at :meth:`complete`, and :meth:`copy` returns a scheduler of
+    the subclass's type. A subclass decides in :meth:`schedule` which queued jobs start, reading
+    :meth:`ordered` (the queue in service order) and :attr:`free`, and starts them with
+    :meth:`start`. Static priorities (see :func:`~backfill.priorities.depends_on_time`) are keyed
+    once at submission and kept in a :class:`~sortedcontainers.SortedList`; time-dependent ones and
+    :class:`~backfill.priorities.StatefulPriority` objects are re-keyed at each decision.
+
+    Host mistakes that would corrupt the state raise :class:`~backfill.ScheduleError` naming the job:
+    a job submitted twice, a job completed that was not running, and a job completed after its start
+    plus estimate (its processors were counted free from then on).
+
+    Args:
+        priority: Queue order (smallest key first, ties by arrival); any callable
+            ``(job, now) -> key``, or a :class:`~backfill.priorities.StatefulPriority`.
+
+    Examples:
+        A scheduler that starts, in priority order, every queued job that fits (no reservations):
+
+        >>> from backfill import Job, Workload, simulate, sjf
+        >>> class FirstFit(QueueScheduler):
+        ...     def schedule(self, now):
+        ...         chosen, free = [], self.free
+        ...         for entry in self.ordered(now):
+        ...             if entry[2].processors <= free:
+        ...                 chosen.append(entry)
+        ...                 free -= entry[2].processors
+        ...         return self.start(chosen, now)
+        >>> jobs = [Job(id=i, submit=0.0, processors=p, runtime=5.0, estimate=5.0)
+        ...         for i, p in enumerate([3, 2, 1])]
+        >>> simulate(Workload.from_jobs(jobs, machine_size=4), FirstFit(sjf)).start.tolist()
+        [0.0, 5.0, 0.0]
+        >>> FirstFit(sjf).name
+        'FirstFit(sjf)'
+    """
+
+    priority: Priority = attrs.field(default=fcfs, validator=check_priority)
+    _size: int = attrs.field(init=False, default=0)
+    _free: int = attrs.field(init=False, default=0)
+    _seq: int = attrs.field(init=False, default=0)
+    _static: bool = attrs.field(init=False, default=True)
+    # The callable the queue is ordered by: ``priority`` itself, or this scheduler's own copy of a
+    # stateful priority (told of every arrival, start and completion).
+    _key: Priority = attrs.field(init=False, default=fcfs)
+    _stateful: StatefulPriority | None = attrs.field(init=False, default=None)
+    _queue: SortedList = attrs.field(init=False, factory=SortedList)
+    _dynamic: list[tuple[int, Job]] = attrs.field(init=False, factory=list)
+    _queued: set[int] = attrs.field(init=False, factory=set)
+    _running: dict[int, tuple[float, int, int]] = attrs.field(init=False, factory=dict)
+    _reserved: dict[int, float] = attrs.field(init=False, factory=dict)
+
+    @property
+    def name(self) -> str:
+        """Short readable name, e.g. ``EASY(sjf)``."""
+        return f"{type(self).__name__}({priority_name(self.priority)})"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(priority={priority_name(self.priority)})"
+
+    @property
+    def machine_size(self) -> int:
+        """Processors of the machine, as given to :meth:`reset`."""
+        return self._size
+
+    @property
+    def free(self) -> int:
+        """Processors not held by running jobs (planned by their estimates). O(1)."""
+        return self._free
+
+    def reset(self, machine_size: int, now: float) -> None:
+        """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
+        self._size = machine_size
+        self._free = machine_size
+        self._seq = 0
+        self._key = own_priority(self.priority, machine_size, now)
+        self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
+        self._static = self._stateful is None and not depends_on_time(self.priority)
+        self._queue = SortedList()
+        self._dynamic = []
+        self._queued = set()
+        self._running = {}
+        self._reserved = {}
+        self._clear_log()
+
+    def submit(self, job: Job, now: float) -> None:
+        """Queue a new job (keyed now if its priority is static). O(log q)."""
+        self._enqueue(job, now)
+
+    def key(self, job: Job, now: float) -> Any:
+        """Return the sort key this scheduler gives a job at ``now`` (its own priority state's, if any)."""
+        return self._key(job, now)
+
+    def _enqueue(self, job: Job, now: float) -> Entry | None:
+        """Queue a job; return its entry if the priority is static, else None."""
+        jid = job.id
+        if jid in self._queued or jid in self._running:
+            raise ScheduleError(
+                f"{self.name}: job {jid} submitted at {now:g} while already "
+                f"{'queued' if jid in self._queued else 'running'}; a host submits each job once"
+            )
+        self._queued.add(jid)
+        self._seq += 1
+        if self._stateful is not None:
+            self._stateful.submitted(job, now)
+        if self._static:
+            entry = (self._key(job, now), self._seq, job)
+            self._queue.add(entry)
+            return entry
+        self._dynamic.append((self._seq, job))
+        return None
+
+    def complete(self, job: Job, now: float) -> None:
+        """Free the processors of a finished job."""
+        self._finish(job, now)
+
+    def _finish(self, job: Job, now: float) -> tuple[float, int, int]:
+        """Forget a finished job and free its processors; return its (planned end, seq, processors)."""
+        record = self._running.get(job.id)
+        if record is None:
+            raise self._completion_error(job, now, None, job.id in self._queued)
+        if now > record[0]:
+            raise self._completion_error(job, now, record[0], False)
+        del self._running[job.id]
+        self._free += record[2]
+        if self._stateful is not None:
+            self._stateful.completed(job, now)
+        return record
+
+    def ordered(self, now: float) -> Sequence[QueueEntry]:
+        """Return the queued jobs in service order at ``now``, as ``(key, seq, job)`` entries.
+
+        Do not change the queue while iterating over the answer. O(1) for a static priority (the
+        sorted queue itself), O(q log q) for a time-dependent or stateful one.
+        """
+        return self._ordered(now)
+
+    def _ordered(self, now: float) -> Sequence[Entry]:
+        if self._static:
+            return self._queue  # type: ignore[no-any-return]
+        priority = self._key
+        return sorted((priority(job, now), seq, job) for seq, job in self._dynamic)
+
+    def start(self, entries: Iterable[QueueEntry], now: float) -> list[Job]:
+        """Start queued entries (from :meth:`ordered`) at ``now`` and return their jobs, in order.
+
+        They count as running from now on, until :meth:`complete`.
+
+        Raises:
+            ScheduleError: If an entry is not queued, or the jobs need more processors than are free.
+        """
+        taken = list(entries)
+        jobs = [entry[2] for entry in taken]
+        for job in jobs:
+            if job.id not in self._queued or job.id in self._running:
+                raise ScheduleError(f"{self.name}: cannot start job {job.id} at {now:g}: it is not queued")
+        need = sum(job.processors for job in jobs)
+        if need > self._free:
+            raise ScheduleError(
+                f"{self.name}: cannot start jobs {[job.id for job in jobs]} at {now:g}: they need {need} "
+                f"processors, {self._free} are free"
+            )
+        for entry in taken:
+            self._start(entry[2], now, entry[1])
+        self._dequeue(taken, now)
+        return jobs
+
+    def _dequeue(self, entries: list[Entry], now: float) -> None:
+        """Remove started entries from the queue (their jobs are running now)."""
+        queued = self._queued
+        for entry in entries:
+            queued.discard(entry[2].id)
+        if self._static:
+            for entry in entries:
+                self._queue.remove(entry)
+        else:
+            gone = {seq for _, seq, _ in entries}
+            self._dynamic = [(s, j) for s, j in self._dynamic if s not in gone]
+        if self._stateful is not None:
+            started = self._stateful.started
+            for entry in entries:
+                started(entry[2], now)
+
+    def _start(self, job: Job, now: float, seq: int) -> None:
+        self._running[job.id] = (now + job.estimate, seq, job.processors)
+        self._free -= job.processors
+
+    def next_wakeup(self) -> float | None:
+        """These schedulers act only on arrivals and completions."""
+        return None
+
+    def reservations(self) -> Mapping[int, float]:
+        """Guaranteed starts of queued jobs, by job id."""
+        return MappingProxyType(self._reserved)
+
+    def queued(self) -> int:
+        """Number of queued jobs. O(1)."""
+        return len(self._queued)
+
+    def _copy_into(self, other: Any) -> None:
+        super()._copy_into(other)
+        other._queue = self._queue.copy()
+        other._dynamic = self._dynamic.copy()
+        other._queued = self._queued.copy()
+        other._running = self._running.copy()
+        other._reserved = self._reserved.copy()
+        if self._stateful is not None:
+            other._key = other._stateful = self._stateful.copy()
