@@ -29,7 +29,7 @@ import numpy as np
 from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
-from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
 from backfill.workload import Job, Workload, _job_from_row
 
 __all__ = ["Simulator", "simulate"]
@@ -137,8 +137,12 @@ class Simulator:
         self._runtime = runtime.tolist()
         self._estimate = estimate.tolist()
         self._last = len(r)
-        self.scheduler.reset(size, float(r["submit"][0]) if len(r) else 0.0)
-        self._take = getattr(self.scheduler, "take_reservation_changes", None)
+        scheduler = self.scheduler
+        if isinstance(scheduler, ReservationLog):
+            # The scheduler's own log is the cheap way to record; off when nobody reads it.
+            scheduler.log_reservation_changes(self.record_reservations)
+        scheduler.reset(size, float(r["submit"][0]) if len(r) else 0.0)
+        self._take = self._reader(scheduler)
 
     # -- running -------------------------------------------------------------------------------------
 
@@ -196,12 +200,24 @@ class Simulator:
             self._seq += 1
             heapq.heappush(heap, (wake, _WAKEUP, self._seq, -1))
         if self._take is not None:
-            # Drain the scheduler's log even when not recording, so it never grows.
             changes = self._take()
-            if self.record_reservations and changes:
+            if changes:
                 self._log.extend([(now, job_id, start) for job_id, start in changes])
         elif self.record_reservations:
             self._record_reservations(now)
+
+    def _reader(self, scheduler: Scheduler) -> Callable[[], list[tuple[int, float]]] | None:
+        """The scheduler's own reservation log, if it keeps one and reservations are recorded."""
+        if self.record_reservations and isinstance(scheduler, ReservationLog):
+            return scheduler.take_reservation_changes
+        return None
+
+    def stop_recording(self) -> None:
+        """Record no more reservation changes from now on (a fork that only wants start times)."""
+        self.record_reservations = False
+        if isinstance(self.scheduler, ReservationLog):
+            self.scheduler.log_reservation_changes(False)
+        self._take = None
 
     def _job(self, i: int) -> Job:
         job = _job_from_row(self.workload.records[i].tolist())
@@ -357,7 +373,7 @@ class Simulator:
         for a in attrs.fields(Simulator):
             object.__setattr__(other, a.name, getattr(self, a.name))
         other.scheduler = self.scheduler.copy()
-        other._take = getattr(other.scheduler, "take_reservation_changes", None)
+        other._take = other._reader(other.scheduler)
         other._heap = self._heap.copy()
         other._active = self._active.copy()
         other._queued = self._queued.copy()
