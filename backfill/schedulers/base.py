@@ -106,7 +106,7 @@ class SchedulerBase:
                 would read as "nothing changed".
         """
         changes = self._changes
-        if not isinstance(changes, list):
+        if type(changes) is not list:
             raise ScheduleError(
                 f"{type(self).__name__}: the reservation log is off; call log_reservation_changes() "
                 "before the run to keep one"

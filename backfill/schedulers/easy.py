@@ -194,9 +194,7 @@ class EASY(QueueScheduler):
 
     def complete(self, job: Job, now: float) -> None:
         """Free the processors of a finished job. O(log r) plus a C-level memmove; deeper, O(log n + k)."""
-        entry = self._running.get(job.id)
-        super().complete(job, now)  # raises if it was not running
-        assert entry is not None
+        entry = self._finish(job, now)  # raises if it was not running
         if self._deep:
             # Give back what the job would have used after now; its planned end is entry[0].
             if now < entry[0]:

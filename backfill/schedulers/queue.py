@@ -141,20 +141,21 @@ class QueueScheduler(SchedulerBase):
     def _enqueue(self, job: Job, now: float) -> Entry | None:
         """Queue a job; return its entry if the priority is static, else None."""
         jid = job.id
-        if jid in self._queued or jid in self._running:
+        queued = self._queued
+        if jid in queued or jid in self._running:
             raise ScheduleError(
                 f"{self.name}: job {jid} submitted at {now:g} while already "
-                f"{'queued' if jid in self._queued else 'running'}; a host submits each job once"
+                f"{'queued' if jid in queued else 'running'}; a host submits each job once"
             )
-        self._queued.add(jid)
-        self._seq += 1
-        if self._stateful is not None:
-            self._stateful.submitted(job, now)
+        queued.add(jid)
+        self._seq = seq = self._seq + 1
         if self._static:
-            entry = (self._key(job, now), self._seq, job)
+            entry = (self._key(job, now), seq, job)
             self._queue.add(entry)
             return entry
-        self._dynamic.append((self._seq, job))
+        if self._stateful is not None:
+            self._stateful.submitted(job, now)
+        self._dynamic.append((seq, job))
         return None
 
     def complete(self, job: Job, now: float) -> None:
