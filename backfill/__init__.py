@@ -97,7 +97,7 @@ from backfill.usershares import (
     share_deviation,
     user_measures,
 )
-from backfill.validation import check_reservations, validate_schedule
+from backfill.validation import check_reservations, same_schedule, validate_schedule
 from backfill.workload import Job, Workload
 
 __all__ = [
@@ -183,6 +183,7 @@ __all__ = [
     "response_times",
     "run_sweep",
     "runtime_classes",
+    "same_schedule",
     "scheduler_name",
     "share_balance",
     "share_deviation",

@@ -12,7 +12,9 @@ correct, only slower.
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 from collections.abc import Callable
 from typing import Any, Protocol, Self, TypeVar, runtime_checkable
 
@@ -165,15 +167,60 @@ def depends_on_time(priority: Priority) -> bool:
     return getattr(priority, "depends_on_time", True) is not False
 
 
+def _short(value: object) -> str:
+    """A short repr for a name: no memory address, at most about 30 characters."""
+    name = getattr(value, "__name__", None)
+    if callable(value) and isinstance(name, str):
+        return priority_name(value)
+    text = repr(value)
+    if " at 0x" in text:
+        return type(value).__name__
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
 def priority_name(priority: Priority) -> str:
-    """Return a short readable name for a priority (function name or repr).
+    """Return a short readable name for a priority, distinct for priorities that differ.
+
+    A function's ``__name__``; a closure's, with the values it captured (``by_user(weight=2)``), so two
+    closures made by one factory with different values get different names; a lambda as
+    ``lambda@file:line``; a :func:`functools.partial` as ``func(arg, key=value)``; anything else by its
+    repr, or its type's name if the repr would show a memory address.
 
     Examples:
-        >>> priority_name(sjf)
-        'sjf'
+        >>> import functools
+        >>> def weighted(weight):
+        ...     def by_weight(job, now):
+        ...         return weight * job.estimate
+        ...     return by_weight
+        >>> priority_name(sjf), priority_name(weighted(2)), priority_name(weighted(3))
+        ('sjf', 'by_weight(weight=2)', 'by_weight(weight=3)')
+        >>> def blend(job, now, wait=1.0):
+        ...     return job.estimate - wait * (now - job.submit)
+        >>> priority_name(functools.partial(blend, wait=2.0))
+        'blend(wait=2.0)'
     """
+    if isinstance(priority, functools.partial):
+        args = [_short(a) for a in priority.args] + [f"{k}={_short(v)}" for k, v in priority.keywords.items()]
+        return f"{priority_name(priority.func)}({', '.join(args)})"
     name = getattr(priority, "__name__", None)
-    return name if isinstance(name, str) and name != "<lambda>" else repr(priority)
+    if not isinstance(name, str):
+        text = repr(priority)
+        return type(priority).__name__ if " at 0x" in text else text
+    code = getattr(priority, "__code__", None)
+    if name == "<lambda>":
+        where = f"@{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else ""
+        name = "lambda" + where
+    cells = getattr(priority, "__closure__", None)
+    if cells and code is not None:
+        captured = []
+        for var, cell in zip(code.co_freevars, cells, strict=False):
+            try:
+                captured.append(f"{var}={_short(cell.cell_contents)}")
+            except ValueError:  # a cell not filled yet
+                continue
+        if captured:
+            return f"{name}({', '.join(captured)})"
+    return name
 
 
 @_static

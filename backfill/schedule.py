@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import IO, Any
 
@@ -11,6 +12,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill.errors import ScheduleError
 from backfill.workload import Workload
 
 __all__ = ["RESERVATION_DTYPE", "Schedule"]
@@ -67,6 +69,122 @@ class Schedule:
     rejected: Mapping[int, str] = attrs.field(converter=_frozen_reasons)
     altered: Mapping[str, int] = attrs.field(converter=_frozen_counts)
     reservations: npt.NDArray[np.void] = attrs.field(converter=_readonly, repr=False)
+
+    @classmethod
+    def from_starts(
+        cls,
+        workload: Workload,
+        start: Mapping[int, float] | npt.ArrayLike,
+        end: Mapping[int, float] | npt.ArrayLike | None = None,
+        *,
+        name: str = "host",
+        reservations: Iterable[tuple[float, int, float]] | npt.NDArray[np.void] = (),
+        runtime: Mapping[int, float] | npt.ArrayLike | None = None,
+        estimate: Mapping[int, float] | npt.ArrayLike | None = None,
+        rejected: Mapping[int, str] | None = None,
+        start_order: Iterable[int] | None = None,
+    ) -> Schedule:
+        """Build the schedule of a run made outside this library (a host simulator of your own).
+
+        Then :func:`~backfill.validate_schedule`, :func:`~backfill.check_reservations`, the metrics
+        and :func:`~backfill.validation.same_schedule` judge it as they judge ``simulate``'s.
+
+        Args:
+            workload: The jobs that were run.
+            start: Each job's start: a mapping job id -> time (what a host keeps; jobs missing from
+                it did not start) or an array aligned with the workload's rows (NaN: not started).
+            end: Each job's end, in the same forms; by default start + runtime.
+            name: The scheduler's name, for tables and messages.
+            reservations: The reservation changes as ``(time, job_id, start)`` (a NaN start: the job
+                lost its reservation), in the order they were made, or an array of
+                :data:`RESERVATION_DTYPE`.
+            runtime: What each job ran for, if not the workload's runtime (jobs killed at their
+                estimate); same forms as ``start``.
+            estimate: The estimate each job was planned with, if not the workload's.
+            rejected: Why each job the host left out was not scheduled, by job id.
+            start_order: Job ids in the order they started; by default by start time, then row.
+
+        Raises:
+            ScheduleError: If a job id is not in the workload, an array has the wrong length, or a
+                mapping's value is not a number; the message names the job.
+
+        Examples:
+            >>> from backfill import Job, Workload, validate_schedule
+            >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=5.0, estimate=9.0) for i in (7, 8)]
+            >>> w = Workload.from_jobs(jobs, machine_size=2)
+            >>> mine = Schedule.from_starts(w, {7: 0.0, 8: 5.0}, reservations=[(0.0, 8, 9.0)], name="mine")
+            >>> mine.end.tolist(), mine.wait.tolist(), mine.reservations_of(8).tolist()
+            ([5.0, 10.0], [0.0, 5.0], [9.0])
+            >>> validate_schedule(mine)
+        """
+        ids = workload.column("id")
+        row_of = {int(job_id): row for row, job_id in enumerate(ids.tolist())}
+
+        def unknown(what: str, job_id: object) -> ScheduleError:
+            return ScheduleError(f"{name}: {what} names job {job_id}, which is not in the workload")
+
+        def column(values: Mapping[int, float] | npt.ArrayLike, what: str, default: float) -> FloatArray:
+            if isinstance(values, Mapping):
+                out = np.full(len(ids), default)
+                for job_id, value in values.items():
+                    row = row_of.get(job_id)
+                    if row is None:
+                        raise ScheduleError(
+                            f"{name}: {what} names job {job_id}, which is not in the workload"
+                        )
+                    try:
+                        out[row] = float(value)
+                    except (TypeError, ValueError):
+                        raise ScheduleError(
+                            f"{name}: {what} of job {job_id} is {value!r}, not a number"
+                        ) from None
+                return out
+            array = np.asarray(values, dtype=np.float64)
+            if array.shape != (len(ids),):
+                raise ScheduleError(
+                    f"{name}: {what} has shape {array.shape}, but the workload has {len(ids)} jobs"
+                )
+            return array.copy()
+
+        run = column(runtime, "runtime", math.nan) if runtime is not None else workload.column("runtime")
+        run = np.asarray(run, dtype=np.float64)
+        starts = column(start, "start", math.nan)
+        ends = starts + run if end is None else column(end, "end", math.nan)
+        plans = workload.column("estimate") if estimate is None else column(estimate, "estimate", math.nan)
+        reasons = dict(rejected or {})
+        for job_id in reasons:
+            if job_id not in row_of:
+                raise unknown("rejected", job_id)
+        if start_order is None:
+            begun = np.flatnonzero(~np.isnan(starts))
+            order = begun[np.argsort(starts[begun], kind="stable")]
+        else:
+            rows = []
+            for job_id in start_order:
+                if job_id not in row_of:
+                    raise ScheduleError(
+                        f"{name}: start_order names job {job_id}, which is not in the workload"
+                    )
+                rows.append(row_of[job_id])
+            order = np.asarray(rows, dtype=np.int64)
+        if isinstance(reservations, np.ndarray) and reservations.dtype == RESERVATION_DTYPE:
+            log = reservations.copy()
+        else:
+            log = np.array([tuple(map(float, change)) for change in reservations], dtype=RESERVATION_DTYPE)
+        if log.size and (stray := np.setdiff1d(log["job_id"], ids)).size:
+            raise unknown("the reservation log", int(stray[0]))
+        return cls(
+            workload=workload,
+            scheduler=name,
+            start=starts,
+            end=ends,
+            runtime=run,
+            estimate=np.asarray(plans, dtype=np.float64),
+            start_order=np.asarray(order, dtype=np.int64),
+            rejected=reasons,
+            altered={},
+            reservations=log,
+        )
 
     def __len__(self) -> int:
         return len(self.workload)

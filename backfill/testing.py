@@ -29,12 +29,21 @@ from hypothesis import strategies as st
 
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.guard import guarded
+from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, simulate
-from backfill.validation import check_reservations, validate_schedule
+from backfill.validation import check_reservations, same_schedule, validate_schedule
 from backfill.workload import Job, Workload
 
-__all__ = ["check_feasible", "check_guarantees", "check_holds", "check_scheduler", "workloads"]
+__all__ = [
+    "check_feasible",
+    "check_guarantees",
+    "check_holds",
+    "check_scheduler",
+    "guarded",
+    "same_schedule",
+    "workloads",
+]
 
 _PROTOCOL = ("reset", "submit", "complete", "schedule", "next_wakeup", "reservations", "copy")
 
@@ -290,7 +299,10 @@ def check_scheduler(
         The checked schedule, for further assertions of your own.
 
     Raises:
-        ScheduleError: If the scheduler lacks a method of the protocol or a check fails.
+        ScheduleError: If the scheduler lacks a method of the protocol, its ``copy()`` is not of its
+            own type, or a check fails. Every failure is this one type, raised from one place (the
+            original error is its ``__cause__``), so that hypothesis reports a scheduler that fails
+            in several ways as one failure rather than an exception group.
         BackfillError: If ``guarantees`` is not True, False or ``"while_held"``.
 
     Examples:
@@ -310,17 +322,33 @@ def check_scheduler(
         raise ScheduleError(
             f"{type(scheduler).__name__} does not satisfy the Scheduler protocol: no {', '.join(missing)}"
         )
+    copy = scheduler.copy()
+    if type(copy) is not type(scheduler):
+        raise ScheduleError(
+            f"{scheduler_name(scheduler)}: copy() returned a {type(copy).__name__}, not a "
+            f"{type(scheduler).__name__}: the copy would be checked in its place (see SchedulerBase.copy)"
+        )
+    failure: Exception | None = None
     try:
-        schedule = simulate(workload, scheduler.copy(), record_reservations=True, overrun=overrun)
+        schedule = simulate(workload, copy, record_reservations=True, overrun=overrun)
         check_feasible(schedule)
         if guarantees == "while_held":
             check_holds(schedule, require_log=require_log)
         elif guarantees:
             check_guarantees(schedule, require_log=require_log)
-    except ScheduleError as error:
+    except Exception as caught:  # a scheduler that crashes fails the check too
+        failure = caught
+    if failure is not None:
+        # One type from one place, with no exception context: hypothesis tells failures apart by
+        # type, place and context, and would report a scheduler that fails in two ways as two bugs.
+        message = str(failure) if isinstance(failure, ScheduleError) else f"raised {failure!r}"
+        report = ScheduleError(message)
+        for note in getattr(failure, "__notes__", ()):
+            report.add_note(note)
         # Hypothesis prints a failing workload as its whole record array; the note keeps what matters.
-        error.add_note(_describe(workload))
-        raise
+        report.add_note(_describe(workload))
+        report.__cause__ = failure
+        raise report
     return schedule
 
 

@@ -11,7 +11,26 @@ import numpy as np
 from backfill.errors import ScheduleError
 from backfill.schedule import Schedule
 
-__all__ = ["check_reservations", "validate_schedule"]
+__all__ = ["check_reservations", "same_schedule", "validate_schedule"]
+
+
+def _times(value: float) -> str:
+    return "withdrawn" if np.isnan(value) else f"{value:g}"
+
+
+def _history(schedule: Schedule, job_id: int) -> str:
+    """A job's reservation changes as ``at 0: 100, at 12: 95`` (``withdrawn`` for a lost one), abridged."""
+    r = schedule.reservations
+    rows = r[r["job_id"] == job_id]
+    if not rows.size:
+        return "no reservation"
+    changes = [
+        f"at {t:g}: {_times(s)}" for t, s in zip(rows["time"].tolist(), rows["start"].tolist(), strict=True)
+    ]
+    if len(changes) > 8:
+        # A long history (EASY's head, withdrawn and given back at every decision) keeps its ends.
+        changes = [*changes[:3], f"... {len(changes) - 6} more ...", *changes[-3:]]
+    return ", ".join(changes)
 
 
 def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
@@ -102,20 +121,110 @@ def check_reservations(schedule: Schedule, *, while_held: bool = False) -> None:
         job_id = int(chunk["job_id"][0])
         starts = chunk["start"]
         actual = schedule.start[row_of[job_id]]
+        times = chunk["time"]
+        history = f"(history: {_history(schedule, job_id)})"
         if not while_held:
             if np.isnan(starts).any():
-                raise ScheduleError(f"{name}: job {job_id} lost its reservation")
-            if np.any(np.diff(starts) > 0):
-                raise ScheduleError(f"{name}: job {job_id}'s reservation moved later: {starts}")
+                at = float(times[int(np.flatnonzero(np.isnan(starts))[0])])
+                raise ScheduleError(f"{name}: job {job_id} lost its reservation at {at:g} {history}")
+            if (later := np.flatnonzero(np.diff(starts) > 0)).size:
+                k = int(later[0])
+                raise ScheduleError(
+                    f"{name}: job {job_id}'s reservation moved later at {times[k + 1]:g}: "
+                    f"{starts[k]:g} -> {starts[k + 1]:g} {history}"
+                )
             if actual > starts[0]:
                 raise ScheduleError(
-                    f"{name}: job {job_id} started at {actual:g}, after its guarantee {starts[0]:g}"
+                    f"{name}: job {job_id} started at {actual:g}, after its guarantee {starts[0]:g} {history}"
                 )
             continue
         held = starts[0]
-        for s in starts[1:]:
+        for t, s in zip(times[1:].tolist(), starts[1:].tolist(), strict=True):
             if not np.isnan(held) and not np.isnan(s) and s > held:
-                raise ScheduleError(f"{name}: job {job_id}'s reservation moved later: {held} -> {s}")
+                raise ScheduleError(
+                    f"{name}: job {job_id}'s reservation moved later at {t:g}: {held:g} -> {s:g} {history}"
+                )
             held = s
         if not np.isnan(held) and actual > held:
-            raise ScheduleError(f"{name}: job {job_id} started at {actual:g}, after {held:g}")
+            raise ScheduleError(
+                f"{name}: job {job_id} started at {actual:g}, after {held:g}, the reservation it held "
+                f"{history}"
+            )
+
+
+def same_schedule(a: Schedule, b: Schedule, *, reservations: bool = False) -> None:
+    """Raise :class:`ScheduleError` unless two schedules of one workload start and end every job alike.
+
+    The differential check for a host simulator of your own: build its result with
+    :meth:`Schedule.from_starts` and compare it with ``backfill.simulate`` under the same scheduler.
+    Starts, ends and rejections must be identical (a job that never started, NaN in both, is the
+    same); with ``reservations`` the reservation logs too, change for change. The message reports
+    the first job whose start differs (the earliest of its two starts): its start in each schedule,
+    the jobs each one started at that instant, and its reservation history in each.
+
+    Examples:
+        >>> from backfill import EASY, Job, Workload, simulate
+        >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=5.0, estimate=5.0) for i in (1, 2)]
+        >>> w = Workload.from_jobs(jobs, machine_size=2)
+        >>> same_schedule(Schedule.from_starts(w, {1: 0.0, 2: 5.0}), simulate(w, EASY()))
+        >>> same_schedule(Schedule.from_starts(w, {1: 5.0, 2: 0.0}), simulate(w, EASY()))
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ScheduleError: job 1 starts at 5 under host but at 0 under EASY(fcfs); at 0, host \
+started jobs [2] and EASY(fcfs) jobs [1]; job 1's reservations: host: no reservation; EASY(fcfs): no \
+reservation
+    """
+    na, nb = a.scheduler, b.scheduler
+    if nb == na:
+        na, nb = f"{na} (first)", f"{nb} (second)"
+    ids = a.workload.column("id")
+    if len(a) != len(b) or not np.array_equal(ids, b.workload.column("id")):
+        raise ScheduleError(
+            f"{na} and {nb} are schedules of different workloads ({len(a)} and {len(b)} jobs)"
+        )
+    sa, sb = a.start, b.start
+    differs = ~((sa == sb) | (np.isnan(sa) & np.isnan(sb)))
+    if differs.any():
+        rows = np.flatnonzero(differs)
+        when = np.fmin(sa[rows], sb[rows])
+        row = int(rows[int(np.nanargmin(when))]) if not np.isnan(when).all() else int(rows[0])
+        job_id = int(ids[row])
+        at = float(np.fmin(sa[row], sb[row]))
+
+        def begun(schedule: Schedule) -> str:
+            return str(ids[schedule.start == at].tolist())
+
+        raise ScheduleError(
+            f"job {job_id} starts at {_times(sa[row]).replace('withdrawn', 'never')} under {na} but at "
+            f"{_times(sb[row]).replace('withdrawn', 'never')} under {nb}; at {at:g}, {na} started jobs "
+            f"{begun(a)} and {nb} jobs {begun(b)}; job {job_id}'s reservations: {na}: "
+            f"{_history(a, job_id)}; {nb}: {_history(b, job_id)}"
+        )
+    ea, eb = a.end, b.end
+    if (bad := np.flatnonzero(~((ea == eb) | (np.isnan(ea) & np.isnan(eb))))).size:
+        row = int(bad[0])
+        raise ScheduleError(
+            f"job {int(ids[row])} ends at {ea[row]:g} under {na} but at {eb[row]:g} under {nb}, "
+            "with the same start (a different runtime: killed at its estimate?)"
+        )
+    if dict(a.rejected) != dict(b.rejected):
+        job_id = min(set(a.rejected).symmetric_difference(b.rejected) or set(a.rejected))
+        raise ScheduleError(
+            f"job {job_id} is rejected differently: {na}: {a.rejected.get(job_id, 'not rejected')!r}; "
+            f"{nb}: {b.rejected.get(job_id, 'not rejected')!r}"
+        )
+    if reservations:
+        ra, rb = a.reservations.tolist(), b.reservations.tolist()
+        for k, (x, y) in enumerate(zip(ra, rb, strict=False)):
+            if x[:2] != y[:2] or not (x[2] == y[2] or (np.isnan(x[2]) and np.isnan(y[2]))):
+                raise ScheduleError(
+                    f"reservation change {k + 1} differs: {na}: job {x[1]} at {x[0]:g}: {_times(x[2])}; "
+                    f"{nb}: job {y[1]} at {y[0]:g}: {_times(y[2])}"
+                )
+        if len(ra) != len(rb):
+            longer, name = (ra, na) if len(ra) > len(rb) else (rb, nb)
+            t, j, st = longer[min(len(ra), len(rb))]
+            raise ScheduleError(
+                f"{name} logs {abs(len(ra) - len(rb))} reservation changes more, from job {j} at {t:g}: "
+                f"{_times(st)}"
+            )

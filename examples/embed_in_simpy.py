@@ -29,7 +29,6 @@ import simpy
 
 import backfill
 from backfill import DC, EASY, Conservative, Job, ReservationLog, Schedule, Scheduler, Workload, sjf
-from backfill.schedule import RESERVATION_DTYPE
 
 GRID = 300.0  # seconds
 
@@ -110,20 +109,14 @@ def simpy_schedule(workload: Workload, scheduler: Scheduler, per_event: bool = F
     host = Host(env, scheduler, workload.machine_size, per_event)
     env.process(arrivals(env, host, workload))
     env.run()
-    ids = workload.column("id").tolist()
-    row = {job_id: i for i, job_id in enumerate(ids)}
-    runtime = workload.column("runtime").astype(float)
-    return Schedule(
-        workload=workload,
-        scheduler=getattr(scheduler, "name", type(scheduler).__name__),
-        start=np.array([host.start.get(job_id, math.nan) for job_id in ids]),
-        end=np.array([host.end.get(job_id, math.nan) for job_id in ids]),
-        runtime=runtime,
-        estimate=np.maximum(workload.column("estimate").astype(float), runtime),
-        start_order=np.array([row[job_id] for job_id in host.rank], dtype=np.int64),
-        rejected={},
-        altered={},
-        reservations=np.array(host.log, dtype=RESERVATION_DTYPE),
+    return Schedule.from_starts(
+        workload,
+        host.start,
+        host.end,
+        name="SimPy",  # the reference run is named after the scheduler
+        reservations=host.log,
+        estimate=np.maximum(workload.column("estimate"), workload.column("runtime")),
+        start_order=list(host.rank),  # job ids in the order they started
     )
 
 
@@ -155,13 +148,19 @@ def main(argv: list[str] | None = None) -> None:
         backfill.validate_schedule(ours)  # capacity and accounting, from the arrays alone
         backfill.check_reservations(ours, while_held=isinstance(scheduler, EASY))
         same = int((ours.start == reference.start).sum())
-        # Bytes, not ==: a lost reservation is NaN, which == never matches.
-        same_log = ours.reservations.tobytes() == reference.reservations.tobytes()
+        try:
+            backfill.same_schedule(ours, reference, reservations=True)
+            same_log = True
+        except backfill.ScheduleError as difference:
+            same_log = False
+            first = str(difference)
         print(
-            f"{ours.scheduler}: mean wait {np.mean(ours.wait):.1f} s, {len(ours.reservations)} reservation "
+            f"{reference.scheduler}: mean wait {np.mean(ours.wait):.1f} s, {len(ours.reservations)} reservation "
             f"changes, same log as simulate: {same_log}"
         )
         print(f"SimPy run matches backfill.simulate: {same} of {len(workload)} jobs start at the same time")
+        if not same_log:
+            print(f"  first difference: {first}")
 
 
 if __name__ == "__main__":

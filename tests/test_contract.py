@@ -416,3 +416,133 @@ def test_top_level_exports_match_the_docs() -> None:
     assert backfill.scheduler_name(EASY(sjf)) == "EASY(sjf)"
     for name in ("QueueScheduler", "GuaranteeScheduler", "ReservationLog", "StatefulPriority", "guarded"):
         assert name in backfill.__all__
+
+
+# -- 4. results from your own simulator -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheduler", named([EASY(sjf), Conservative(), DC(sjf), Selective(2.0)]))
+def test_from_starts_rebuilds_a_simulated_schedule(scheduler: Any) -> None:
+    w = backfill.lublin_feitelson(300, machine_size=32, seed=2, estimates="f-model")
+    ran = simulate(w, scheduler)
+    ids = w.column("id").tolist()
+    rebuilt = backfill.Schedule.from_starts(
+        w,
+        dict(zip(ids, ran.start.tolist(), strict=True)),
+        dict(zip(ids, ran.end.tolist(), strict=True)),
+        name=ran.scheduler,
+        reservations=ran.reservations.tolist(),
+    )
+    backfill.validate_schedule(rebuilt)
+    check_reservations_of = backfill.check_reservations
+    check_reservations_of(rebuilt, while_held=isinstance(scheduler, EASY | Selective))
+    backfill.same_schedule(rebuilt, ran, reservations=True)
+    assert backfill.summarize(rebuilt) == backfill.summarize(ran)
+
+
+def test_from_starts_names_what_is_wrong() -> None:
+    w = make((0, 2, 10, 10), (0, 2, 10, 10), size=3)
+    over = backfill.Schedule.from_starts(w, {1: 0.0, 2: 5.0}, name="mine")
+    with pytest.raises(ScheduleError, match="mine: 4 processors in use at time 5 on a 3-processor machine"):
+        backfill.validate_schedule(over)
+    with pytest.raises(ScheduleError, match="mine: start names job 9, which is not in the workload"):
+        backfill.Schedule.from_starts(w, {9: 0.0}, name="mine")
+    with pytest.raises(ScheduleError, match=r"mine: start has shape \(3,\), but the workload has 2 jobs"):
+        backfill.Schedule.from_starts(w, [0.0, 1.0, 2.0], name="mine")
+    with pytest.raises(ScheduleError, match="the reservation log names job 5"):
+        backfill.Schedule.from_starts(w, {1: 0.0}, reservations=[(0.0, 5, 1.0)], name="mine")
+    with pytest.raises(ScheduleError, match="mine: start of job 1 is 'soon', not a number"):
+        backfill.Schedule.from_starts(w, {1: "soon"}, name="mine")  # type: ignore[dict-item]
+
+
+def test_same_schedule_reports_the_first_difference_and_why() -> None:
+    w = make((0, 2, 10, 10), (0, 2, 5, 5), (1, 1, 5, 5), size=3)
+    reference = simulate(w, Conservative())
+    assert reference.start.tolist() == [0.0, 10.0, 1.0]
+    host = backfill.Schedule.from_starts(
+        w, {1: 0.0, 2: 10.0, 3: 10.0}, name="host", reservations=[(1, 3, 10)]
+    )
+    with pytest.raises(ScheduleError) as info:
+        backfill.same_schedule(host, reference)
+    assert str(info.value) == (
+        "job 3 starts at 10 under host but at 1 under Conservative; at 1, host started jobs [] and "
+        "Conservative jobs [3]; job 3's reservations: host: at 1: 10; Conservative: at 1: 1"
+    )
+    same = backfill.Schedule.from_starts(w, reference.start, name="host", reservations=[])
+    backfill.same_schedule(same, reference)
+    with pytest.raises(
+        ScheduleError, match=r"Conservative logs 3 reservation changes more, from job 1 at 0: 0"
+    ):
+        backfill.same_schedule(same, reference, reservations=True)
+
+
+# -- 5 and 6: names and failure reports -------------------------------------------------------------------
+
+
+def by_weight(weight: float) -> Callable[[Job, float], float]:
+    def weighted(job: Job, now: float) -> float:
+        return weight * job.estimate
+
+    return weighted
+
+
+def blend(job: Job, now: float, wait: float = 1.0) -> float:
+    return job.estimate - wait * (now - job.submit)
+
+
+def test_priority_names_are_readable_and_distinct() -> None:
+    import functools
+
+    priorities = [
+        by_weight(2.0),
+        by_weight(3.0),
+        functools.partial(blend, wait=2.0),
+        functools.partial(blend, wait=3.0),
+        lambda job, now: job.estimate,
+        lambda job, now: -job.estimate,
+    ]
+    names = [EASY(p).name for p in priorities]
+    assert names[:4] == [
+        "EASY(weighted(weight=2.0))",
+        "EASY(weighted(weight=3.0))",
+        "EASY(blend(wait=2.0))",
+        "EASY(blend(wait=3.0))",
+    ]
+    assert names[4].startswith("EASY(lambda@test_contract.py:")
+    assert len(set(names)) == len(names)
+    assert not any("0x" in name for name in names)
+
+
+class TwoWays(QueueScheduler):
+    """Broken in two ways: crashes when an even-numbered job waits, else starts every queued job."""
+
+    def schedule(self, now: float) -> list[Job]:
+        entries = list(self.ordered(now))
+        if any(entry[2].id % 2 == 0 for entry in entries) and now > 0:
+            raise KeyError("lost track")
+        for entry in entries:
+            self._start(entry[2], now, entry[1])
+        self._dequeue(entries, now)
+        return [entry[2] for entry in entries]
+
+
+def test_check_scheduler_reports_one_error_not_a_group() -> None:
+    from hypothesis import HealthCheck, Phase
+
+    @settings(
+        max_examples=300,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(w=workloads())
+    def check(w: Workload) -> None:
+        check_scheduler(TwoWays(), w, guarantees=False)
+
+    # Before, the simulator's error and the scheduler's KeyError came out as an ExceptionGroup.
+    with pytest.raises(ScheduleError) as info:
+        check()
+    assert not isinstance(info.value, BaseExceptionGroup)
+    assert "workload:" in "".join(getattr(info.value, "__notes__", []))

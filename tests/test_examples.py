@@ -183,3 +183,32 @@ def test_fairness_of_a_run() -> None:
     assert [b[0] for b in buckets] == ["EASY(fcfs)", "Conservative"], out
     for _, jobs, *shares in buckets:
         assert int(jobs) == 500 and abs(sum(map(float, shares)) - 100.0) < 0.5
+
+
+def test_host_simulator_matches_simulate_under_the_guard() -> None:
+    out = run("host_simulator.py")
+    for name in ("EASY(sjf)", "Conservative", "PC(sjf)", "DC(sjf)"):
+        assert re.search(
+            rf"^{re.escape(name)}: mean wait \d+ s, \d+ reservation changes, the same schedule and "
+            "reservation log as backfill.simulate$",
+            out,
+            flags=re.MULTILINE,
+        ), out
+
+
+def test_host_simulator_that_forgets_overruns_is_told_which_job() -> None:
+    out = run("host_simulator.py", "--forget-overruns")
+    lines = out.splitlines()
+    guarded = [line for line in lines if line.startswith("guarded: ")]
+    unguarded = [line for line in lines if line.startswith("unguarded: ")]
+    assert len(guarded) == len(unguarded) == 4, out
+    assert all(
+        "job 40 is still running at" in line and "past its start + estimate" in line for line in guarded
+    )
+    assert all("job 40 completed at" in line and "after its start + estimate" in line for line in unguarded)
+
+
+def test_subclass_schedulers() -> None:
+    out = run("subclass_schedulers.py")
+    assert "FirstFit(sjf)" in out and "LazyPC(3600s)" in out and "PC(sjf)" in out
+    assert "LazyPC: every guarantee kept; copies keep their type" in out

@@ -191,12 +191,14 @@ def test_rejection_of_a_job_not_in_the_workload_is_caught() -> None:
 
 def test_reservation_moved_later_is_caught() -> None:
     with pytest.raises(
-        ScheduleError, match=r"Procrastinates: job 2's reservation moved later: \[100. 105. 108.\]"
+        ScheduleError,
+        match=r"Procrastinates: job 2's reservation moved later at 5: 100 -> 105 "
+        r"\(history: at 0: 100, at 5: 105, at 8: 108\)",
     ):
         check_scheduler(Procrastinates(), WAITING)
     # Holding a reservation does not excuse moving it later either.
     with pytest.raises(
-        ScheduleError, match=r"Procrastinates: job 2's reservation moved later: 100.0 -> 105.0"
+        ScheduleError, match=r"Procrastinates: job 2's reservation moved later at 5: 100 -> 105 \(history"
     ):
         check_scheduler(Procrastinates(), WAITING, guarantees="while_held")
     with pytest.raises(ScheduleError, match=r"Procrastinates: job .* moved later"):
