@@ -16,7 +16,10 @@ def test_all_is_sorted_and_complete() -> None:
 
 def test_every_public_name_has_a_docstring_with_a_summary_line() -> None:
     for name in backfill.__all__:
-        doc = inspect.getdoc(getattr(backfill, name))
+        obj = getattr(backfill, name)
+        if isinstance(obj, dict):
+            continue  # a table (PRIORITIES): its ``#:`` comment is its documentation
+        doc = inspect.getdoc(obj)
         assert doc, f"{name} has no docstring"
         assert doc.splitlines()[0].endswith("."), f"{name}: summary line should be a sentence"
 

@@ -188,45 +188,6 @@ def job(i: int, submit: float, procs: int, runtime: float, estimate: float) -> J
     return Job(id=i, submit=submit, processors=procs, runtime=runtime, estimate=estimate)
 
 
-@pytest.mark.parametrize("scheduler", named(every_scheduler()))
-def test_a_job_submitted_twice_is_named(scheduler: Any) -> None:
-    # Before: EASY and FCFS started it twice; the Conservative family raised a bare KeyError.
-    s = scheduler.copy()
-    s.reset(4, 0.0)
-    s.submit(job(1, 0, 4, 10, 10), 0.0)
-    s.submit(job(2, 0, 2, 5, 5), 0.0)
-    with pytest.raises(ScheduleError, match=r"job 2 submitted at 0 while already queued"):
-        s.submit(job(2, 0, 2, 5, 5), 0.0)
-
-
-@pytest.mark.parametrize("scheduler", named(every_scheduler()))
-def test_a_job_completed_without_starting_is_named(scheduler: Any) -> None:
-    s = scheduler.copy()
-    s.reset(4, 0.0)
-    s.submit(job(1, 0, 4, 10, 10), 0.0)
-    s.submit(job(2, 0, 4, 5, 5), 0.0)
-    s.schedule(0.0)
-    with pytest.raises(ScheduleError, match=r"job 2 completed at 3 but was queued"):
-        s.complete(job(2, 0, 4, 5, 5), 3.0)
-    with pytest.raises(ScheduleError, match=r"job 9 completed at 3 but was not running"):
-        s.complete(job(9, 0, 4, 5, 5), 3.0)
-
-
-@pytest.mark.parametrize("scheduler", named(every_scheduler()))
-def test_an_overrun_the_host_did_not_handle_is_named(scheduler: Any) -> None:
-    # Job 1 runs 20 s on an estimate of 10. Before, Conservative and PC started job 2 at 10 on the
-    # processors job 1 still held, and nothing was said; now the late completion names the job.
-    s = scheduler.copy()
-    s.reset(4, 0.0)
-    s.submit(job(1, 0, 4, 20, 10), 0.0)
-    s.schedule(0.0)
-    s.submit(job(2, 1, 4, 5, 5), 1.0)
-    s.schedule(1.0)
-    s.schedule(10.0)
-    with pytest.raises(ScheduleError, match=r"job 1 completed at 20, after its start \+ estimate \(10\)"):
-        s.complete(job(1, 0, 4, 20, 10), 20.0)
-
-
 def drive(scheduler: Any, calls: list[tuple[str, Any, float]]) -> list[int]:
     """Make the calls in order: ("submit", job, t), ("complete", job, t) or ("schedule", None, t)."""
     started: list[int] = []
@@ -236,6 +197,45 @@ def drive(scheduler: Any, calls: list[tuple[str, Any, float]]) -> list[int]:
         else:
             getattr(scheduler, what)(arg, now)
     return started
+
+
+def fresh(scheduler: Any, calls: list[tuple[str, Any, float]]) -> Any:
+    """A copy of the scheduler, reset for 4 processors at 0, after the calls."""
+    s = scheduler.copy()
+    s.reset(4, 0.0)
+    drive(s, calls)
+    return s
+
+
+@pytest.mark.parametrize("scheduler", named(every_scheduler()))
+def test_a_job_submitted_twice_is_named(scheduler: Any) -> None:
+    # Before: EASY and FCFS started it twice; the Conservative family raised a bare KeyError.
+    s = fresh(scheduler, [("submit", job(1, 0, 4, 10, 10), 0.0), ("submit", job(2, 0, 2, 5, 5), 0.0)])
+    with pytest.raises(ScheduleError, match=r"job 2 submitted at 0 while already queued"):
+        s.submit(job(2, 0, 2, 5, 5), 0.0)
+
+
+@pytest.mark.parametrize("scheduler", named(every_scheduler()))
+def test_a_job_completed_without_starting_is_named(scheduler: Any) -> None:
+    waiting = job(2, 0, 4, 5, 5)
+    s = fresh(
+        scheduler, [("submit", job(1, 0, 4, 10, 10), 0.0), ("submit", waiting, 0.0), ("schedule", None, 0.0)]
+    )
+    with pytest.raises(ScheduleError, match=r"job 2 completed at 3 but was queued"):
+        s.complete(waiting, 3.0)
+    with pytest.raises(ScheduleError, match=r"job 9 completed at 3 but was not running"):
+        s.complete(job(9, 0, 4, 5, 5), 3.0)
+
+
+@pytest.mark.parametrize("scheduler", named(every_scheduler()))
+def test_an_overrun_the_host_did_not_handle_is_named(scheduler: Any) -> None:
+    # Job 1 runs 20 s on an estimate of 10. Before, Conservative and PC started job 2 at 10 on the
+    # processors job 1 still held, and nothing was said; now the late completion names the job.
+    long = job(1, 0, 4, 20, 10)
+    calls = [("submit", long, 0.0), ("schedule", None, 0.0), ("submit", job(2, 1, 4, 5, 5), 1.0)]
+    s = fresh(scheduler, [*calls, ("schedule", None, 1.0), ("schedule", None, 10.0)])
+    with pytest.raises(ScheduleError, match=r"job 1 completed at 20, after its start \+ estimate \(10\)"):
+        s.complete(long, 20.0)
 
 
 A, B = job(1, 0, 4, 10, 10), job(2, 0, 2, 5, 5)
