@@ -238,6 +238,18 @@ def test_an_overrun_the_host_did_not_handle_is_named(scheduler: Any) -> None:
         s.complete(long, 20.0)
 
 
+@pytest.mark.parametrize("scheduler", named(every_scheduler()))
+def test_time_going_backwards_is_named(scheduler: Any) -> None:
+    # Before: Conservative and its family raised "ProfileError: time 5.0 is before the profile
+    # origin 10.0" (or "cannot release 80 processors"), naming no job; EASY and FCFS went on.
+    first = job(1, 0, 4, 100, 100)
+    s = fresh(scheduler, [("submit", first, 0.0), ("schedule", None, 0.0), ("schedule", None, 10.0)])
+    with pytest.raises(ScheduleError, match=r"job 1 completed at 5, before a call at 10: a host's time"):
+        s.complete(first, 5.0)
+    with pytest.raises(ScheduleError, match=r"job 2 submitted at 5, before a call at 10"):
+        s.submit(job(2, 0, 2, 5, 5), 5.0)
+
+
 A, B = job(1, 0, 4, 10, 10), job(2, 0, 2, 5, 5)
 
 MISTAKES: dict[str, tuple[list[tuple[str, Any, float]], str]] = {

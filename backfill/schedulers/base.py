@@ -16,6 +16,7 @@ profile of guarantees with prioritized compression); see ``docs/how-to/scheduler
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Any, Self
 
@@ -63,6 +64,8 @@ class SchedulerBase:
     """
 
     _changes: list[tuple[int, float]] | deque[tuple[int, float]] = attrs.field(init=False, factory=_no_log)
+    # The time of the latest call: a host's time never goes backwards.
+    _now: float = attrs.field(init=False, default=-math.inf)
 
     def copy(self) -> Self:
         """Return an independent scheduler of the same type in the same state, for what-if runs.
@@ -113,6 +116,14 @@ class SchedulerBase:
             )
         self._changes = []
         return changes
+
+    def _time_error(self, job: Job, now: float, what: str) -> ScheduleError:
+        """The error for a job submitted or completed at ``now``, before the latest call's time."""
+        name = getattr(self, "name", type(self).__name__)
+        return ScheduleError(
+            f"{name}: job {job.id} {what} at {now:g}, before a call at {self._now:g}: a host's time never "
+            "goes backwards"
+        )
 
     def _completion_error(self, job: Job, now: float, end: float | None, queued: bool) -> ScheduleError:
         """The error for a job reported ended at ``now`` that was not running, or planned to end at ``end``.

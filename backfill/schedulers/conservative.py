@@ -66,6 +66,7 @@ class Conservative(SchedulerBase):
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         self._profile = Profile(machine_size, origin=now)
+        self._now = now
         self._planned = {}
         self._order = SortedList()
         self._running = {}
@@ -80,6 +81,9 @@ class Conservative(SchedulerBase):
         Raises:
             ScheduleError: If the job is already queued or running.
         """
+        if now < self._now:
+            raise self._time_error(job, now, "submitted")
+        self._now = now
         if job.id in self._planned or job.id in self._running:
             state = "queued" if job.id in self._planned else "running"
             raise ScheduleError(
@@ -103,6 +107,9 @@ class Conservative(SchedulerBase):
             ScheduleError: If the job was not running, or ended after its start + estimate (when its
                 processors were already planned free).
         """
+        if now < self._now:
+            raise self._time_error(job, now, "completed")
+        self._now = now
         record = self._running.get(job.id)
         if record is None:
             raise self._completion_error(job, now, None, job.id in self._planned)
@@ -116,6 +123,7 @@ class Conservative(SchedulerBase):
 
     def schedule(self, now: float) -> list[Job]:
         """Compress if a job ended early, then start every job whose planned start has come."""
+        self._now = now
         if self._dirty:
             self._compress(now)
         self._profile.advance(now)

@@ -553,6 +553,7 @@ class GuaranteeScheduler(QueueScheduler):
 
     def _start_due(self, now: float) -> list[Job]:
         """Start every queued job whose planned start has come, in planned-start order."""
+        self._now = now
         self._profile.advance(now)
         by_start = self._by_start
         started: list[Job] = []

@@ -119,6 +119,7 @@ class QueueScheduler(SchedulerBase):
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         self._size = machine_size
         self._free = machine_size
+        self._now = now
         self._seq = 0
         self._key = own_priority(self.priority, machine_size, now)
         self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
@@ -140,6 +141,9 @@ class QueueScheduler(SchedulerBase):
 
     def _enqueue(self, job: Job, now: float) -> Entry | None:
         """Queue a job; return its entry if the priority is static, else None."""
+        if now < self._now:
+            raise self._time_error(job, now, "submitted")
+        self._now = now
         jid = job.id
         queued = self._queued
         if jid in queued or jid in self._running:
@@ -164,6 +168,9 @@ class QueueScheduler(SchedulerBase):
 
     def _finish(self, job: Job, now: float) -> tuple[float, int, int]:
         """Forget a finished job and free its processors; return its (planned end, seq, processors)."""
+        if now < self._now:
+            raise self._time_error(job, now, "completed")
+        self._now = now
         record = self._running.get(job.id)
         if record is None:
             raise self._completion_error(job, now, None, job.id in self._queued)

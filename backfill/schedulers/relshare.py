@@ -254,6 +254,11 @@ class RelShare(SchedulerBase):
         Raises:
             ScheduleError: If the job is already queued or running.
         """
+        if now < self._t:
+            raise ScheduleError(
+                f"{self.name}: job {job.id} submitted at {now:g}, before a call at {self._t:g}: a host's "
+                "time never goes backwards"
+            )
         if job.id in self._waiting or job.id in self._running:
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
@@ -269,6 +274,11 @@ class RelShare(SchedulerBase):
 
     def complete(self, job: Job, now: float) -> None:
         """Free a finished job's processors and book what it actually used. O(log r)."""
+        if now < self._t:
+            raise ScheduleError(
+                f"{self.name}: job {job.id} completed at {now:g}, before a call at {self._t:g}: a host's "
+                "time never goes backwards"
+            )
         record = self._running.get(job.id)
         if record is None:
             raise self._completion_error(job, now, None, job.id in self._waiting)

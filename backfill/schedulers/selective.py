@@ -121,7 +121,6 @@ class Selective(SchedulerBase):
     priority: Priority = attrs.field(default=fcfs, validator=check_priority)
     # The guaranteed queue and the profile of running and guaranteed jobs.
     _core: Conservative = attrs.field(init=False, factory=Conservative)
-    _now: float = attrs.field(init=False, default=-math.inf)
     _seq: int = attrs.field(init=False, default=0)
     _static: bool = attrs.field(init=False, default=True)
     # What the queue is ordered by: ``priority``, or this scheduler's own copy of a stateful one.
@@ -232,6 +231,8 @@ class Selective(SchedulerBase):
         Raises:
             ScheduleError: If the job is already queued or running.
         """
+        if now < self._now:
+            raise self._time_error(job, now, "submitted")
         if job.id in self._waiting or job.id in self._started or job.id in self._core.reservations():
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
@@ -257,6 +258,8 @@ class Selective(SchedulerBase):
         With an adaptive threshold, also fold the job's bounded slowdown into the running means; the
         promotion times are recomputed before the next decision.
         """
+        if now < self._now:
+            raise self._time_error(job, now, "completed")
         start = self._started.get(job.id)
         if start is None:
             raise self._completion_error(job, now, None, job.id in self._waiting)
