@@ -155,8 +155,8 @@ def main(argv: list[str] | None = None) -> None:
             same_log = False
             first = str(difference)
         print(
-            f"{reference.scheduler}: mean wait {np.mean(ours.wait):.1f} s, {len(ours.reservations)} reservation "
-            f"changes, same log as simulate: {same_log}"
+            f"{reference.scheduler}: mean wait {np.mean(ours.wait):.1f} s, {len(ours.reservations)} "
+            f"reservation changes, same log as simulate: {same_log}"
         )
         print(f"SimPy run matches backfill.simulate: {same} of {len(workload)} jobs start at the same time")
         if not same_log:
