@@ -16,6 +16,7 @@ import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import make, workloads
 
 import backfill
@@ -327,10 +328,10 @@ def test_the_guard_catches_a_priority_that_is_not_pure() -> None:
 
 @pytest.mark.parametrize("scheduler", named(every_scheduler()))
 @settings(max_examples=40, deadline=None)
-@given(w=workloads(overruns=True, users=3))
-def test_the_simulator_keeps_every_duty_the_guard_checks(scheduler: Any, w: Workload) -> None:
-    plain = simulate(w, scheduler.copy())
-    checked = simulate(w, guarded(scheduler.copy()))
+@given(w=workloads(overruns=True, users=3), overrun=st.sampled_from(["raise_estimate", "kill"]))
+def test_the_simulator_keeps_every_duty_the_guard_checks(scheduler: Any, w: Workload, overrun: Any) -> None:
+    plain = simulate(w, scheduler.copy(), overrun=overrun)
+    checked = simulate(w, guarded(scheduler.copy()), overrun=overrun)
     assert checked.start.tobytes() == plain.start.tobytes()
     assert checked.reservations.tobytes() == plain.reservations.tobytes()
     assert checked.scheduler == plain.scheduler
@@ -558,3 +559,11 @@ def test_check_scheduler_reports_one_error_not_a_group() -> None:
         check()
     assert not isinstance(info.value, BaseExceptionGroup)
     assert "workload:" in "".join(getattr(info.value, "__notes__", []))
+
+
+@pytest.mark.parametrize("scheduler", named([EASY(sjf), PC(sjf), Selective(2.0)]))
+def test_guarded_forks_give_the_same_fair_start_times(scheduler: Any) -> None:
+    plain = fair_start_times(W, scheduler, workers=1)
+    checked = fair_start_times(W, guarded(scheduler), workers=1)
+    assert checked.strict.tolist() == plain.strict.tolist()
+    assert checked.relaxed.tolist() == plain.relaxed.tolist()
