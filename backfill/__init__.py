@@ -1,10 +1,18 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
-from backfill.cleaning import CleaningPolicy, ReadReport
-from backfill.entitlement import entitled_processors
+from backfill import _moved
 from backfill.errors import BackfillError, ParameterError, ScheduleError, SWFError
-from backfill.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
-from backfill.fairness import (
+from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
+from backfill.experiments.sweep import (
+    Cell,
+    Grid,
+    ModelWorkload,
+    SchedulerSpec,
+    SweepResult,
+    TraceWorkload,
+    run_sweep,
+)
+from backfill.measures.fairness import (
     FairnessBuckets,
     fair_slowdowns,
     fairness_buckets,
@@ -12,8 +20,8 @@ from backfill.fairness import (
     slowdown_ratios,
     unfairness,
 )
-from backfill.fairshare import fair_share_unfairness, fair_shares, resources_received
-from backfill.groups import (
+from backfill.measures.fairshare import fair_share_unfairness, fair_shares, resources_received
+from backfill.measures.groups import (
     category_shares,
     group_summary,
     job_categories,
@@ -21,8 +29,7 @@ from backfill.groups import (
     per_user,
     runtime_classes,
 )
-from backfill.lublin import lublin_feitelson
-from backfill.metrics import (
+from backfill.measures.metrics import (
     bounded_slowdowns,
     makespan,
     mean_top_wait,
@@ -36,19 +43,16 @@ from backfill.metrics import (
     utilization,
     wait_times,
 )
-from backfill.phases import high_load_phases, high_load_utilization, phase_utilization
-from backfill.priorities import (
-    PRIORITIES,
-    RecentUsage,
-    StatefulPriority,
-    fcfs,
-    ljf,
-    lxf,
-    njf,
-    priority_name,
-    sjf,
-    wjf,
+from backfill.measures.phases import high_load_phases, high_load_utilization, phase_utilization
+from backfill.measures.usershares import (
+    actual_usage,
+    benefit_and_suffer,
+    entitled_usage,
+    share_balance,
+    share_deviation,
+    user_measures,
 )
+from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
 from backfill.profile import Profile, ProfileError
 from backfill.schedule import Schedule
 from backfill.schedulers import (
@@ -78,27 +82,26 @@ from backfill.schedulers import (
     scheduler_name,
     starvation_threshold,
 )
+from backfill.schedulers.entitlement import entitled_processors
+from backfill.schedulers.priorities import (
+    PRIORITIES,
+    RecentUsage,
+    StatefulPriority,
+    fcfs,
+    ljf,
+    lxf,
+    njf,
+    priority_name,
+    sjf,
+    wjf,
+)
 from backfill.simulator import Simulator, simulate
-from backfill.sweep import (
-    Cell,
-    Grid,
-    ModelWorkload,
-    SchedulerSpec,
-    SweepResult,
-    TraceWorkload,
-    run_sweep,
-)
-from backfill.swf import read_swf, write_swf
-from backfill.usershares import (
-    actual_usage,
-    benefit_and_suffer,
-    entitled_usage,
-    share_balance,
-    share_deviation,
-    user_measures,
-)
-from backfill.validation import check_reservations, same_schedule, validate_schedule
-from backfill.workload import Job, Workload
+from backfill.workloads.cleaning import CleaningPolicy, ReadReport
+from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.swf import read_swf, write_swf
+from backfill.workloads.workload import Job, Workload
+
+_moved.install()  # old module paths (backfill.metrics, ...) keep importing, with a warning
 
 __all__ = [
     "AdaptiveThreshold",

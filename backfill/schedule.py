@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import ScheduleError
-from backfill.workload import Workload
+from backfill.workloads.workload import Workload
 
 __all__ = ["RESERVATION_DTYPE", "Schedule"]
 
@@ -87,7 +87,7 @@ class Schedule:
         """Build the schedule of a run made outside this library (a host simulator of your own).
 
         Then :func:`~backfill.validate_schedule`, :func:`~backfill.check_reservations`, the metrics
-        and :func:`~backfill.validation.same_schedule` judge it as they judge ``simulate``'s.
+        and :func:`~backfill.measures.validation.same_schedule` judge it as they judge ``simulate``'s.
 
         Args:
             workload: The jobs that were run.
@@ -261,6 +261,6 @@ class Schedule:
 
     def to_swf(self, target: str | os.PathLike[str] | IO[str]) -> None:
         """Write the simulated schedule as SWF, with the wait field from the simulation."""
-        from backfill.swf import write_swf
+        from backfill.workloads.swf import write_swf
 
         write_swf(target, self.workload, wait=np.where(self.started, self.wait, -1.0))

@@ -30,7 +30,7 @@ from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
-from backfill.workload import Job, Workload, _job_from_row
+from backfill.workloads.workload import Job, Workload, _job_from_row
 
 __all__ = ["Simulator", "simulate"]
 

@@ -28,12 +28,12 @@ import numpy as np
 from hypothesis import strategies as st
 
 from backfill.errors import BackfillError, ScheduleError
+from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.guard import guarded
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, simulate
-from backfill.validation import check_reservations, same_schedule, validate_schedule
-from backfill.workload import Job, Workload
+from backfill.workloads.workload import Job, Workload
 
 __all__ = [
     "check_feasible",

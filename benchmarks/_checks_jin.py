@@ -31,7 +31,7 @@ from reproduce_jin import (
     collect,
 )
 
-from backfill.metrics import percent_improvement
+from backfill.measures.metrics import percent_improvement
 
 PAPER = "Jin (2009), Backfilling with fairness and slack for parallel job scheduling (M.Sc. thesis, Windsor)"
 PAGE = "reproduction-jin.md"

@@ -13,7 +13,7 @@ from typing import Any
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS, Check, verdict_of
 from reproduce_lindsay import DEFAULT_CACHE, TRACES, collect
 
-from backfill.metrics import percent_improvement
+from backfill.measures.metrics import percent_improvement
 
 PAPER = 'Lindsay et al. (2013), "Backfilling with guarantees granted upon job submission"'
 PAGE = "reproduction-lindsay.md"

@@ -17,7 +17,7 @@ from pathlib import Path
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS, Check, verdict_of
 from reproduce_rajbhandary import DEFAULT_CACHE, SCHEDULERS, TRACES, collect
 
-from backfill.metrics import percent_improvement
+from backfill.measures.metrics import percent_improvement
 
 PAPER = "Rajbhandary, Bunde and Leung (2013), Variations of Conservative backfilling to improve fairness"
 PAGE = "reproduction-rajbhandary.md"

@@ -16,8 +16,8 @@ from typing import Any
 from _common import DEFAULT_TRACE_DIR, Check, verdict_of
 from reproduce_srinivasan import DEFAULT_CACHE, DEFAULT_LOADS, TRACES, _key, collect, our_shares
 
-from backfill.groups import CATEGORIES
-from backfill.metrics import percent_improvement
+from backfill.measures.groups import CATEGORIES
+from backfill.measures.metrics import percent_improvement
 
 PAPER = (
     "Srinivasan, Kettimuthu, Subramani and Sadayappan (2002), "

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from backfill import EASY, Workload, read_swf, simulate
-from backfill.fairshare import fair_share_unfairness
+from backfill.measures.fairshare import fair_share_unfairness
 from backfill.schedule import RESERVATION_DTYPE, Schedule
-from backfill.workload import JOB_DTYPE
+from backfill.workloads.workload import JOB_DTYPE
 
 DEFAULT_TRACE = (
     Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"

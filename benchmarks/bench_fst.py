@@ -22,7 +22,7 @@ import numpy as np
 from _common import DEFAULT_TRACE_DIR as TRACE_DIR
 
 from backfill import DC, EASY, PC, Conservative, read_swf
-from backfill.fair_start import FairStartTimes, fair_start_times
+from backfill.experiments.fair_start import FairStartTimes, fair_start_times
 
 SCHEDULERS = {"Conservative": Conservative, "EASY": EASY, "PC": PC, "DC": DC}
 TARGETS_S = {("CTC-SP2-1996-3.1-cln", "Conservative"): 1800.0}

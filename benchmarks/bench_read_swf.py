@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from backfill.swf import read_swf
+from backfill.workloads.swf import read_swf
 
 DEFAULT_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 DEFAULT_NAMES = (

@@ -59,7 +59,7 @@ from backfill import (
     sjf,
     validate_schedule,
 )
-from backfill.metrics import summarize
+from backfill.measures.metrics import summarize
 
 DEFAULT_TRACES = (
     "KTH-SP2-1996-2",

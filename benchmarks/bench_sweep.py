@@ -1,4 +1,4 @@
-"""Time the full Lindsay et al. (2013) sweep with ``backfill.sweep``, and its speed-up with more workers.
+"""Time the whole Lindsay et al. (2013) sweep (:mod:`backfill.experiments.sweep`), and with more workers.
 
 Usage::
 
@@ -35,8 +35,8 @@ from typing import Any
 
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS
 
-from backfill.priorities import PRIORITIES
-from backfill.sweep import SCHEDULERS, Grid, SweepResult, TraceWorkload, run_sweep
+from backfill.experiments.sweep import SCHEDULERS, Grid, SweepResult, TraceWorkload, run_sweep
+from backfill.schedulers.priorities import PRIORITIES
 
 #: The algorithms and the five priorities of Lindsay et al. (§4.1), as reproduce_lindsay.py runs them.
 LINDSAY_SCHEDULERS = ["Conservative", "EASY", "PC", "DC"]

@@ -24,7 +24,13 @@ import numpy as np
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS
 
 from backfill import EASY, read_swf, simulate
-from backfill.usershares import _request_segments, _scope, entitled_usage, share_balance, user_measures
+from backfill.measures.usershares import (
+    _request_segments,
+    _scope,
+    entitled_usage,
+    share_balance,
+    user_measures,
+)
 
 DEFAULT_TRACE = DEFAULT_TRACE_DIR / f"{TRACE_STEMS['SDSC-BLUE']}.swf.gz"
 BUDGET_S = 10.0

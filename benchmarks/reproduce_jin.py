@@ -60,7 +60,7 @@ from backfill import (
     unfairness,
     validate_schedule,
 )
-from backfill.metrics import percent_improvement
+from backfill.measures.metrics import percent_improvement
 from backfill.simulator import Simulator
 
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "jin"

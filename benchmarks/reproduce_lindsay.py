@@ -39,8 +39,8 @@ from backfill import (
     simulate,
     validate_schedule,
 )
-from backfill.metrics import mean_top_wait, mean_wait_of_widest, percent_improvement, wait_times
-from backfill.priorities import PRIORITIES
+from backfill.measures.metrics import mean_top_wait, mean_wait_of_widest, percent_improvement, wait_times
+from backfill.schedulers.priorities import PRIORITIES
 
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "lindsay"
 

@@ -32,8 +32,8 @@ import numpy as np
 from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown, write_report
 
 from backfill import DC, EASY, PC, Conservative, Schedule, Scheduler, read_swf, simulate, validate_schedule
-from backfill.fair_start import fair_start_times
-from backfill.metrics import percent_improvement, wait_times
+from backfill.experiments.fair_start import fair_start_times
+from backfill.measures.metrics import percent_improvement, wait_times
 from backfill.schedule import RESERVATION_DTYPE
 
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "rajbhandary"
@@ -103,8 +103,8 @@ def run_cell(trace_dir: str, stem: str, spec: str, cache: str, fst_workers: int 
 
 def cell_metrics(trace_dir: Path, stem: str, spec: str, cache: Path) -> dict[str, float]:
     """Return the figures of one cached cell."""
-    from backfill.fairness import unfairness
-    from backfill.fairshare import fair_share_unfairness
+    from backfill.measures.fairness import unfairness
+    from backfill.measures.fairshare import fair_share_unfairness
 
     workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
     data = np.load(cache / f"{stem}__{spec}.npz")

@@ -50,9 +50,9 @@ from backfill import (
     summarize,
     validate_schedule,
 )
-from backfill.groups import CATEGORIES
-from backfill.metrics import percent_improvement
-from backfill.priorities import sjf
+from backfill.measures.groups import CATEGORIES
+from backfill.measures.metrics import percent_improvement
+from backfill.schedulers.priorities import sjf
 from backfill.testing import check_guarantees
 
 DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "srinivasan"

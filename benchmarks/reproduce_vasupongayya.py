@@ -46,7 +46,7 @@ from backfill import (
     user_measures,
     validate_schedule,
 )
-from backfill.priorities import lxf
+from backfill.schedulers.priorities import lxf
 
 PAPER = "Vasupongayya, Impact of Fair Share and its Configurations on Parallel Job Scheduling Algorithms"
 PAGE = "reproduction-vasupongayya.md"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from backfill import EASY, FCFS, Conservative, read_swf, simulate, validate_schedule
-from backfill.metrics import metrics_table
+from backfill.measures.metrics import metrics_table
 
 DEFAULT_TRACE = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "KTH-SP2-1996-2.swf.gz"
 

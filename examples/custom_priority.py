@@ -23,7 +23,7 @@ from backfill import (
     simulate,
     validate_schedule,
 )
-from backfill.metrics import metrics_table
+from backfill.measures.metrics import metrics_table
 
 
 @attrs.frozen

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 
 class NaiveProfile:

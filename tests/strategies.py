@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from backfill.testing import workloads
-from backfill.workload import Job, Workload
+from backfill.workloads.workload import Job, Workload
 
 __all__ = ["make", "narrow", "narrow_jobs", "workloads"]
 

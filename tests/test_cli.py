@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,21 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backfill._cli_compare import _param_value, _scheduler_spec, _workload_spec
-from backfill.cli import (
-    DEFAULT_COMPARE_METRICS,
-    DEFAULT_JOBS,
-    _output_path,
-    build_parser,
-    main,
-)
-from backfill.lublin import lublin_feitelson
-from backfill.metrics import DEFAULT_COLUMNS
+from backfill.cli import DEFAULT_COMPARE_METRICS, DEFAULT_JOBS, build_parser, main
+from backfill.cli.compare import scheduler_spec, workload_spec
+from backfill.cli.simulate import _output_path
+from backfill.errors import BackfillError
+from backfill.experiments.sweep import Grid, ModelWorkload, SchedulerSpec, SweepResult, run_sweep
+from backfill.measures.metrics import DEFAULT_COLUMNS
 from backfill.schedulers import FCFS
 from backfill.simulator import simulate
-from backfill.sweep import Grid, ModelWorkload, SchedulerSpec, SweepResult, run_sweep
-from backfill.swf import read_swf, write_swf
-from backfill.workload import Job, Workload
+from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.swf import read_swf, write_swf
+from backfill.workloads.workload import Job, Workload
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"
@@ -633,28 +630,43 @@ def test_compare_with_one_scheduler_and_a_progress_bar(capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize(
-    ("text", "value"),
-    [("4", 4), ("2.5", 2.5), ("true", True), ("False", False), ("none", None), ("4h", 14400.0),
-     ("90min", 5400.0), ("G2", "G2")],
+    ("spec", "value"),
+    [("easy:depth=4", 4), ("easy:depth=inf", None), ("selective:threshold=2.5", 2.5),
+     ("selective:threshold=Adaptive", "adaptive"), ("pc:restart=False", False),
+     ("relshare:window=4h", 14400.0), ("relshare:window=90min", 5400.0), ("relshare:window=60", 60.0),
+     ("lookahead:goal=g2", "G2"), ("lookahead:max_nodes=none", None), ("slack:tolerance=0", 0.0)],
 )  # fmt: skip
-def test_scheduler_parameter_values(text: str, value: object) -> None:
-    assert _param_value(text) == value and type(_param_value(text)) is type(value)
+def test_scheduler_parameter_values_are_read_by_their_registered_parameter(spec: str, value: object) -> None:
+    ((_, held),) = scheduler_spec(spec).params
+    assert held == value and type(held) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("easy:depth=0", "depth: expected a positive number, got 0"),
+     ("lookahead:goal=G3", "goal must be one of G1, G2, got 'G3'"),
+     ("easy:deep=2", "EASY takes no parameter 'deep'; it takes depth"),
+     ("relshare:window=soon", "expected a number"), ("backfill9", "unknown scheduler 'backfill9'")],
+)  # fmt: skip
+def test_bad_scheduler_specs_name_the_parameter(spec: str, message: str) -> None:
+    with pytest.raises(BackfillError, match=re.escape(message)):
+        scheduler_spec(spec)
 
 
 def test_scheduler_specs_and_aliases() -> None:
-    assert _scheduler_spec("relshare:window=4h,expected_usage=false") == SchedulerSpec.of(
+    assert scheduler_spec("relshare:window=4h,expected_usage=false") == SchedulerSpec.of(
         "RelShare", window=14400.0, expected_usage=False
     )
-    assert _scheduler_spec("lookahead:goal=G2").label == "LookaheadSlack(goal='G2')"
-    assert _scheduler_spec("slack").name == "SlackBackfill"
-    assert _scheduler_spec(" EASY ").label == "EASY"
+    assert scheduler_spec("lookahead:goal=G2").label == "LookaheadSlack(goal='G2')"
+    assert scheduler_spec("slack").name == "SlackBackfill"
+    assert scheduler_spec(" EASY ").label == "EASY"
 
 
 def test_model_specs() -> None:
-    assert _workload_spec("model") == ModelWorkload(
+    assert workload_spec("model") == ModelWorkload(
         n_jobs=DEFAULT_JOBS, machine_size=128, seed=0, estimates="f-model", name="model"
     )
-    spec = _workload_spec("model:n=20,seed=3,job_class=all,arrival_shape=10.2,estimate_factor=2,name=x")
+    spec = workload_spec("model:n=20,seed=3,job_class=all,arrival_shape=10.2,estimate_factor=2,name=x")
     assert spec == ModelWorkload(
         n_jobs=20,
         seed=3,
@@ -676,9 +688,9 @@ def test_model_specs() -> None:
         ([MODEL, "--scheduler", "easy:depth"], ["expected KEY=VALUE, got 'depth'"]),
         ([MODEL, "--scheduler", "easy:"], ["expected KEY=VALUE, got ''"]),
         ([MODEL, "--scheduler", "easy:speed=3"], ["EASY takes no parameter 'speed'"]),
-        ([MODEL, "--scheduler", "easy:depth=0"], ["cannot build EASY"]),
+        ([MODEL, "--scheduler", "easy:depth=0"], ["depth: expected a positive number, got 0"]),
         ([MODEL, "--scheduler", "easy:depth=1,depth=2"], ["depth given twice"]),
-        ([MODEL, "--scheduler", "easy:priority=sjf"], ["give the priority in the grid's priorities"]),
+        ([MODEL, "--scheduler", "easy:priority=sjf"], ["priority is not a parameter"]),
         ([MODEL, "--scheduler", "lookahead:goal=G3"], ["goal must be one of G1, G2"]),
         ([MODEL, "--priority", "random"], ["unknown priority 'random'"]),
         ([MODEL, "--metric", "speed"], ["unknown metric 'speed'", "mean_wait"]),

@@ -21,7 +21,7 @@ import pytest
 
 from backfill import EASY, PC, Conservative, fair_start_times, lublin_feitelson, simulate
 from backfill.cli import main
-from backfill.fairness import unfairness
+from backfill.measures.fairness import unfairness
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEDULERS = ["fcfs", "easy", "conservative", "pc", "dc", "selective", "relshare", "lookahead", "slack"]

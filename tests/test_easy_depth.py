@@ -15,8 +15,8 @@ from naive import NaiveProfile
 from strategies import make, workloads
 
 from backfill import EASY, Job, ParameterError, ScheduleError, Scheduler, Workload, simulate
-from backfill.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.schedulers.easy import _general_easy
+from backfill.schedulers.priorities import fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.testing import check_holds, check_scheduler
 
 PRIORITIES = [fcfs, sjf, lxf]

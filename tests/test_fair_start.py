@@ -13,12 +13,12 @@ from strategies import make, workloads
 
 from backfill import DC, EASY, FCFS, PC, Conservative, simulate
 from backfill.errors import BackfillError, ScheduleError
-from backfill.fair_start import fair_start_times, srinivasan_fair_starts
-from backfill.fairness import unfairness
-from backfill.priorities import PRIORITIES
+from backfill.experiments.fair_start import fair_start_times, srinivasan_fair_starts
+from backfill.measures.fairness import unfairness
 from backfill.schedule import Schedule
+from backfill.schedulers.priorities import PRIORITIES
 from backfill.testing import check_feasible
-from backfill.workload import Job, Workload
+from backfill.workloads.workload import Job, Workload
 
 # Rajbhandary et al. 2013, §4.1: 100 processors, every estimate 200.
 SECTION_4_1 = make(
@@ -291,7 +291,7 @@ class _Stop(Exception):
 
 
 def test_checkpoint_resumes_an_interrupted_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import backfill.fair_start as fs
+    import backfill.experiments.fair_start as fs
 
     full = fair_start_times(PARALLEL, PC(), workers=1)
     path = tmp_path / "pc.npz"
@@ -336,7 +336,7 @@ def test_checkpoint_resumes_an_interrupted_run(tmp_path: Path, monkeypatch: pyte
 
 
 def test_checkpoint_is_written_as_rows_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import backfill._fst_checkpoint as ck
+    import backfill.experiments._checkpoint as ck
 
     saves = []
     real_save = ck._Checkpoint.save
@@ -354,7 +354,7 @@ def test_checkpoint_is_written_as_rows_finish(tmp_path: Path, monkeypatch: pytes
 def test_checkpoint_in_parallel_skips_finished_ranges(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import backfill.fair_start as fs
+    import backfill.experiments.fair_start as fs
 
     serial = fair_start_times(PARALLEL, Conservative(), workers=1)
     path = tmp_path / "conservative.npz"

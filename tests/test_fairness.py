@@ -10,15 +10,15 @@ from strategies import make, workloads
 
 from backfill import EASY, Conservative, simulate
 from backfill.errors import BackfillError
-from backfill.fair_start import fair_start_times, srinivasan_fair_starts
-from backfill.fairness import (
+from backfill.experiments.fair_start import fair_start_times, srinivasan_fair_starts
+from backfill.measures.fairness import (
     fair_slowdowns,
     fairness_buckets,
     skip_unfairness,
     slowdown_ratios,
     unfairness,
 )
-from backfill.workload import Workload
+from backfill.workloads.workload import Workload
 
 # Four serial jobs on one processor, FCFS order: starts 0, 10, 20, 30 (runtimes 10, 10, 10, 2000).
 QUEUE = make((0, 1, 10, 10), (0, 1, 10, 10), (0, 1, 10, 10), (0, 1, 2000, 2000), size=1)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import make, workloads
 
 from backfill import Workload, lublin_feitelson, simulate
-from backfill.fairshare import fair_share_unfairness, fair_shares, resources_received
+from backfill.measures.fairshare import fair_share_unfairness, fair_shares, resources_received
 from backfill.schedule import Schedule
 from backfill.schedulers import DC, EASY, FCFS, PC, Conservative, Scheduler
 

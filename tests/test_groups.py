@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import workloads
 
 from backfill.errors import BackfillError
-from backfill.groups import (
+from backfill.measures.groups import (
     CATEGORIES,
     GROUP_KEYS,
     category_shares,
@@ -22,11 +22,11 @@ from backfill.groups import (
     runtime_class_labels,
     runtime_classes,
 )
-from backfill.metrics import bounded_slowdowns, response_times, wait_times
+from backfill.measures.metrics import bounded_slowdowns, response_times, wait_times
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers import EASY, FCFS, Conservative
 from backfill.simulator import simulate
-from backfill.workload import JOB_DTYPE, Job, Workload
+from backfill.workloads.workload import JOB_DTYPE, Job, Workload
 
 # ---------------------------------------------------------------------------------------------
 # A hand schedule on 16 processors under FCFS (no backfilling)

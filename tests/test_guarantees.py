@@ -25,8 +25,8 @@ from backfill import (
     Selective,
     Workload,
 )
-from backfill.priorities import PRIORITIES
 from backfill.schedulers import scheduler_name
+from backfill.schedulers.priorities import PRIORITIES
 from backfill.testing import check_scheduler, workloads
 
 OVERRUNS = ["raise_estimate", "kill"]

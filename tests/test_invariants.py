@@ -46,8 +46,8 @@ from backfill import (
     Workload,
     simulate,
 )
-from backfill.priorities import PRIORITIES, depends_on_time, fcfs
 from backfill.schedulers import scheduler_name
+from backfill.schedulers.priorities import PRIORITIES, depends_on_time, fcfs
 from backfill.testing import _describe, check_feasible, check_guarantees, check_holds, workloads
 
 #: What a configuration's schedule must satisfy beyond feasibility: (schedule, the scheduler instance

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backfill.errors import BackfillError
-from backfill.lublin import _standard_gamma, lublin_feitelson
-from backfill.workload import JOB_DTYPE, Workload
+from backfill.workloads.lublin import _standard_gamma, lublin_feitelson
+from backfill.workloads.workload import JOB_DTYPE, Workload
 
 Z = 5.0  # standard errors allowed in the statistical tests (two-sided p about 6e-7 each)
 N_STAT = 100_000

@@ -12,7 +12,7 @@ from strategies import workloads
 
 import backfill
 from backfill.errors import BackfillError
-from backfill.metrics import (
+from backfill.measures.metrics import (
     DEFAULT_COLUMNS,
     SUMMARY_KEYS,
     bounded_slowdowns,
@@ -26,11 +26,11 @@ from backfill.metrics import (
     utilization,
     wait_times,
 )
+from backfill.measures.validation import validate_schedule
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers import EASY, FCFS, Conservative
 from backfill.simulator import simulate
-from backfill.validation import validate_schedule
-from backfill.workload import Job, Workload
+from backfill.workloads.workload import Job, Workload
 
 # ---------------------------------------------------------------------------------------------
 # Helpers

@@ -23,9 +23,9 @@ from backfill import (
     simulate,
     validate_schedule,
 )
-from backfill.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 from backfill.profile import Profile
 from backfill.schedulers import guarantee, scheduler_name
+from backfill.schedulers.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 
 PRIORITY_NAMES = sorted(PRIORITIES)
 

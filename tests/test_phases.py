@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from strategies import workloads
 
 from backfill import EASY, BackfillError, Workload, simulate
-from backfill.phases import high_load_phases, high_load_utilization, phase_utilization
+from backfill.measures.phases import high_load_phases, high_load_utilization, phase_utilization
 
 
 def by_the_second(s, threshold: int) -> tuple[list[list[float]], float]:  # type: ignore[no-untyped-def]

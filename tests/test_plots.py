@@ -21,7 +21,7 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-import backfill
+import backfill.experiments
 from backfill import (
     EASY,
     FCFS,
@@ -37,14 +37,14 @@ from backfill import (
     sjf,
     srinivasan_fair_starts,
 )
-from backfill.plots import (
+from backfill.experiments.plots import (
     category_bars,
     fairness_stacks,
     improvement_bars,
     processor_lanes,
     schedule_window,
 )
-from backfill.sweep import Grid, ModelWorkload, run_sweep
+from backfill.experiments.sweep import Grid, ModelWorkload, run_sweep
 
 
 @pytest.fixture(scope="module")
@@ -432,9 +432,9 @@ def test_without_matplotlib(monkeypatch: pytest.MonkeyPatch, improvement_rows: l
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.setitem(sys.modules, name, None)
     # Both are restored afterwards, so that other tests keep the module imported with matplotlib.
-    monkeypatch.setattr(backfill, "plots", sys.modules["backfill.plots"])
-    monkeypatch.delitem(sys.modules, "backfill.plots")
-    plots = importlib.import_module("backfill.plots")  # importing needs no matplotlib
+    monkeypatch.setattr(backfill.experiments, "plots", sys.modules["backfill.experiments.plots"])
+    monkeypatch.delitem(sys.modules, "backfill.experiments.plots")
+    plots = importlib.import_module("backfill.experiments.plots")  # importing needs no matplotlib
     s = simulate(Workload.from_jobs([job(1, 0, 1, 10)], machine_size=2), FCFS())
     calls = [
         lambda: plots.improvement_bars(improvement_rows),

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from strategies import make
 
 from backfill import EASY, Job, ParameterError, Workload, check_reservations, simulate, validate_schedule
-from backfill.entitlement import entitled_processors
 from backfill.schedulers import RelShare
+from backfill.schedulers.entitlement import entitled_processors
 from backfill.testing import workloads
 
 

@@ -27,7 +27,7 @@ from backfill import (
     simulate,
     validate_schedule,
 )
-from backfill.priorities import PRIORITIES, fcfs, lxf, sjf
+from backfill.schedulers.priorities import PRIORITIES, fcfs, lxf, sjf
 
 PRIORITY_NAMES = sorted(PRIORITIES)
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import make, workloads
 
 from backfill import BackfillError, Conservative, Job, ParameterError, Schedule, Scheduler, Workload, simulate
-from backfill.priorities import fcfs, lxf, sjf
+from backfill.schedulers.priorities import fcfs, lxf, sjf
 from backfill.schedulers.selective import (
     AdaptiveThreshold,
     CategoryThresholds,

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import backfill.sweep as sweep
+import backfill.experiments.sweep as sweep
 from backfill import (
     EASY,
     BackfillError,
@@ -33,8 +33,7 @@ from backfill import (
     sjf,
     write_swf,
 )
-from backfill.schedulers import G2
-from backfill.sweep import (
+from backfill.experiments.sweep import (
     COLUMNS,
     Cell,
     Grid,
@@ -44,6 +43,7 @@ from backfill.sweep import (
     TraceWorkload,
     run_sweep,
 )
+from backfill.schedulers import G2
 
 SMALL = ModelWorkload(n_jobs=200, machine_size=32, seed=1, estimates="f-model")
 OTHER = ModelWorkload(n_jobs=150, machine_size=16, seed=2, estimates="f-model")

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backfill.errors import BackfillError, ParameterError, SWFError
-from backfill.swf import CleaningPolicy, ReadReport, read_swf, write_swf
-from backfill.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
+from backfill.workloads.swf import CleaningPolicy, ReadReport, read_swf, write_swf
+from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 needs_traces = pytest.mark.skipif(

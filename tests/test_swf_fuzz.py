@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, currently_in_test_context, event, given, set
 from hypothesis import strategies as st
 
 from backfill import EASY, SWFError, simulate
-from backfill.swf import read_swf
+from backfill.workloads.swf import read_swf
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 NAME = "fuzzed.swf"

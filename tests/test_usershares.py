@@ -13,11 +13,8 @@ from hypothesis import strategies as st
 from strategies import workloads
 
 from backfill import Job, Workload, simulate
-from backfill.entitlement import entitled_processors
 from backfill.errors import BackfillError
-from backfill.schedule import RESERVATION_DTYPE, Schedule
-from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
-from backfill.usershares import (
+from backfill.measures.usershares import (
     USER_MEASURE_KEYS,
     actual_usage,
     benefit_and_suffer,
@@ -26,6 +23,9 @@ from backfill.usershares import (
     share_deviation,
     user_measures,
 )
+from backfill.schedule import RESERVATION_DTYPE, Schedule
+from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
+from backfill.schedulers.entitlement import entitled_processors
 
 SCHEDULERS: list[Scheduler] = [FCFS(), EASY(), Conservative()]
 HOUR = 3600.0

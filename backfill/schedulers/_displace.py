@@ -35,7 +35,7 @@ from sortedcontainers import SortedList
 
 from backfill.profile import Profile
 from backfill.schedulers.conservative import Conservative
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 
 @attrs.frozen

@@ -18,10 +18,10 @@ import numpy as np
 
 from backfill._validators import is_bool
 from backfill.errors import BackfillError, ParameterError
-from backfill.groups import CATEGORIES, job_categories
-from backfill.metrics import DEFAULT_BOUND, bounded_slowdowns
+from backfill.measures.groups import CATEGORIES, job_categories
+from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
 from backfill.schedule import Schedule
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = [
     "AdaptiveThreshold",
@@ -68,7 +68,7 @@ def _width_boundary(instance: object, attribute: attrs.Attribute[Any], value: ob
 
 
 def category_index(job: Job, runtime_boundary: float, width_boundary: int) -> int:
-    """Index in :data:`~backfill.groups.CATEGORIES` of a job, classified by its *estimate* and width."""
+    """Index in :data:`~backfill.measures.groups.CATEGORIES` of a job, by its *estimate* and width."""
     return (0 if job.estimate <= runtime_boundary else 2) + (job.processors > width_boundary)
 
 
@@ -77,8 +77,8 @@ class CategoryThresholds:
     """One starvation threshold per job category, for Selective-D (Srinivasan et al. 2002, §4.1).
 
     A job is Short if its *estimate* is at most ``runtime_boundary`` and Narrow if it uses at most
-    ``width_boundary`` processors. The paper (and :func:`~backfill.groups.job_categories`) classify by
-    runtime, which the scheduler does not know while a job waits; with exact estimates the two agree.
+    ``width_boundary`` processors. The paper (and :func:`~backfill.measures.groups.job_categories`) classify
+    by runtime, which the scheduler does not know while a job waits; with exact estimates the two agree.
     The paper uses 1 hour and 8 processors (64 for LANL). A threshold may be ``inf``: jobs of that
     category are then never promoted.
 
@@ -250,7 +250,7 @@ def category_thresholds(
 ) -> CategoryThresholds:
     """Return the paper's Selective-D thresholds: the mean bounded slowdown of each job category.
 
-    As :func:`starvation_threshold`, per category of :func:`~backfill.groups.job_categories` (by the
+    As :func:`starvation_threshold`, per category of :func:`~backfill.measures.groups.job_categories` (by the
     runtime the jobs ran, the paper's classification; the scheduler classifies waiting jobs by their
     estimate, the same thing with exact estimates). A category with no counted job gets the overall
     mean. The boundaries are carried into the result.

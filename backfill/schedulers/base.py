@@ -4,7 +4,7 @@
 
 * :meth:`SchedulerBase.copy`, which returns an object of ``type(self)``, so that a subclass's
   overrides survive the copies that :func:`~backfill.testing.check_scheduler` simulates and the
-  forks of :func:`~backfill.fair_start.fair_start_times`;
+  forks of :func:`~backfill.experiments.fair_start.fair_start_times`;
 * the optional :class:`~backfill.schedulers.protocol.ReservationLog` protocol: a log of reservation
   changes that is kept only after :meth:`SchedulerBase.log_reservation_changes` turned it on, so that
   a host that never reads it never pays for it.
@@ -23,7 +23,7 @@ from typing import Any, Self
 import attrs
 
 from backfill.errors import ScheduleError
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["SchedulerBase"]
 

@@ -14,7 +14,7 @@ from sortedcontainers import SortedList
 from backfill.errors import ScheduleError
 from backfill.profile import Profile
 from backfill.schedulers.base import SchedulerBase
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["Conservative"]
 

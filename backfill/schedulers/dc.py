@@ -6,7 +6,7 @@ import attrs
 import numpy as np
 
 from backfill.schedulers.guarantee import GuaranteeScheduler
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["DC"]
 

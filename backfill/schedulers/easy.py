@@ -11,10 +11,10 @@ from typing import Any
 import attrs
 
 from backfill.errors import ParameterError
-from backfill.priorities import Priority, fcfs, priority_name
 from backfill.profile import Profile
+from backfill.schedulers.priorities import Priority, fcfs, priority_name
 from backfill.schedulers.queue import Entry, QueueScheduler
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["EASY"]
 
@@ -80,8 +80,8 @@ class EASY(QueueScheduler):
 
     Args:
         priority: Queue order (smallest key first, ties by arrival). FCFS gives classic EASY,
-            :func:`~backfill.priorities.lxf` gives LXF-backfill, :func:`~backfill.priorities.sjf`
-            SJF-EASY.
+            :func:`~backfill.schedulers.priorities.lxf` gives LXF-backfill,
+            :func:`~backfill.schedulers.priorities.sjf` SJF-EASY.
         depth: How many blocked jobs get a reservation at each decision: a positive int, or None for
             all of them. 1 (the default) is classic EASY.
 

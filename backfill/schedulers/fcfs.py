@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from backfill.schedulers.queue import QueueScheduler
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["FCFS"]
 
@@ -14,8 +14,8 @@ __all__ = ["FCFS"]
 class FCFS(QueueScheduler):
     """Start jobs strictly in queue order: the head starts as soon as it fits, nothing passes it.
 
-    With the default :func:`~backfill.priorities.fcfs` priority this is first come, first served; any
-    other priority gives list scheduling in that order, still without backfilling. It gives no
+    With the default :func:`~backfill.schedulers.priorities.fcfs` priority this is first come, first served;
+    any other priority gives list scheduling in that order, still without backfilling. It gives no
     reservations.
 
     Args:

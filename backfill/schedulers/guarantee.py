@@ -35,7 +35,7 @@ from sortedcontainers import SortedList
 
 from backfill.profile import Profile
 from backfill.schedulers.queue import Entry, QueueScheduler
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["GuaranteeScheduler"]
 

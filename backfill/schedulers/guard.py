@@ -17,9 +17,9 @@ from typing import Any, Self
 import attrs
 
 from backfill.errors import ScheduleError
-from backfill.priorities import priority_name
+from backfill.schedulers.priorities import priority_name
 from backfill.schedulers.protocol import Scheduler, scheduler_name
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["GuardedScheduler", "guarded"]
 

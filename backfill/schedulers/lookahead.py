@@ -22,7 +22,7 @@ import attrs
 
 from backfill.errors import BackfillError
 from backfill.schedulers._displace import _DisplacingConservative, _Start
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["G1", "G2", "LookaheadSlack", "PackingScores", "SlackFactor"]
 
@@ -279,7 +279,7 @@ class LookaheadSlack(_DisplacingConservative):
     sets found so far, in the same depth-first order.
 
     Every job's FST is kept; :meth:`fair_starts` returns them, for the unfairness metrics
-    (:func:`backfill.fairness.unfairness`, :func:`backfill.fairness.skip_unfairness`).
+    (:func:`backfill.measures.fairness.unfairness`, :func:`backfill.measures.fairness.skip_unfairness`).
 
     Args:
         goal: :class:`G1` (default) or :class:`G2`, or any object with a ``name`` and a

@@ -7,9 +7,9 @@ from typing import Any
 import attrs
 
 from backfill._validators import is_bool
-from backfill.priorities import priority_name
 from backfill.schedulers.guarantee import GuaranteeScheduler
-from backfill.workload import Job
+from backfill.schedulers.priorities import priority_name
+from backfill.workloads.workload import Job
 
 __all__ = ["PC"]
 
@@ -27,7 +27,7 @@ class PC(GuaranteeScheduler):
     times in one compression (Fig. 2). Compression ends when no queued job can move.
 
     With ``restart=False`` the queue is walked once, each job tried once: with the
-    :func:`~backfill.priorities.fcfs` priority this is the arrival-order compression Mu'alem and
+    :func:`~backfill.schedulers.priorities.fcfs` priority this is the arrival-order compression Mu'alem and
     Feitelson suggest, which can leave a needless gap (Rajbhandary et al. 2013, Fig. 1). It is here to
     reproduce that figure and for comparison; PC is ``restart=True``.
 
@@ -40,7 +40,7 @@ class PC(GuaranteeScheduler):
         restart: Return to the head of the compression queue after every successful move.
 
     Examples:
-        >>> from backfill.priorities import ljf
+        >>> from backfill.schedulers.priorities import ljf
         >>> s = PC(ljf)
         >>> s.reset(4, now=0)
         >>> jobs = [

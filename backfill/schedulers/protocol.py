@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol, Self, runtime_checkable
 
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["ReservationLog", "Scheduler", "scheduler_name"]
 

@@ -10,9 +10,9 @@ import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ParameterError, ScheduleError
-from backfill.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
 from backfill.schedulers.base import SchedulerBase
-from backfill.workload import Job
+from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.workloads.workload import Job
 
 __all__ = ["QueueEntry", "QueueScheduler"]
 
@@ -31,7 +31,7 @@ def check_priority(instance: object, attribute: attrs.Attribute[Any], value: obj
 def own_priority(priority: Priority, machine_size: int, now: float) -> Priority:
     """Return the priority a scheduler orders by from ``reset`` on: its own reset copy if it keeps state.
 
-    A :class:`~backfill.priorities.StatefulPriority` passed to a scheduler is a template: every
+    A :class:`~backfill.schedulers.priorities.StatefulPriority` passed to a scheduler is a template: every
     scheduler (and every copy of one) works on a copy of its own, so two schedulers, or a simulation
     and its forks, never share history.
     """
@@ -50,9 +50,9 @@ class QueueScheduler(SchedulerBase):
     :meth:`submit`, free their processors at :meth:`complete`, and :meth:`copy` returns a scheduler of
     the subclass's type. A subclass decides in :meth:`schedule` which queued jobs start, reading
     :meth:`ordered` (the queue in service order) and :attr:`free`, and starts them with
-    :meth:`start`. Static priorities (see :func:`~backfill.priorities.depends_on_time`) are keyed
+    :meth:`start`. Static priorities (see :func:`~backfill.schedulers.priorities.depends_on_time`) are keyed
     once at submission and kept in a :class:`~sortedcontainers.SortedList`; time-dependent ones and
-    :class:`~backfill.priorities.StatefulPriority` objects are re-keyed at each decision.
+    :class:`~backfill.schedulers.priorities.StatefulPriority` objects are re-keyed at each decision.
 
     Host mistakes that would corrupt the state raise :class:`~backfill.ScheduleError` naming the job:
     a job submitted twice, a job completed that was not running, and a job completed after its start
@@ -60,7 +60,7 @@ class QueueScheduler(SchedulerBase):
 
     Args:
         priority: Queue order (smallest key first, ties by arrival); any callable
-            ``(job, now) -> key``, or a :class:`~backfill.priorities.StatefulPriority`.
+            ``(job, now) -> key``, or a :class:`~backfill.schedulers.priorities.StatefulPriority`.
 
     Examples:
         A scheduler that starts, in priority order, every queued job that fits (no reservations):

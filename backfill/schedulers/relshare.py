@@ -16,12 +16,12 @@ from typing import Any
 
 import attrs
 
-from backfill.entitlement import _water_fill
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.easy import EASY, _depth_validator
+from backfill.schedulers.entitlement import _water_fill
 from backfill.schedulers.queue import Entry
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["RelShare"]
 
@@ -106,7 +106,7 @@ class RelShare(SchedulerBase):
     * ``E``, the *cumulated entitled share*: processor-seconds the owner was entitled to since the
       window began. At each instant the machine is divided among the active owners (a job waiting or
       running) in proportion to their shares, each capped at the processors it requests, the rest
-      re-divided (:func:`backfill.entitlement.entitled_processors`).
+      re-divided (:func:`backfill.schedulers.entitlement.entitled_processors`).
     * ``U``, the *cumulated usage*: processor-seconds the owner's jobs used since the window began,
       plus, with ``expected_usage`` (the paper's RelShare(fw)), the processor-seconds its running
       jobs are expected to use (by their estimates) and its reserved jobs to use from their

@@ -19,8 +19,7 @@ import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ScheduleError
-from backfill.groups import CATEGORIES
-from backfill.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.measures.groups import CATEGORIES
 from backfill.schedulers._thresholds import (
     AdaptiveThreshold,
     CategoryThresholds,
@@ -32,8 +31,9 @@ from backfill.schedulers._thresholds import (
 )
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
+from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
 from backfill.schedulers.queue import Entry, check_priority, own_priority
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = [
     "AdaptiveThreshold",

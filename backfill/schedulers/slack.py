@@ -19,7 +19,7 @@ import attrs
 
 from backfill.errors import BackfillError
 from backfill.schedulers._displace import _Certificate, _DisplacingConservative
-from backfill.workload import Job
+from backfill.workloads.workload import Job
 
 __all__ = ["SlackBackfill"]
 

@@ -1,8 +1,8 @@
 """MkDocs hook: draw the worked examples of the scheduler pages as PNG figures at build time.
 
 Each figure is a small hand-made workload simulated by :func:`backfill.simulate` and drawn with
-:func:`backfill.plots.schedule_window`: filled boxes are the jobs as they ran, hatched outlines the
-reservations held at the instant a panel names. :data:`FIGURES` maps each figure's path in the site
+:func:`backfill.experiments.plots.schedule_window`: filled boxes are the jobs as they ran, hatched outlines
+the reservations held at the instant a panel names. :data:`FIGURES` maps each figure's path in the site
 (``figures/easy.png``) to its drawing function and alt text; :func:`on_files` adds the rendered PNGs
 to the site's files, so nothing is written into the source tree and pages link to them as if they
 were in ``docs/figures/``. The workload functions are public so that ``tests/test_doc_figures.py``
@@ -33,7 +33,7 @@ from backfill import (
     Workload,
     simulate,
 )
-from backfill.plots import schedule_window
+from backfill.experiments.plots import schedule_window
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

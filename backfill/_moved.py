@@ -1,0 +1,69 @@
+"""Old module paths: ``backfill.metrics`` and the like still import, with a warning naming the new one.
+
+The modules moved into the layer subpackages (``workloads``, ``schedulers``, ``measures``,
+``experiments``); code that imports an old path gets the same module object under the new name and a
+:class:`DeprecationWarning` saying where it went. Names imported from ``backfill`` itself never moved.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+#: Old module path -> the module it is now.
+MOVED: dict[str, str] = {
+    "backfill.cleaning": "backfill.workloads.cleaning",
+    "backfill.entitlement": "backfill.schedulers.entitlement",
+    "backfill.fair_start": "backfill.experiments.fair_start",
+    "backfill.fairness": "backfill.measures.fairness",
+    "backfill.fairshare": "backfill.measures.fairshare",
+    "backfill.groups": "backfill.measures.groups",
+    "backfill.lublin": "backfill.workloads.lublin",
+    "backfill.metrics": "backfill.measures.metrics",
+    "backfill.phases": "backfill.measures.phases",
+    "backfill.plots": "backfill.experiments.plots",
+    "backfill.priorities": "backfill.schedulers.priorities",
+    "backfill.sweep": "backfill.experiments.sweep",
+    "backfill.swf": "backfill.workloads.swf",
+    "backfill.usershares": "backfill.measures.usershares",
+    "backfill.validation": "backfill.measures.validation",
+    "backfill.workload": "backfill.workloads.workload",
+}
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old path and loads it as the module it moved to, keeping that module's own spec."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in MOVED:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        new = MOVED[spec.name]
+        warnings.warn(
+            f"{spec.name} moved to {new}; import it from there (or the name from backfill)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        module = importlib.import_module(new)
+        self._specs = getattr(self, "_specs", {})
+        self._specs[spec.name] = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system has just stamped the alias's spec on the module; give it back its own.
+        module.__spec__ = self._specs.pop(module.__spec__.name if module.__spec__ else "", module.__spec__)
+
+
+def install() -> None:
+    """Put the finder of old paths on ``sys.meta_path`` (once)."""
+    if not any(isinstance(finder, _Alias) for finder in sys.meta_path):
+        sys.meta_path.append(_Alias())

@@ -1,0 +1,326 @@
+"""What the cells of :mod:`backfill.experiments.sweep` are made of: scheduler and workload specs.
+
+Everything a cell's result depends on is plain data with a JSON *identity*: a scheduler by name with
+JSON parameters (:class:`SchedulerSpec`), a trace by the SHA-256 of its bytes and its cleaning policy
+(:class:`TraceWorkload`), a model by its arguments (:class:`ModelWorkload`). Those identities make the
+cell's content key in :mod:`backfill.experiments.cache`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import attrs
+
+from backfill.errors import BackfillError, ParameterError
+from backfill.experiments.cache import file_digest
+from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.registry import SCHEDULERS as REGISTRY
+from backfill.schedulers.registry import scheduler_entry
+from backfill.workloads.cleaning import CleaningPolicy
+from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.swf import read_swf
+from backfill.workloads.workload import Workload
+
+__all__ = [
+    "SCHEDULERS",
+    "ModelWorkload",
+    "ParamValue",
+    "SchedulerSpec",
+    "TraceWorkload",
+    "WorkloadSpec",
+    "check_priority",
+]
+
+# -- scheduler specs -----------------------------------------------------------------------------
+
+
+#: A scheduler parameter: a JSON scalar, so that it can be part of a cache key and a CSV cell.
+ParamValue: TypeAlias = bool | int | float | str | None
+
+#: The schedulers a :class:`SchedulerSpec` can name, by class name (from the registry).
+SCHEDULERS: dict[str, type[Any]] = {entry.name: entry.cls for entry in REGISTRY}
+
+
+def _canonical_name(value: object) -> object:
+    try:
+        return scheduler_entry(value).name if isinstance(value, str) else value
+    except ParameterError:
+        return value  # refused, with the known names, by _check_name
+
+
+def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, str) or value not in SCHEDULERS:
+        raise BackfillError(f"unknown scheduler {value!r}; known: {', '.join(SCHEDULERS)}")
+
+
+def _sorted_params(value: Mapping[str, ParamValue] | Iterable[tuple[str, ParamValue]]) -> tuple[Any, ...]:
+    items = list(value.items() if isinstance(value, Mapping) else value)
+    for item in items:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise BackfillError(f"scheduler parameters must be (name, value) pairs, got {item!r}")
+    return tuple(sorted(items, key=lambda kv: kv[0]))
+
+
+def _check_params(instance: SchedulerSpec, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
+    entry = scheduler_entry(instance.name)
+    keys = [k for k, _ in value]
+    if len(set(keys)) != len(keys):
+        raise BackfillError(f"{instance.name}: a parameter is given twice in {keys}")
+    for key, v in value:
+        if key == "priority":
+            raise BackfillError(
+                f"{instance.name}: give the priority in the grid's priorities, not as a parameter"
+            )
+        entry.parameter(key)  # refuses a name the registry does not list, naming those it does
+        if not (v is None or isinstance(v, bool | int | float | str)):
+            raise BackfillError(
+                f"{instance.name}: parameter {key}={v!r} is not a JSON number, string or bool"
+            )
+    _construct(instance.name, value, None)  # the scheduler's own validators judge the values
+
+
+def _construct(name: str, params: tuple[tuple[str, ParamValue], ...], priority: str | None) -> Scheduler:
+    entry = scheduler_entry(name)
+    try:
+        return entry.build(PRIORITIES[priority] if priority is not None else None, **dict(params))
+    except (BackfillError, TypeError, ValueError) as e:
+        raise BackfillError(f"cannot build {name} with {dict(params)}: {e}") from e
+
+
+@attrs.frozen
+class SchedulerSpec:
+    """A scheduler by name with keyword parameters: picklable, hashable data that builds a fresh one.
+
+    ``name`` is a key of :data:`SCHEDULERS` (any letter case); ``params`` are keyword arguments of its
+    constructor, JSON scalars kept as a tuple of (name, value) pairs sorted by name. Objects are out,
+    except LookaheadSlack's ``goal``, given as ``"G1"`` or ``"G2"``. The queue priority is not a
+    parameter: :meth:`build` takes it by name.
+
+    Examples:
+        >>> spec = SchedulerSpec.of("easy", depth=4)
+        >>> spec
+        SchedulerSpec(name='EASY', params=(('depth', 4),))
+        >>> spec.label, spec.build("sjf").depth
+        ('EASY(depth=4)', 4)
+        >>> SchedulerSpec("Conservative").takes_priority
+        False
+    """
+
+    name: str = attrs.field(converter=_canonical_name, validator=_check_name)
+    params: tuple[tuple[str, ParamValue], ...] = attrs.field(
+        default=(), converter=_sorted_params, validator=_check_params
+    )
+
+    @classmethod
+    def of(cls, name: str, **params: ParamValue) -> SchedulerSpec:
+        """Return the spec of scheduler ``name`` with keyword ``params``.
+
+        Examples:
+            >>> SchedulerSpec.of("LookaheadSlack", lookahead=10, goal="G2").label
+            "LookaheadSlack(goal='G2', lookahead=10)"
+        """
+        return cls(name, tuple(params.items()))
+
+    @property
+    def label(self) -> str:
+        """A short readable name: the scheduler's name and its parameters, e.g. ``EASY(depth=4)``."""
+        if not self.params:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.params)})"
+
+    @property
+    def takes_priority(self) -> bool:
+        """Whether the scheduler orders a queue by a priority (FCFS, EASY, PC, DC, Selective)."""
+        return scheduler_entry(self.name).takes_priority
+
+    def build(self, priority: str = "fcfs") -> Scheduler:
+        """Return a new scheduler with the queue priority named ``priority``.
+
+        A scheduler without a queue priority (Conservative, RelShare, LookaheadSlack, SlackBackfill)
+        is built only with ``"fcfs"``, which stands for "its own order".
+
+        Raises:
+            BackfillError: Unknown priority, or a priority other than ``"fcfs"`` for a scheduler
+                without one.
+        """
+        check_priority(self, priority)
+        return _construct(self.name, self.params, priority if self.takes_priority else None)
+
+
+def check_priority(spec: SchedulerSpec, priority: object) -> None:
+    """Refuse an unknown priority name, or any but ``fcfs`` for a scheduler without a priority."""
+    if not isinstance(priority, str) or priority not in PRIORITIES:
+        raise BackfillError(f"unknown priority {priority!r}; known: {', '.join(PRIORITIES)}")
+    if priority != "fcfs" and not spec.takes_priority:
+        raise BackfillError(f"{spec.label} has no queue priority; it runs only with 'fcfs', not {priority!r}")
+
+
+# -- workload specs ------------------------------------------------------------------------------
+
+
+def _as_path(value: str | os.PathLike[str]) -> Path:
+    if not isinstance(value, str | os.PathLike):
+        raise BackfillError(f"a trace path must be a string or path, got {value!r}")
+    return Path(value).expanduser().absolute()
+
+
+def _existing_file(instance: object, attribute: attrs.Attribute[Any], value: Path) -> None:
+    if not value.is_file():
+        raise BackfillError(f"trace file not found: {str(value)!r}")
+
+
+def _optional_policy(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and not isinstance(value, CleaningPolicy):
+        raise BackfillError(f"cleaning must be a CleaningPolicy or None, got {value!r}")
+
+
+def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and not (isinstance(value, str) and value):
+        raise BackfillError(f"name must be a non-empty string or None, got {value!r}")
+
+
+def _job_count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BackfillError(f"n_jobs must be an integer >= 0, got {value!r}")
+
+
+@functools.lru_cache(maxsize=2)
+def _read_trace(path: Path, digest: str, cleaning: CleaningPolicy) -> Workload:
+    # One read per worker process and trace, not per cell: the digest in the key drops a stale copy.
+    return read_swf(path, cleaning)[0]
+
+
+@attrs.frozen
+class TraceWorkload:
+    """An SWF log read with :func:`~backfill.workloads.swf.read_swf` and a cleaning policy (default if None).
+
+    Its cache identity is the SHA-256 of the file's bytes and the policy, not its path or mtime: a
+    moved trace keeps its cached cells, an edited one does not. Its label is ``name``, else the file
+    name without ``.gz`` and ``.swf``. A sweep on a cluster needs the file at the same path on the
+    workers.
+
+    Examples:
+        >>> import tempfile
+        >>> from backfill import Job, write_swf
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = Path(d) / "tiny.swf"
+        ...     jobs = [Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=9.0)]
+        ...     write_swf(path, Workload.from_jobs(jobs, machine_size=4))
+        ...     moved = Path(d) / "moved.swf"
+        ...     _ = moved.write_bytes(path.read_bytes())
+        ...     trace = TraceWorkload(path)
+        ...     trace.label, len(trace.load()), trace.identity() == TraceWorkload(moved).identity()
+        ('tiny', 1, True)
+    """
+
+    path: Path = attrs.field(converter=_as_path, validator=_existing_file)
+    cleaning: CleaningPolicy | None = attrs.field(default=None, validator=_optional_policy)
+    name: str | None = attrs.field(default=None, kw_only=True, validator=_optional_name)
+
+    @property
+    def label(self) -> str:
+        """The name shown in results."""
+        if self.name is not None:
+            return self.name
+        stem = self.path.name.removesuffix(".gz")
+        return stem.removesuffix(".swf") or stem
+
+    def identity(self) -> dict[str, Any]:
+        """Return what the workload's content depends on, as JSON-able data (hashes the file)."""
+        policy = self.cleaning if self.cleaning is not None else CleaningPolicy()
+        return {"kind": "swf", "sha256": file_digest(self.path), "cleaning": attrs.asdict(policy)}
+
+    def load(self) -> Workload:
+        """Read and clean the trace."""
+        return self._load(self.identity())
+
+    def _load(self, identity: Mapping[str, Any]) -> Workload:
+        policy = self.cleaning if self.cleaning is not None else CleaningPolicy()
+        return _read_trace(self.path, identity["sha256"], policy)
+
+
+@attrs.frozen
+class ModelWorkload:
+    """A Lublin-Feitelson workload: the arguments of :func:`~backfill.workloads.lublin.lublin_feitelson`.
+
+    ``estimates`` is the model's estimate mode (``"accurate"`` or ``"f-model"`` with
+    ``estimate_factor``), what the grid's ``"user"`` policy keeps. The fields are its cache
+    identity; ``name`` is only its label (default: the non-default fields).
+
+    Examples:
+        >>> model = ModelWorkload(n_jobs=100, machine_size=32, seed=3, estimates="f-model")
+        >>> model.label
+        "lublin(n_jobs=100, machine_size=32, seed=3, estimates='f-model')"
+        >>> len(model.load()), model.load().machine_size
+        (100, 32)
+    """
+
+    n_jobs: int = attrs.field(default=10_000, validator=_job_count)
+    machine_size: int = 128
+    seed: int = 0
+    job_class: str = "batch"
+    arrival_shape: float | None = None
+    estimates: str = "accurate"
+    estimate_factor: float = 3.0
+    name: str | None = attrs.field(default=None, kw_only=True, validator=_optional_name)
+
+    def __attrs_post_init__(self) -> None:
+        # The model checks its own arguments (and the arrival shape against its truncation); an
+        # empty workload costs nothing and reports a bad value now rather than in a worker.
+        self._generate(0)
+
+    def _generate(self, n_jobs: int) -> Workload:
+        return lublin_feitelson(
+            n_jobs,
+            machine_size=self.machine_size,
+            seed=self.seed,
+            job_class=self.job_class,  # type: ignore[arg-type]  # checked by the model
+            arrival_shape=self.arrival_shape,
+            estimates=self.estimates,  # type: ignore[arg-type]
+            estimate_factor=self.estimate_factor,
+        )
+
+    @property
+    def label(self) -> str:
+        """The name shown in results."""
+        if self.name is not None:
+            return self.name
+        shown = ["n_jobs", "machine_size", "seed"]
+        defaults = ModelWorkload()
+        shown += [
+            f
+            for f in ("job_class", "arrival_shape", "estimates", "estimate_factor")
+            if getattr(self, f) != getattr(defaults, f)
+            and (f != "estimate_factor" or self.estimates != "accurate")
+        ]
+        return f"lublin({', '.join(f'{f}={getattr(self, f)!r}' for f in shown)})"
+
+    def identity(self) -> dict[str, Any]:
+        """Return the model's arguments as JSON-able data."""
+        return {
+            "kind": "lublin_feitelson",
+            "n_jobs": int(self.n_jobs),
+            "machine_size": int(self.machine_size),
+            "seed": int(self.seed),
+            "job_class": self.job_class,
+            "arrival_shape": None if self.arrival_shape is None else float(self.arrival_shape),
+            "estimates": self.estimates,
+            # Accurate estimates ignore the factor, so it must not split the cache.
+            "estimate_factor": float(self.estimate_factor) if self.estimates == "f-model" else None,
+        }
+
+    def load(self) -> Workload:
+        """Generate the workload."""
+        return self._generate(self.n_jobs)
+
+    def _load(self, identity: Mapping[str, Any]) -> Workload:
+        return self.load()
+
+
+WorkloadSpec: TypeAlias = TraceWorkload | ModelWorkload
