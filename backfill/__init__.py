@@ -1,6 +1,6 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
-from backfill import _moved
+from backfill._moved import install as _install_moved_paths
 from backfill.errors import BackfillError, ParameterError, ScheduleError, SWFError
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
 from backfill.experiments.sweep import (
@@ -12,6 +12,7 @@ from backfill.experiments.sweep import (
     TraceWorkload,
     run_sweep,
 )
+from backfill.measures.calibration import category_thresholds, starvation_threshold
 from backfill.measures.fairness import (
     FairnessBuckets,
     fair_slowdowns,
@@ -77,10 +78,8 @@ from backfill.schedulers import (
     Selective,
     SlackBackfill,
     SlackFactor,
-    category_thresholds,
     guarded,
     scheduler_name,
-    starvation_threshold,
 )
 from backfill.schedulers.entitlement import entitled_processors
 from backfill.schedulers.priorities import (
@@ -101,7 +100,7 @@ from backfill.workloads.lublin import lublin_feitelson
 from backfill.workloads.swf import read_swf, write_swf
 from backfill.workloads.workload import Job, Workload
 
-_moved.install()  # old module paths (backfill.metrics, ...) keep importing, with a warning
+_install_moved_paths()  # old module paths (backfill.metrics, ...) keep importing, with a warning
 
 __all__ = [
     "AdaptiveThreshold",

@@ -36,6 +36,33 @@ MOVED: dict[str, str] = {
 }
 
 
+#: (module, name) -> the module the name moved to, for names that left a module that still exists.
+MOVED_NAMES: dict[tuple[str, str], str] = {
+    ("backfill.schedulers", "category_thresholds"): "backfill.measures.calibration",
+    ("backfill.schedulers", "starvation_threshold"): "backfill.measures.calibration",
+    ("backfill.schedulers.selective", "category_thresholds"): "backfill.measures.calibration",
+    ("backfill.schedulers.selective", "starvation_threshold"): "backfill.measures.calibration",
+}
+
+
+def moved_name(module: str, name: str) -> object:
+    """Return a name that moved out of ``module``, with a warning saying where; AttributeError otherwise.
+
+    A module's ``__getattr__`` calls this, so that ``from backfill.schedulers import
+    starvation_threshold`` keeps working. The new home is imported by name only when an old
+    import asks, so the layers' import graph keeps no arrow back up.
+    """
+    new = MOVED_NAMES.get((module, name))
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{module}.{name} moved to {new}; import it from there (or from backfill)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(importlib.import_module(new), name)
+
+
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old path and loads it as the module it moved to, keeping that module's own spec."""
 

@@ -30,7 +30,7 @@ from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
-from backfill.workloads.workload import Job, Workload, _job_from_row
+from backfill.workloads.workload import Job, Workload, job_from_row
 
 __all__ = ["Simulator", "simulate"]
 
@@ -220,7 +220,7 @@ class Simulator:
         self._take = None
 
     def _job(self, i: int) -> Job:
-        job = _job_from_row(self.workload.records[i].tolist())
+        job = job_from_row(self.workload.records[i].tolist())
         if self._changed[i]:
             job = attrs.evolve(job, runtime=self._runtime[i], estimate=self._estimate[i])
         return job

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.registry import SCHEDULERS
 from backfill.testing import workloads
 from backfill.workloads.workload import Job, Workload
 
@@ -34,3 +37,17 @@ def narrow_jobs(span: int = 30, max_jobs: int = 18) -> st.SearchStrategy[list[tu
 def narrow(specs: list[tuple[int, int, int, int]]) -> Workload:
     """Narrow jobs on 8 processors from :func:`narrow_jobs` draws, estimates above runtimes."""
     return make(*[(s, p, r, r + e) for s, p, r, e in sorted(specs)], size=8)
+
+
+def registered_schedulers() -> list[Scheduler]:
+    """Every registered scheduler: with its defaults under every priority it takes, then each sample.
+
+    Built from the registry, so a scheduler added there is in every test that runs "all schedulers"
+    (each parameter's ``samples`` are run with the other parameters at their defaults).
+    """
+    out: list[Scheduler] = []
+    for entry in SCHEDULERS:
+        priorities = sorted(PRIORITIES) if entry.takes_priority else [None]
+        out += [entry.build(PRIORITIES[name] if name else None) for name in priorities]
+        out += [entry.build(**{p.name: sample}) for p in entry.parameters for sample in p.samples]
+    return out

@@ -339,14 +339,14 @@ def test_checkpoint_is_written_as_rows_finish(tmp_path: Path, monkeypatch: pytes
     import backfill.experiments._checkpoint as ck
 
     saves = []
-    real_save = ck._Checkpoint.save
+    real_save = ck.Checkpoint.save
 
-    def counted(self: ck._Checkpoint) -> None:
+    def counted(self: ck.Checkpoint) -> None:
         saves.append(int(self.done.sum()))
         real_save(self)
 
     monkeypatch.setattr(ck, "_SAVE_EVERY", 0.0)
-    monkeypatch.setattr(ck._Checkpoint, "save", counted)
+    monkeypatch.setattr(ck.Checkpoint, "save", counted)
     fair_start_times(PARALLEL, EASY(), workers=1, checkpoint=tmp_path / "easy.npz")
     assert saves[:3] == [1, 2, 3] and saves[-1] == len(PARALLEL)
 

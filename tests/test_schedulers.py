@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import NaiveConservative, NaiveEASY
-from strategies import make, workloads
+from strategies import make, registered_schedulers, workloads
 
 from backfill import (
     EASY,
@@ -21,27 +21,28 @@ from backfill import (
     RelShare,
     Scheduler,
     Selective,
-    SlackBackfill,
     Workload,
     check_reservations,
     simulate,
     validate_schedule,
 )
 from backfill.schedulers.priorities import PRIORITIES, fcfs, lxf, sjf
+from backfill.schedulers.registry import SCHEDULERS
 
 PRIORITY_NAMES = sorted(PRIORITIES)
 
 
 def all_schedulers() -> list[Scheduler]:
-    out: list[Scheduler] = [Conservative()]
-    for name in PRIORITY_NAMES:
-        out += [FCFS(PRIORITIES[name]), EASY(PRIORITIES[name])]
-    out += [EASY(depth=3), EASY(sjf, depth=None)]
-    out += [Selective(), Selective(3.0, lxf), Selective(CategoryThresholds(2.0, 5.0, 1.5, 1.2))]
-    out += [RelShare(window=20.0), RelShare(window=30.0, expected_usage=False, depth=2)]
-    out += [LookaheadSlack(), LookaheadSlack(goal=G2(), lookahead=3, prune_on_slack=False)]
-    out += [SlackBackfill(), SlackBackfill(tolerance=0.5)]
+    """The registry's schedulers (every priority, every parameter sample), and variants it cannot name."""
+    out = registered_schedulers()
+    out += [EASY(sjf, depth=None), Selective(3.0, lxf), Selective(CategoryThresholds(2.0, 5.0, 1.5, 1.2))]
+    out += [RelShare(window=30.0, expected_usage=False, depth=2), LookaheadSlack(goal=G2(), lookahead=3)]
     return out
+
+
+def test_all_schedulers_cover_the_registry() -> None:
+    names = {type(s).__name__ for s in all_schedulers()}
+    assert names == {entry.name for entry in SCHEDULERS}
 
 
 def reservation_log(schedule) -> list[tuple[float, int, float | None]]:  # type: ignore[no-untyped-def]

@@ -11,14 +11,9 @@ from hypothesis import strategies as st
 from strategies import make, workloads
 
 from backfill import BackfillError, Conservative, Job, ParameterError, Schedule, Scheduler, Workload, simulate
+from backfill.measures.calibration import category_thresholds, starvation_threshold
 from backfill.schedulers.priorities import fcfs, lxf, sjf
-from backfill.schedulers.selective import (
-    AdaptiveThreshold,
-    CategoryThresholds,
-    Selective,
-    category_thresholds,
-    starvation_threshold,
-)
+from backfill.schedulers.selective import AdaptiveThreshold, CategoryThresholds, Selective
 from backfill.testing import check_scheduler
 
 OVERRUNS = ["raise_estimate", "kill"]
@@ -416,3 +411,13 @@ def test_completing_a_job_that_is_not_running_is_an_error() -> None:
     s.reset(4, now=0)
     with pytest.raises(BackfillError, match="not running"):
         s.complete(Job(id=9, submit=0.0, processors=1, runtime=1.0, estimate=1.0), 0)
+
+
+def test_the_calibration_moved_to_the_measures_and_old_imports_say_where() -> None:
+    import backfill.schedulers
+
+    with pytest.warns(DeprecationWarning, match=r"moved to backfill\.measures\.calibration"):
+        old = backfill.schedulers.starvation_threshold
+    assert old is starvation_threshold
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        backfill.schedulers.no_such_name  # noqa: B018

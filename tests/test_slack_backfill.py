@@ -263,7 +263,7 @@ def test_the_array_search_for_the_job_that_gives_way_decides_as_the_scan_does(to
     w = lublin_feitelson(1_500, seed=7, estimates="f-model")
     by_scan = [simulate(w, SlackBackfill(tolerance)), simulate(w, LookaheadSlack(lookahead=4))]
     searches = mock.patch.object(
-        _displace._DisplacingConservative, "_victim", wraps=_displace._DisplacingConservative._victim
+        _displace.DisplacingConservative, "_victim", wraps=_displace.DisplacingConservative._victim
     )
     with mock.patch.object(_displace, "_SCAN", -1), searches as victim:
         by_arrays = [simulate(w, SlackBackfill(tolerance)), simulate(w, LookaheadSlack(lookahead=4))]
@@ -278,7 +278,7 @@ def test_the_array_search_for_the_job_that_gives_way_decides_as_the_scan_does(to
 
 def checked_doom(seen: list[bool]):  # type: ignore[no-untyped-def]
     """A stand-in for ``_doomed`` that makes the try anyway whenever it rules one out, and checks it fails."""
-    doomed = _displace._DisplacingConservative._doomed
+    doomed = _displace.DisplacingConservative._doomed
 
     def check(self, job, now, known):  # type: ignore[no-untyped-def]
         ruled_out = doomed(self, job, now, known)
@@ -291,9 +291,7 @@ def checked_doom(seen: list[bool]):  # type: ignore[no-untyped-def]
 
 
 def without_doom():  # type: ignore[no-untyped-def]
-    return mock.patch.object(
-        _displace._DisplacingConservative, "_doomed", lambda self, job, now, known: False
-    )
+    return mock.patch.object(_displace.DisplacingConservative, "_doomed", lambda self, job, now, known: False)
 
 
 #: Jobs of a few shapes (width, estimate), as job arrays make them: the tries one try of a shape
@@ -321,7 +319,7 @@ def test_a_try_is_ruled_out_only_where_it_would_fail(
     w = shaped(draw)
     weight = by_width if weighted else None
     seen: list[bool] = []
-    with mock.patch.object(_displace._DisplacingConservative, "_doomed", checked_doom(seen)):
+    with mock.patch.object(_displace.DisplacingConservative, "_doomed", checked_doom(seen)):
         checked = simulate(w, SlackBackfill(tolerance, weight))
     with without_doom():
         tried = simulate(w, SlackBackfill(tolerance, weight))
@@ -341,7 +339,7 @@ def test_ruling_tries_out_changes_no_decision_on_a_busy_workload(tolerance: floa
     records["runtime"] = np.minimum(records["runtime"], records["estimate"])
     w = Workload.from_records(records, model.machine_size)
     seen: list[bool] = []
-    with mock.patch.object(_displace._DisplacingConservative, "_doomed", checked_doom(seen)):
+    with mock.patch.object(_displace.DisplacingConservative, "_doomed", checked_doom(seen)):
         checked = simulate(w, SlackBackfill(tolerance))
     with without_doom():
         tried = simulate(w, SlackBackfill(tolerance))
@@ -434,7 +432,7 @@ def test_in_every_state_a_ruled_out_job_is_one_whose_try_fails(
     while sim.step():
         now = sim.now
         free = scheduler._profile.free_at(now)
-        known: dict[tuple[int, float], _displace._Certificate] = {}
+        known: dict[tuple[int, float], _displace.Certificate] = {}
         for job in scheduler._queue.values():
             if 0 < job.processors <= free:
                 known.setdefault((job.processors, job.estimate), _displace._ONCE)
@@ -520,7 +518,7 @@ def test_jobs_whose_reservation_lies_among_the_shortages_are_ruled_out_too(toler
             among.append(self._planned[job.id] < shape.shortages[-1])
         return ruled_out
 
-    with mock.patch.object(_displace._DisplacingConservative, "_doomed", counting):
+    with mock.patch.object(_displace.DisplacingConservative, "_doomed", counting):
         ruled = simulate(w, SlackBackfill(tolerance))
     with without_doom():
         tried = simulate(w, SlackBackfill(tolerance))
@@ -550,7 +548,7 @@ def check_ruled_out_exactly_where_the_relaxed_try_fails(
     by a displaced job other than the first-arrived one (which is placed again first).
     """
     free = scheduler._profile.free_at(now)
-    known: dict[tuple[int, float], _displace._Certificate] = {}
+    known: dict[tuple[int, float], _displace.Certificate] = {}
     ruled_out = by_later = 0
     for job in scheduler._queue.values():
         if not 0 < job.processors <= free:

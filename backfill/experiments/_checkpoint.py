@@ -26,7 +26,7 @@ BoolArray = npt.NDArray[np.bool_]
 _SAVE_EVERY = 60.0
 
 
-def _fingerprint(workload: Workload, scheduler: str, strict: bool, relaxed: bool, overrun: str) -> str:
+def fingerprint(workload: Workload, scheduler: str, strict: bool, relaxed: bool, overrun: str) -> str:
     """A digest of everything the FSTs depend on, so that a checkpoint is never resumed by another run."""
     digest = hashlib.sha256(workload.records.tobytes())
     digest.update(f"{workload.machine_size}|{scheduler}|{strict}|{relaxed}|{overrun}".encode())
@@ -34,7 +34,7 @@ def _fingerprint(workload: Workload, scheduler: str, strict: bool, relaxed: bool
 
 
 @attrs.define(eq=False)
-class _Checkpoint:
+class Checkpoint:
     """Rows done so far and their FSTs, mirrored in ``path`` (an ``.npz``) at most every ``_SAVE_EVERY`` s."""
 
     path: Path
@@ -45,7 +45,7 @@ class _Checkpoint:
     _saved_at: float = attrs.field(factory=time.monotonic)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], n: int, key: str) -> _Checkpoint:
+    def open(cls, path: str | os.PathLike[str], n: int, key: str) -> Checkpoint:
         """Load the checkpoint at ``path``, or start an empty one if there is no file."""
         path = Path(path)
         if not path.exists():

@@ -7,7 +7,7 @@ from typing import Any
 from backfill.errors import BackfillError
 
 
-def _progress_bar(total: int, label: str, unit: str, initial: int = 0) -> Any:
+def progress_bar(total: int, label: str, unit: str, initial: int = 0) -> Any:
     """Return a tqdm bar of ``total`` items, ``initial`` of them already done.
 
     Raises:

@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError
-from backfill.experiments._checkpoint import _Checkpoint, _fingerprint
-from backfill.experiments._progress import _progress_bar
+from backfill.experiments._checkpoint import Checkpoint, fingerprint
+from backfill.experiments._progress import progress_bar
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator
@@ -300,8 +300,8 @@ def fair_start_times(
     name = scheduler_name(sim.scheduler)
     saved = None
     if checkpoint is not None:
-        saved = _Checkpoint.open(checkpoint, n, _fingerprint(workload, name, strict, relaxed, overrun))
-    bar = _progress_bar(n, f"FST {name}", "job") if progress else None
+        saved = Checkpoint.open(checkpoint, n, fingerprint(workload, name, strict, relaxed, overrun))
+    bar = progress_bar(n, f"FST {name}", "job") if progress else None
     try:
         if executor is None and (workers == 1 or n == 0):
             s, r = _fst_serial(sim, strict, relaxed, bar, saved)
@@ -314,7 +314,7 @@ def fair_start_times(
 
 
 def _fst_serial(
-    sim: Simulator, strict: bool, relaxed: bool, bar: Any, saved: _Checkpoint | None
+    sim: Simulator, strict: bool, relaxed: bool, bar: Any, saved: Checkpoint | None
 ) -> tuple[FloatArray, FloatArray]:
     n = len(sim.workload)
     tick = bar.update if bar is not None else None
@@ -351,7 +351,7 @@ def _fst_parallel(
     workers: int | None,
     chunks: int | None,
     bar: Any,
-    saved: _Checkpoint | None,
+    saved: Checkpoint | None,
 ) -> tuple[FloatArray, FloatArray]:
     n = len(sim.workload)
     own = executor is None

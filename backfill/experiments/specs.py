@@ -43,8 +43,8 @@ __all__ = [
 #: A scheduler parameter: a JSON scalar, so that it can be part of a cache key and a CSV cell.
 ParamValue: TypeAlias = bool | int | float | str | None
 
-#: The schedulers a :class:`SchedulerSpec` can name, by class name (from the registry).
-SCHEDULERS: dict[str, type[Any]] = {entry.name: entry.cls for entry in REGISTRY}
+#: The schedulers a :class:`SchedulerSpec` can name: the registry (:mod:`backfill.schedulers.registry`).
+SCHEDULERS = REGISTRY
 
 
 def _canonical_name(value: object) -> object:
@@ -56,7 +56,7 @@ def _canonical_name(value: object) -> object:
 
 def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, str) or value not in SCHEDULERS:
-        raise BackfillError(f"unknown scheduler {value!r}; known: {', '.join(SCHEDULERS)}")
+        raise BackfillError(f"unknown scheduler {value!r}; known: {', '.join(e.name for e in SCHEDULERS)}")
 
 
 def _sorted_params(value: Mapping[str, ParamValue] | Iterable[tuple[str, ParamValue]]) -> tuple[Any, ...]:

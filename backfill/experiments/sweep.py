@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.experiments._progress import _progress_bar
+from backfill.experiments._progress import progress_bar
 from backfill.experiments.cache import CellStore, content_key, library_version
 from backfill.experiments.specs import (
     SCHEDULERS,
@@ -369,7 +369,7 @@ def run_sweep(
         if bar is not None:
             bar.update(1)
 
-    bar = _progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
+    bar = progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
     try:
         if executor is None and (workers == 1 or len(todo) <= 1):
             for i in todo:

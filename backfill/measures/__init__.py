@@ -1,5 +1,6 @@
 """Measures: functions of a finished schedule: metrics, groups, fairness, shares, phases, validation."""
 
+from backfill.measures.calibration import category_thresholds, starvation_threshold
 from backfill.measures.fairness import (
     BUCKET_EDGES,
     FairnessBuckets,
@@ -63,6 +64,8 @@ from backfill.measures.validation import (
 )
 
 __all__ = [
+    "category_thresholds",
+    "starvation_threshold",
     "BUCKET_EDGES",
     "CATEGORIES",
     "DEFAULT_COLUMNS",

@@ -78,7 +78,7 @@ def _per_interval(
     return length, util, active, demand, lo, hi
 
 
-def _capped_sums(
+def capped_sums(
     rate: FloatArray, length: FloatArray, lo: IntArray, hi: IntArray, cap: FloatArray
 ) -> FloatArray:
     """Return ``Σ_{lo_i <= k < hi_i} length_k * min(rate_k, cap_i)`` for every query ``i``.
@@ -159,7 +159,7 @@ def fair_shares(s: Schedule, *, weighted: bool = False) -> FloatArray:
         out[done] = width * (cum[hi] - cum[lo])
     else:
         rate = np.divide(util, active, out=np.zeros_like(util), where=active > 0)
-        out[done] = _capped_sums(rate, length, lo, hi, width)
+        out[done] = capped_sums(rate, length, lo, hi, width)
     return out
 
 

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from backfill.errors import BackfillError
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns, response_times, wait_times
 from backfill.schedule import Schedule
+from backfill.workloads.conventions import CATEGORIES, category_indices
 from backfill.workloads.workload import Workload
 
 __all__ = [
@@ -40,9 +41,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 StrArray = npt.NDArray[np.str_]
-
-#: The four job categories of Srinivasan et al. (2002, Tables 1 and 2), in the paper's order.
-CATEGORIES: tuple[str, ...] = ("SN", "SW", "LN", "LW")
 
 _CATEGORY_ARRAY: StrArray = np.array(CATEGORIES)
 
@@ -108,9 +106,7 @@ def job_categories(
     _check_boundary("runtime_boundary", runtime_boundary)
     _check_boundary("width_boundary", width_boundary)
     runtime, width = _columns(source)
-    # NaN runtimes compare False, so they fall on the long side rather than passing for short jobs.
-    index: npt.NDArray[np.intp] = np.where(runtime <= runtime_boundary, 0, 2) + (width > width_boundary)
-    return _CATEGORY_ARRAY[index]
+    return _CATEGORY_ARRAY[category_indices(runtime, width, runtime_boundary, width_boundary)]
 
 
 def _duration(seconds: float) -> str:

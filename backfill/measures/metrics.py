@@ -27,8 +27,10 @@ import numpy.typing as npt
 
 from backfill.errors import BackfillError
 from backfill.schedule import Schedule
+from backfill.workloads.conventions import DEFAULT_BOUND
 
 __all__ = [
+    "DEFAULT_BOUND",
     "format_metric",
     "DEFAULT_COLUMNS",
     "SUMMARY_KEYS",
@@ -47,10 +49,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-
-#: The threshold of bounded slowdown, in seconds, used unless another is given (Feitelson et al.
-#: 1997 use 10 s; some studies use 60 s).
-DEFAULT_BOUND = 10.0
 
 #: The keys of :func:`summarize`, in order.
 SUMMARY_KEYS: tuple[str, ...] = (

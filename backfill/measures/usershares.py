@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError
-from backfill.measures.fairshare import _capped_sums
+from backfill.measures.fairshare import capped_sums
 from backfill.measures.metrics import bounded_slowdowns
 from backfill.schedule import Schedule
 
@@ -143,7 +143,7 @@ def _water_levels(
     The segments active in interval ``k`` are the prefix, up to ``k``, of +segment events at ``lo``
     and -segment events at ``hi``, so the sums restricted to a rank range are signed prefix sums. A
     wavelet matrix over the events' ranks runs the binary searches of all intervals together, one
-    bit of ``j`` per level, as :func:`backfill.measures.fairshare._capped_sums` does for its thresholds.
+    bit of ``j`` per level, as :func:`backfill.measures.fairshare.capped_sums` does for its thresholds.
     O((m + M) log M) for ``M`` segments.
     """
     cap = request / share
@@ -226,7 +226,7 @@ def _entitled(
         return np.zeros(sc.keys.size)
     seg_share = share[owner]
     level = _water_levels(grid.size - 1, lo, hi, request, seg_share, cap_total)
-    area = seg_share * _capped_sums(level, np.diff(grid), lo, hi, request / seg_share)
+    area = seg_share * capped_sums(level, np.diff(grid), lo, hi, request / seg_share)
     return np.bincount(owner, area, minlength=sc.keys.size).astype(np.float64)
 
 
@@ -273,7 +273,7 @@ def entitled_usage(
 
     Complexity:
         O(n log n) time and O(n) memory for n jobs (a binary search per interval run as a wavelet
-        matrix over the users' request segments, then :func:`~backfill.measures.fairshare._capped_sums`).
+        matrix over the users' request segments, then :func:`~backfill.measures.fairshare.capped_sums`).
 
     Examples:
         >>> from backfill import Job, Workload, simulate

@@ -1,5 +1,6 @@
 """Schedulers: one module per algorithm, all satisfying :class:`~backfill.schedulers.protocol.Scheduler`."""
 
+from backfill._moved import moved_name
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
@@ -16,8 +17,6 @@ from backfill.schedulers.selective import (
     AdaptiveThreshold,
     CategoryThresholds,
     Selective,
-    category_thresholds,
-    starvation_threshold,
 )
 from backfill.schedulers.slack import SlackBackfill
 
@@ -44,8 +43,11 @@ __all__ = [
     "Selective",
     "SlackBackfill",
     "SlackFactor",
-    "category_thresholds",
     "guarded",
     "scheduler_name",
-    "starvation_threshold",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Names that moved out (the threshold calibration is a measure now) still import, with a warning.
+    return moved_name(__name__, name)

@@ -39,7 +39,7 @@ from backfill.workloads.workload import Job
 
 
 @attrs.frozen
-class _Start:
+class Start:
     """A set of jobs that can start now, and what that does to the plan."""
 
     jobs: tuple[Job, ...]
@@ -56,8 +56,8 @@ class _Shape:
     """What one anonymous try of a shape (width ``p``, ``estimate``) found in the current plan.
 
     The reservations that gave way, in the order they did, and the shortage instant each covered
-    (nondecreasing): see :meth:`_DisplacingConservative._certificate`. ``bounds`` keeps, for each
-    number ``k`` of them that a real try of this shape meets, the bound :meth:`_DisplacingConservative._bound`
+    (nondecreasing): see :meth:`DisplacingConservative._certificate`. ``bounds`` keeps, for each
+    number ``k`` of them that a real try of this shape meets, the bound :meth:`DisplacingConservative._bound`
     computed, as it is asked for.
     """
 
@@ -71,13 +71,13 @@ class _Shape:
         self.bounds: dict[int, float] = {}
 
 
-#: What :meth:`_DisplacingConservative._doomed` knows about the jobs of one shape (width, estimate) in
+#: What :meth:`DisplacingConservative._doomed` knows about the jobs of one shape (width, estimate) in
 #: the current plan: the anonymous try's findings, or None where there is nothing to learn from it.
-_Certificate = _Shape | None
+Certificate = _Shape | None
 
 #: The mark of a shape tried once in the current plan: most shapes of a trace's queue appear once,
 #: and for those the anonymous try would only add to the real one, so it is made for the second.
-_ONCE: _Certificate = _Shape(0, 0.0, [], [])
+_ONCE: Certificate = _Shape(0, 0.0, [], [])
 
 
 def _latest_release(profile: Profile, now: float, limit: float, p: int, width: int, duration: float) -> float:
@@ -178,7 +178,7 @@ class _Reservations:
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class _DisplacingConservative(Conservative):
+class DisplacingConservative(Conservative):
     """Conservative with a FCFS queue view and :meth:`_try_start` / :meth:`_commit`."""
 
     #: Queued jobs in arrival order (dicts keep insertion order), and each one's arrival sequence.
@@ -224,7 +224,7 @@ class _DisplacingConservative(Conservative):
         """Latest start a displacement may give ``job`` at ``now``."""
         raise NotImplementedError
 
-    def _try_start(self, jobs: Sequence[Job], now: float) -> _Start | None:
+    def _try_start(self, jobs: Sequence[Job], now: float) -> Start | None:
         """Plan starting ``jobs`` (queued, in arrival order) now; None if a displaced job passes its limit.
 
         The caller makes sure the jobs fit in the processors free now.
@@ -253,7 +253,7 @@ class _DisplacingConservative(Conservative):
                 return None
             add(new, new + victim.estimate, -victim.processors)
             moves.append((victim, planned[victim.id], new))
-        return _Start(tuple(jobs), profile, tuple(moves))
+        return Start(tuple(jobs), profile, tuple(moves))
 
     def _make_room(
         self, profile: Profile, now: float, end: float, p: int, excluded: set[int], displaced: list[Job]
@@ -298,7 +298,7 @@ class _DisplacingConservative(Conservative):
         add(now, end, -p)
         return shortages
 
-    def _doomed(self, job: Job, now: float, known: dict[tuple[int, float], _Certificate]) -> bool:
+    def _doomed(self, job: Job, now: float, known: dict[tuple[int, float], Certificate]) -> bool:
         """True if :meth:`_try_start` is certain to refuse ``job`` alone now, without trying it.
 
         Jobs of the same width and estimate make room the same way up to their own reservation, so
@@ -326,7 +326,7 @@ class _DisplacingConservative(Conservative):
             bound = self._bound(shape, met, now)
         return planned > bound
 
-    def _certificate(self, p: int, estimate: float, now: float) -> _Certificate:
+    def _certificate(self, p: int, estimate: float, now: float) -> Certificate:
         """Make room now for a ``p`` x ``estimate`` job with no reservation of its own; keep what gave way.
 
         The reservations give way at the shortages ``t1 <= ... <= td`` (each release only adds
@@ -419,7 +419,7 @@ class _DisplacingConservative(Conservative):
         i = int(seqs.argmax())
         return arrays.jobs[i] if seqs[i] >= 0 else None
 
-    def _commit(self, plan: _Start, now: float) -> None:
+    def _commit(self, plan: Start, now: float) -> None:
         """Apply a plan from :meth:`_try_start`: the jobs run from now, the displaced jobs move."""
         order = self._order
         planned = self._planned

@@ -19,7 +19,7 @@ from backfill.workloads.workload import Job
 __all__ = ["EASY"]
 
 
-def _depth_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+def depth_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     # bool is an int subclass, but EASY(depth=True) is surely a mistake, not depth 1.
     if value is None:
         return
@@ -116,7 +116,7 @@ class EASY(QueueScheduler):
         EASY(fcfs, depth=2) [0] {1: 10.0, 2: 15.0}
     """
 
-    depth: int | None = attrs.field(default=1, validator=_depth_validator)
+    depth: int | None = attrs.field(default=1, validator=depth_validator)
 
     # Running jobs as (estimated end, seq, processors), sorted; a plain list kept with C-level bisect
     # beats a SortedList at the sizes machines have.

@@ -63,10 +63,10 @@ def entitled_processors(requests: Sequence[float], shares: Sequence[float], capa
             raise BackfillError(f"requests must be finite and >= 0, got {r!r}")
         if not math.isfinite(s) or s <= 0:
             raise BackfillError(f"shares must be finite and > 0, got {s!r}")
-    return _water_fill(requests, shares, capacity)
+    return water_fill(requests, shares, capacity)
 
 
-def _water_fill(requests: Sequence[float], shares: Sequence[float], capacity: float) -> list[float]:
+def water_fill(requests: Sequence[float], shares: Sequence[float], capacity: float) -> list[float]:
     """:func:`entitled_processors` without the argument checks, for callers that already made them."""
     n = len(requests)
     order = sorted(range(n), key=lambda i: requests[i] / shares[i])

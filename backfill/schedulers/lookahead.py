@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.schedulers._displace import _DisplacingConservative, _Start
+from backfill.schedulers._displace import DisplacingConservative, Start
 from backfill.workloads.workload import Job
 
 __all__ = ["G1", "G2", "LookaheadSlack", "PackingScores", "SlackFactor"]
@@ -252,7 +252,7 @@ def _nodes_validator(instance: object, attribute: attrs.Attribute[Any], value: i
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class LookaheadSlack(_DisplacingConservative):
+class LookaheadSlack(DisplacingConservative):
     """Jin's backfilling with fairness and slack: Conservative plus a slack-bounded lookahead.
 
     **Fair start time and slack.** When a job arrives, its fair start time (FST, thesis §4.3.1) is
@@ -374,7 +374,7 @@ class LookaheadSlack(_DisplacingConservative):
         planned = self._planned[job.id]
         return planned if planned > latest else latest
 
-    def _search(self, now: float) -> _Start | None:
+    def _search(self, now: float) -> Start | None:
         """Steps 1-11: the branch and bound over the first jobs, then the goal's choice."""
         free = self._profile.free_at(now)
         if free <= 0:
@@ -389,12 +389,12 @@ class LookaheadSlack(_DisplacingConservative):
         fst = self._fst
         capacity = self._profile.capacity
         busy = capacity - free
-        plans: list[tuple[_Start, int]] = []
+        plans: list[tuple[Start, int]] = []
         budget = [math.inf if self.max_nodes is None else self.max_nodes]
         n = len(candidates)
         prune = self.prune_on_slack
 
-        def score(plan: _Start, width: int, over: float, skip: float, q: int) -> PackingScores:
+        def score(plan: Start, width: int, over: float, skip: float, q: int) -> PackingScores:
             o, k = over, skip
             for job in plan.jobs:
                 f = fst[job.id][1]

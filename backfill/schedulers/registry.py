@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -51,6 +51,7 @@ __all__ = [
     "SCHEDULERS",
     "Entry",
     "Parameter",
+    "Registry",
     "bool_from_text",
     "depth_from_text",
     "duration_from_text",
@@ -358,144 +359,207 @@ _DEPTH = Parameter(
     samples=(3, None),
 )
 
-#: The built-in schedulers, in the order the command line lists them.
-SCHEDULERS: tuple[Entry, ...] = (
-    Entry(FCFS),
-    Entry(EASY, parameters=(_DEPTH,)),
-    Entry(Conservative),
-    Entry(
-        PC,
-        parameters=(
-            Parameter(
-                "restart",
-                bool_from_text,
-                "rescan the queue from its head after every improved reservation",
-                samples=(False,),
-            ),
-        ),
-    ),
-    Entry(DC),
-    Entry(
-        Selective,
-        parameters=(
-            Parameter(
-                "threshold",
-                positive_float_from_text,
-                "starvation threshold: promote a job when (wait + estimate) / estimate reaches T; "
-                "adaptive: the running mean bounded slowdown of completed jobs",
-                metavar="T",
-                named_values={"adaptive": AdaptiveThreshold},
-                samples=(3.0,),
-            ),
-        ),
-    ),
-    Entry(
-        RelShare,
-        parameters=(
-            Parameter(
-                "window",
-                duration_from_text,
-                "fair-share window: seconds, or e.g. 4h, 12h, 1d, 7d",
-                metavar="DURATION",
-                samples=(20.0,),
-            ),
-            Parameter(
-                "expected_usage",
-                bool_from_text,
-                "count the expected usage of running and reserved jobs as well as the usage so far",
-                samples=(False,),
-            ),
-            Parameter(
-                "decay",
-                non_negative_float_from_text,
-                "decay rate of past usage per second (0: a sliding window)",
-                metavar="RATE",
-            ),
-            _DEPTH,
-            Parameter(
-                "by",
-                _no_text,
-                "share between users or groups (the job field of that name)",
-                metavar="user|group",
-                named_values={"user": lambda: "user", "group": lambda: "group"},
-            ),
-            Parameter(
-                "default_share",
-                positive_float_from_text,
-                "share of an owner not in the shares table",
-                metavar="SHARE",
-            ),
-            Parameter(
-                "origin",
-                finite_float_from_text,
-                "time at which usage starts to count, in seconds",
-                metavar="SECONDS",
-            ),
-        ),
-    ),
-    Entry(
-        LookaheadSlack,
-        aliases=("lookahead",),
-        parameters=(
-            Parameter(
-                "goal",
-                _no_text,
-                "goal: G1 stays close to FCFS, G2 maximises utilization",
-                metavar="G1|G2",
-                named_values={"G1": G1, "G2": G2},
-                samples=("G2",),
-            ),
-            Parameter(
-                "lookahead",
-                non_negative_int_from_text,
-                "waiting jobs searched for a set to start",
-                metavar="N",
-                samples=(3,),
-            ),
-            Parameter(
-                "max_nodes",
-                optional_int_from_text,
-                "nodes the search may visit per decision, or none",
-                metavar="N",
-            ),
-            Parameter(
-                "prune_on_slack",
-                bool_from_text,
-                "prune the search on slack",
-                samples=(False,),
-            ),
-        ),
-    ),
-    Entry(
-        SlackBackfill,
-        aliases=("slack",),
-        parameters=(
-            Parameter(
-                "tolerance",
-                non_negative_float_from_text,
-                "delay tolerance: a job's slack is F x the mean wait so far",
-                metavar="F",
-                samples=(0.5,),
-            ),
-        ),
-    ),
-)
 
-_BY_NAME: dict[str, Entry] = {name: entry for entry in SCHEDULERS for name in entry.names}
+class Registry:
+    """The schedulers front ends offer: entries in order, looked up by any of their names.
+
+    The built-in ones are :data:`SCHEDULERS`; :meth:`register` adds one of a user's own (for the
+    session), after which the command line built in that session, sweep specs and
+    :func:`scheduler_entry` know it too.
+
+    Examples:
+        >>> "slack" in SCHEDULERS, "SlackBackfill" in SCHEDULERS, "backfill9" in SCHEDULERS
+        (True, True, False)
+    """
+
+    def __init__(self, entries: tuple[Entry, ...]) -> None:
+        self._entries: list[Entry] = []
+        self._by_name: dict[str, Entry] = {}
+        for entry in entries:
+            self.register(entry)
+
+    def register(self, entry: Entry) -> None:
+        """Add ``entry`` at the end. O(names).
+
+        Raises:
+            ParameterError: One of its names is taken, or it is not an :class:`Entry`.
+        """
+        if not isinstance(entry, Entry):
+            raise ParameterError(f"register takes an Entry, got {entry!r}")
+        taken = [name for name in entry.names if name in self._by_name]
+        if taken:
+            raise ParameterError(
+                f"cannot register {entry.name}: {', '.join(taken)} already names a scheduler"
+            )
+        self._entries.append(entry)
+        self._by_name.update(dict.fromkeys(entry.names, entry))
+
+    def unregister(self, name: str) -> None:
+        """Remove the entry called ``name`` (any of its names)."""
+        entry = self.entry(name)
+        self._entries.remove(entry)
+        for known in entry.names:
+            del self._by_name[known]
+
+    def entry(self, name: str) -> Entry:
+        """Return the entry called ``name`` (class name or alias, any letter case). O(1).
+
+        Raises:
+            ParameterError: No registered scheduler has that name.
+        """
+        entry = self._by_name.get(name.strip().lower()) if isinstance(name, str) else None
+        if entry is None:
+            known = ", ".join(e.cli_name for e in self._entries)
+            raise ParameterError(f"unknown scheduler {name!r}; known: {known}")
+        return entry
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.strip().lower() in self._by_name
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(tuple(self._entries))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Registry({', '.join(e.name for e in self._entries)})"
+
+
+#: The built-in schedulers, in the order the command line lists them.
+SCHEDULERS = Registry(
+    (
+        Entry(FCFS),
+        Entry(EASY, parameters=(_DEPTH,)),
+        Entry(Conservative),
+        Entry(
+            PC,
+            parameters=(
+                Parameter(
+                    "restart",
+                    bool_from_text,
+                    "rescan the queue from its head after every improved reservation",
+                    samples=(False,),
+                ),
+            ),
+        ),
+        Entry(DC),
+        Entry(
+            Selective,
+            parameters=(
+                Parameter(
+                    "threshold",
+                    positive_float_from_text,
+                    "starvation threshold: promote a job when (wait + estimate) / estimate reaches T; "
+                    "adaptive: the running mean bounded slowdown of completed jobs",
+                    metavar="T",
+                    named_values={"adaptive": AdaptiveThreshold},
+                    samples=(3.0,),
+                ),
+            ),
+        ),
+        Entry(
+            RelShare,
+            parameters=(
+                Parameter(
+                    "window",
+                    duration_from_text,
+                    "fair-share window: seconds, or e.g. 4h, 12h, 1d, 7d",
+                    metavar="DURATION",
+                    samples=(20.0,),
+                ),
+                Parameter(
+                    "expected_usage",
+                    bool_from_text,
+                    "count the expected usage of running and reserved jobs as well as the usage so far",
+                    samples=(False,),
+                ),
+                Parameter(
+                    "decay",
+                    non_negative_float_from_text,
+                    "decay rate of past usage per second (0: a sliding window)",
+                    metavar="RATE",
+                ),
+                _DEPTH,
+                Parameter(
+                    "by",
+                    _no_text,
+                    "share between users or groups (the job field of that name)",
+                    metavar="user|group",
+                    named_values={"user": lambda: "user", "group": lambda: "group"},
+                ),
+                Parameter(
+                    "default_share",
+                    positive_float_from_text,
+                    "share of an owner not in the shares table",
+                    metavar="SHARE",
+                ),
+                Parameter(
+                    "origin",
+                    finite_float_from_text,
+                    "time at which usage starts to count, in seconds",
+                    metavar="SECONDS",
+                ),
+            ),
+        ),
+        Entry(
+            LookaheadSlack,
+            aliases=("lookahead",),
+            parameters=(
+                Parameter(
+                    "goal",
+                    _no_text,
+                    "goal: G1 stays close to FCFS, G2 maximises utilization",
+                    metavar="G1|G2",
+                    named_values={"G1": G1, "G2": G2},
+                    samples=("G2",),
+                ),
+                Parameter(
+                    "lookahead",
+                    non_negative_int_from_text,
+                    "waiting jobs searched for a set to start",
+                    metavar="N",
+                    samples=(3,),
+                ),
+                Parameter(
+                    "max_nodes",
+                    optional_int_from_text,
+                    "nodes the search may visit per decision, or none",
+                    metavar="N",
+                ),
+                Parameter(
+                    "prune_on_slack",
+                    bool_from_text,
+                    "prune the search on slack",
+                    samples=(False,),
+                ),
+            ),
+        ),
+        Entry(
+            SlackBackfill,
+            aliases=("slack",),
+            parameters=(
+                Parameter(
+                    "tolerance",
+                    non_negative_float_from_text,
+                    "delay tolerance: a job's slack is F x the mean wait so far",
+                    metavar="F",
+                    samples=(0.5,),
+                ),
+            ),
+        ),
+    )
+)
 
 
 def scheduler_entry(name: str) -> Entry:
-    """Return the entry of the scheduler called ``name`` (class name or alias, any letter case).
+    """Return the entry of the registered scheduler called ``name`` (class name or alias, any case).
 
     Raises:
-        ParameterError: No built-in scheduler has that name.
+        ParameterError: No registered scheduler has that name.
 
     Examples:
         >>> scheduler_entry("slack").name
         'SlackBackfill'
     """
-    entry = _BY_NAME.get(name.lower()) if isinstance(name, str) else None
-    if entry is None:
-        known = ", ".join(e.cli_name for e in SCHEDULERS)
-        raise ParameterError(f"unknown scheduler {name!r}; known: {known}")
-    return entry
+    return SCHEDULERS.entry(name)

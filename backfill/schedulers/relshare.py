@@ -18,8 +18,8 @@ import attrs
 
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers.base import SchedulerBase
-from backfill.schedulers.easy import EASY, _depth_validator
-from backfill.schedulers.entitlement import _water_fill
+from backfill.schedulers.easy import EASY, depth_validator
+from backfill.schedulers.entitlement import water_fill
 from backfill.schedulers.queue import Entry
 from backfill.workloads.workload import Job
 
@@ -173,7 +173,7 @@ class RelShare(SchedulerBase):
     window: float = attrs.field(default=_DAY, validator=_positive_finite)
     expected_usage: bool = attrs.field(default=True)
     decay: float = attrs.field(default=0.0, validator=_decay_validator)
-    depth: int | None = attrs.field(default=1, validator=_depth_validator)
+    depth: int | None = attrs.field(default=1, validator=depth_validator)
     by: str = attrs.field(default="user", validator=_by_validator)
     shares: Mapping[int, float] = attrs.field(default=None, converter=_shares_converter)
     default_share: float = attrs.field(default=1.0, validator=_positive_finite)
@@ -383,7 +383,7 @@ class RelShare(SchedulerBase):
                 weights = [shares.get(o, self.default_share) for o in active]
             else:
                 weights = [self.default_share] * len(active)
-            levels = _water_fill(list(self._request.values()), weights, self._size)
+            levels = water_fill(list(self._request.values()), weights, self._size)
             self._rate = dict(zip(active, levels, strict=True))
             self._dirty = False
         while now >= self._w1:

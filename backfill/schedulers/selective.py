@@ -18,29 +18,26 @@ from typing import Any
 import attrs
 from sortedcontainers import SortedList
 
+from backfill._moved import moved_name
 from backfill.errors import ScheduleError
-from backfill.measures.groups import CATEGORIES
-from backfill.schedulers._thresholds import (
+from backfill.schedulers.base import SchedulerBase
+from backfill.schedulers.conservative import Conservative
+from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.schedulers.queue import Entry, check_priority, own_priority
+from backfill.schedulers.thresholds import (
     AdaptiveThreshold,
     CategoryThresholds,
     Threshold,
     as_threshold,
     category_index,
-    category_thresholds,
-    starvation_threshold,
 )
-from backfill.schedulers.base import SchedulerBase
-from backfill.schedulers.conservative import Conservative
-from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
-from backfill.schedulers.queue import Entry, check_priority, own_priority
+from backfill.workloads.conventions import CATEGORIES
 from backfill.workloads.workload import Job
 
 __all__ = [
     "AdaptiveThreshold",
     "CategoryThresholds",
     "Selective",
-    "category_thresholds",
-    "starvation_threshold",
 ]
 
 _OVERALL = len(CATEGORIES)  # index of the all-jobs statistics, after the four categories
@@ -380,3 +377,8 @@ class Selective(SchedulerBase):
         other._started = self._started.copy()
         other._sums = self._sums.copy()
         other._counts = self._counts.copy()
+
+
+def __getattr__(name: str) -> object:
+    # Names that moved out (the threshold calibration is a measure now) still import, with a warning.
+    return moved_name(__name__, name)

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.schedulers._displace import _Certificate, _DisplacingConservative
+from backfill.schedulers._displace import Certificate, DisplacingConservative
 from backfill.workloads.workload import Job
 
 __all__ = ["SlackBackfill"]
@@ -58,7 +58,7 @@ def _checked_weight(weight: Weight, job: Job) -> float:
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class SlackBackfill(_DisplacingConservative):
+class SlackBackfill(DisplacingConservative):
     """Talby and Feitelson's slack-based backfilling: Conservative plans, backfills delay within slack.
 
     **Slack and guarantee.** When a job arrives it gets Conservative's reservation, its earliest fit in
@@ -173,7 +173,7 @@ class SlackBackfill(_DisplacingConservative):
         if free > 0 and self._queue:
             committed = False
             # What one try teaches about the jobs of its shape, until a start changes the plan.
-            known: dict[tuple[int, float], _Certificate] = {}
+            known: dict[tuple[int, float], Certificate] = {}
             for job in list(self._queue.values()):
                 if not 0 < job.processors <= free or self._doomed(job, now, known):
                     continue

@@ -29,7 +29,7 @@ _DROP_REASONS = (
     "wider_than_machine",
     "runtime_over_estimate",
 )
-_REASON_CODE = {reason: code for code, reason in enumerate(_DROP_REASONS, start=1)}
+REASON_CODES = {reason: code for code, reason in enumerate(_DROP_REASONS, start=1)}
 
 
 @attrs.frozen

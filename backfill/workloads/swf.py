@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError, SWFError
-from backfill.workloads.cleaning import _REASON_CODE, CleaningPolicy, ReadReport
+from backfill.workloads.cleaning import REASON_CODES, CleaningPolicy, ReadReport
 from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Workload
 
 __all__ = ["CleaningPolicy", "ReadReport", "read_swf", "write_swf"]
@@ -387,7 +387,7 @@ def read_swf(
     reason = np.zeros(len(values), dtype=np.int8)
 
     def drop(name: str, mask: npt.NDArray[np.bool_]) -> None:
-        reason[(reason == 0) & mask] = _REASON_CODE[name]
+        reason[(reason == 0) & mask] = REASON_CODES[name]
 
     if policy.drop_partial:
         drop("partial_execution", np.isin(status, (2, 3, 4)))
@@ -419,14 +419,14 @@ def read_swf(
         runtime[overrun] = estimate[overrun]
         altered["runtime_truncated_to_estimate"] = int(overrun.sum())
     elif policy.overrun == "drop":
-        reason[np.flatnonzero(kept)[overrun]] = _REASON_CODE["runtime_over_estimate"]
+        reason[np.flatnonzero(kept)[overrun]] = REASON_CODES["runtime_over_estimate"]
         rows = rows[~overrun]
     altered = {k: v for k, v in altered.items() if v}
 
     ids = values[:, _COL["id"]]
     dropped: dict[str, int] = {}
     dropped_ids: dict[str, list[int]] = {}
-    for name, code in _REASON_CODE.items():
+    for name, code in REASON_CODES.items():
         mask = reason == code
         if mask.any():
             dropped[name] = int(mask.sum())

@@ -125,7 +125,7 @@ class Job:
         return self.processors * self.runtime
 
 
-def _job_from_row(row: tuple[Any, ...]) -> Job:
+def job_from_row(row: tuple[Any, ...]) -> Job:
     (
         id_,
         submit,
@@ -268,12 +268,12 @@ class Workload:
     def __getitem__(self, index: slice) -> list[Job]: ...
     def __getitem__(self, index: int | slice) -> Job | list[Job]:
         if isinstance(index, slice):
-            return [_job_from_row(r) for r in self.records[index].tolist()]
-        return _job_from_row(self.records[index].tolist())
+            return [job_from_row(r) for r in self.records[index].tolist()]
+        return job_from_row(self.records[index].tolist())
 
     def __iter__(self) -> Iterator[Job]:
         for row in self.records.tolist():
-            yield _job_from_row(row)
+            yield job_from_row(row)
 
     def column(self, name: str) -> npt.NDArray[Any]:
         """Return one SWF field of every job as a read-only array (no copy).

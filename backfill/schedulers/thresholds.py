@@ -1,10 +1,11 @@
-"""Starvation thresholds of Selective reservation, and their calibration from a previous run.
+"""Starvation thresholds of Selective reservation.
 
 Srinivasan et al. (2002, §4) promote a job when its expansion factor reaches a starvation threshold:
 one number for every job (*Selective*), one per job category (*Selective-D*,
 :class:`CategoryThresholds`), both calibrated as the mean bounded slowdown of a previous run of
-Conservative backfilling (:func:`starvation_threshold`, :func:`category_thresholds`); or, needing no
-previous run, the running mean slowdown of the jobs completed so far (:class:`AdaptiveThreshold`).
+Conservative backfilling (that calibration reads a finished schedule, so it is a measure:
+:mod:`backfill.measures.calibration`); or, needing no previous run, the running mean slowdown of
+the jobs completed so far (:class:`AdaptiveThreshold`).
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ from numbers import Integral, Real
 from typing import Any
 
 import attrs
-import numpy as np
 
 from backfill._validators import is_bool
-from backfill.errors import BackfillError, ParameterError
-from backfill.measures.groups import CATEGORIES, job_categories
-from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
-from backfill.schedule import Schedule
+from backfill.errors import ParameterError
+from backfill.workloads.conventions import DEFAULT_BOUND
+from backfill.workloads.conventions import category_index as _category_index
 from backfill.workloads.workload import Job
 
 __all__ = [
@@ -28,33 +27,32 @@ __all__ = [
     "CategoryThresholds",
     "Threshold",
     "as_threshold",
+    "is_number",
     "category_index",
-    "category_thresholds",
-    "starvation_threshold",
 ]
 
 
-def _is_number(value: object) -> bool:
-    # bool is an Integral, but True as a threshold or boundary is far more likely a slip than a 1.
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a real number and not a bool (True as a threshold is far more likely a slip)."""
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
 def _threshold_value(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not _is_number(value):
+    if not is_number(value):
         raise ParameterError(f"{attribute.name} must be a number, got {value!r}")
     if not float(value) >= 0:  # type: ignore[arg-type]  # a Real; NaN fails this test too
         raise ParameterError(f"{attribute.name} must be a non-negative number (inf allowed), got {value!r}")
 
 
 def _finite_non_negative(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not _is_number(value):
+    if not is_number(value):
         raise ParameterError(f"{attribute.name} must be a number, got {value!r}")
     if not 0 <= float(value) < math.inf:  # type: ignore[arg-type]
         raise ParameterError(f"{attribute.name} must be a finite non-negative number, got {value!r}")
 
 
 def _positive_bound(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not _is_number(value):
+    if not is_number(value):
         raise ParameterError(f"{attribute.name} must be a number, got {value!r}")
     if not 0 < float(value) < math.inf:  # type: ignore[arg-type]
         raise ParameterError(f"{attribute.name} must be a positive number of seconds, got {value!r}")
@@ -68,8 +66,12 @@ def _width_boundary(instance: object, attribute: attrs.Attribute[Any], value: ob
 
 
 def category_index(job: Job, runtime_boundary: float, width_boundary: int) -> int:
-    """Index in :data:`~backfill.measures.groups.CATEGORIES` of a job, by its *estimate* and width."""
-    return (0 if job.estimate <= runtime_boundary else 2) + (job.processors > width_boundary)
+    """Return the index in :data:`~backfill.workloads.conventions.CATEGORIES` of a job, by its *estimate*.
+
+    The scheduler does not know a waiting job's runtime, so it classifies by the estimate; see
+    :func:`~backfill.workloads.conventions.category_index`. O(1).
+    """
+    return _category_index(job.estimate, job.processors, runtime_boundary, width_boundary)
 
 
 @attrs.frozen
@@ -175,115 +177,10 @@ def as_threshold(value: float | CategoryThresholds | AdaptiveThreshold) -> Thres
     """Accept a threshold object, or a plain number as one fixed threshold for every job."""
     if isinstance(value, CategoryThresholds | AdaptiveThreshold):
         return value
-    if not _is_number(value):
+    if not is_number(value):
         raise ParameterError(
             f"threshold must be a number, CategoryThresholds or AdaptiveThreshold, got {value!r}"
         )
     if not float(value) >= 0:
         raise ParameterError(f"threshold must be a non-negative number (inf allowed), got {value!r}")
     return float(value)
-
-
-# -- calibration from a previous run ------------------------------------------------------------------
-
-
-def _slowdowns(
-    schedule: Schedule, well_estimated_within: float | None, bound: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return the bounded slowdown of every row (NaN if not completed) and the mask of rows to use."""
-    done = np.isfinite(schedule.start) & np.isfinite(schedule.end)
-    bsld = np.full(len(schedule), np.nan)
-    bsld[done] = bounded_slowdowns(schedule, bound)
-    use = done
-    if well_estimated_within is not None:
-        k = well_estimated_within
-        if not _is_number(k) or not 1 <= k < math.inf:
-            raise BackfillError(f"well_estimated_within must be a finite number >= 1 or None, got {k!r}")
-        with np.errstate(invalid="ignore"):
-            use = done & (np.asarray(schedule.estimate) <= k * np.asarray(schedule.runtime))
-    return bsld, use
-
-
-def starvation_threshold(
-    schedule: Schedule, *, well_estimated_within: float | None = 2.0, bound: float = DEFAULT_BOUND
-) -> float:
-    """Return the paper's Selective threshold: the mean bounded slowdown of a previous run.
-
-    Srinivasan et al. (2002, §4.2) take the mean slowdown of a run of Conservative backfilling; with
-    inexact estimates (§4.3) only the *well estimated* jobs count, those whose runtime is within a
-    factor of two of their estimate, because aborted and badly over-estimated jobs have slowdowns far
-    above the rest. Here a completed job counts if ``estimate <= well_estimated_within * runtime``
-    (the estimate the scheduler saw, ``Schedule.estimate``); ``None`` counts every completed job.
-    With exact estimates every job counts.
-
-    Args:
-        schedule: A finished schedule, typically of :class:`~backfill.schedulers.Conservative`.
-        well_estimated_within: The largest ratio of estimate to runtime of a job that counts, or None.
-        bound: The bounded-slowdown threshold in seconds.
-
-    Raises:
-        BackfillError: If no completed job counts, or a parameter is out of range.
-
-    Examples:
-        >>> from backfill import Workload, simulate
-        >>> from backfill.schedulers import FCFS
-        >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),
-        ...         Job(id=2, submit=0.0, processors=1, runtime=10.0, estimate=1000.0),
-        ...         Job(id=3, submit=0.0, processors=1, runtime=50.0, estimate=60.0)]
-        >>> s = simulate(Workload.from_jobs(jobs, machine_size=1), FCFS())
-        >>> starvation_threshold(s)  # (1 + 160 / 50) / 2: job 2 is badly estimated
-        2.1
-    """
-    bsld, use = _slowdowns(schedule, well_estimated_within, bound)
-    if not use.any():
-        raise BackfillError("no completed (well estimated) job to calibrate a threshold from")
-    return float(bsld[use].mean())
-
-
-def category_thresholds(
-    schedule: Schedule,
-    *,
-    well_estimated_within: float | None = 2.0,
-    bound: float = DEFAULT_BOUND,
-    runtime_boundary: float = 3600.0,
-    width_boundary: int = 8,
-) -> CategoryThresholds:
-    """Return the paper's Selective-D thresholds: the mean bounded slowdown of each job category.
-
-    As :func:`starvation_threshold`, per category of :func:`~backfill.measures.groups.job_categories` (by the
-    runtime the jobs ran, the paper's classification; the scheduler classifies waiting jobs by their
-    estimate, the same thing with exact estimates). A category with no counted job gets the overall
-    mean. The boundaries are carried into the result.
-
-    Args:
-        schedule: A finished schedule, typically of :class:`~backfill.schedulers.Conservative`.
-        well_estimated_within: The largest ratio of estimate to runtime of a job that counts, or None.
-        bound: The bounded-slowdown threshold in seconds.
-        runtime_boundary: The longest runtime of a short job, in seconds.
-        width_boundary: The most processors of a narrow job (64 for LANL in the paper).
-
-    Raises:
-        BackfillError: If no completed job counts, or a parameter is out of range.
-
-    Examples:
-        >>> from backfill import Workload, simulate
-        >>> from backfill.schedulers import FCFS
-        >>> jobs = [Job(id=1, submit=0.0, processors=1, runtime=100.0, estimate=100.0),
-        ...         Job(id=2, submit=0.0, processors=16, runtime=50.0, estimate=50.0)]
-        >>> t = category_thresholds(simulate(Workload.from_jobs(jobs, machine_size=16), FCFS()))
-        >>> t.sn, t.sw, t.ln  # SW: 150 / 50; no long job, so LN gets the overall mean
-        (1.0, 3.0, 2.0)
-    """
-    bsld, use = _slowdowns(schedule, well_estimated_within, bound)
-    if not use.any():
-        raise BackfillError("no completed (well estimated) job to calibrate thresholds from")
-    labels = job_categories(schedule, runtime_boundary=runtime_boundary, width_boundary=width_boundary)
-    overall = float(bsld[use].mean())
-    values = []
-    for c in CATEGORIES:
-        mine = use & (labels == c)
-        values.append(float(bsld[mine].mean()) if mine.any() else overall)
-    sn, sw, ln, lw = values
-    return CategoryThresholds(
-        sn, sw, ln, lw, runtime_boundary=float(runtime_boundary), width_boundary=int(width_boundary)
-    )

@@ -1,0 +1,120 @@
+"""The scheduler registry: one place that lists the schedulers, and what is built from it."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+
+import pytest
+from strategies import registered_schedulers
+
+import backfill.schedulers
+from backfill import Job, ParameterError, Workload, simulate, validate_schedule
+from backfill.cli import build_parser, main
+from backfill.experiments.sweep import Grid, ModelWorkload, SchedulerSpec, run_sweep
+from backfill.schedulers import FCFS, SchedulerBase
+from backfill.schedulers.queue import QueueScheduler
+from backfill.schedulers.registry import SCHEDULERS, Entry, Parameter, positive_int_from_text, scheduler_entry
+
+#: Public classes of backfill.schedulers that are not algorithms: bases to subclass and the guard.
+NOT_ALGORITHMS = {"SchedulerBase", "QueueScheduler", "GuaranteeScheduler", "GuardedScheduler"}
+
+
+def test_every_public_scheduler_class_is_registered() -> None:
+    public = {
+        name
+        for name in backfill.schedulers.__all__
+        if inspect.isclass(cls := getattr(backfill.schedulers, name)) and issubclass(cls, SchedulerBase)
+    }
+    assert public - NOT_ALGORITHMS == {entry.name for entry in SCHEDULERS}
+
+
+def test_entries_read_priority_and_defaults_from_the_class() -> None:
+    for entry in SCHEDULERS:
+        assert entry.takes_priority == ("priority" in inspect.signature(entry.cls).parameters)
+        assert entry.summary == inspect.getdoc(entry.cls).splitlines()[0]  # type: ignore[union-attr]
+        default = entry.build()
+        for p in entry.parameters:
+            assert getattr(default, p.name) == entry.default(p.name), (entry.name, p.name)
+
+
+def test_a_parameter_shared_by_schedulers_means_one_thing() -> None:
+    # The command line gives each parameter name one option: its reader must be the same everywhere.
+    seen: dict[str, Parameter] = {}
+    for entry in SCHEDULERS:
+        for p in entry.parameters:
+            assert seen.setdefault(p.name, p).parse is p.parse, p.name
+
+
+def test_names_are_unique_and_looked_up_in_any_case() -> None:
+    names = [name for entry in SCHEDULERS for name in entry.names]
+    assert len(names) == len(set(names))
+    for entry in SCHEDULERS:
+        for name in entry.names:
+            assert scheduler_entry(name.upper()) is entry
+    with pytest.raises(ParameterError, match="unknown scheduler 'nope'; known: fcfs, easy"):
+        scheduler_entry("nope")
+
+
+def test_an_entry_refuses_a_parameter_its_class_lacks() -> None:
+    with pytest.raises(ParameterError, match="FCFS has no constructor parameter 'depth'"):
+        Entry(FCFS, parameters=(Parameter("depth", positive_int_from_text, "depth"),))
+
+
+def test_a_registered_name_cannot_be_taken_twice() -> None:
+    with pytest.raises(ParameterError, match="easy already names a scheduler"):
+        SCHEDULERS.register(Entry(backfill.schedulers.EASY))
+
+
+# -- adding a scheduler: its module (here, the class below), one entry, and it is everywhere ----
+
+
+class FirstFit(QueueScheduler):
+    """Start every queued job that fits, in queue order, with no reservation for anyone."""
+
+    def schedule(self, now: float) -> list[Job]:
+        """Start, in priority order, each waiting job that fits in what is still free."""
+        chosen, free = [], self.free
+        for entry in self.ordered(now):  # (key, arrival seq, job)
+            if entry[2].processors <= free:
+                chosen.append(entry)
+                free -= entry[2].processors
+        return self.start(chosen, now)
+
+
+@pytest.fixture
+def added() -> Iterator[Entry]:
+    entry = Entry(FirstFit, aliases=("ff",))
+    SCHEDULERS.register(entry)
+    yield entry
+    SCHEDULERS.unregister("ff")
+
+
+def test_a_scheduler_added_to_the_registry_is_offered_everywhere(
+    added: Entry, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The command line: its name is accepted, listed in the help, and it runs.
+    assert build_parser().parse_args(["simulate", "--scheduler", "FF"]).scheduler == ["ff"]
+    assert main(["simulate", "--jobs", "60", "--scheduler", "ff", "fcfs", "--priority", "sjf"]) == 0
+    out = capsys.readouterr().out
+    assert "FirstFit(sjf)" in out and "2 schedule(s) valid" in out
+    # The sweep specs name it, and a sweep runs it.
+    spec = SchedulerSpec("firstfit")
+    assert spec.name == "FirstFit" and spec.takes_priority
+    result = run_sweep(Grid([ModelWorkload(n_jobs=40, machine_size=16)], [spec]), workers=1)
+    assert [row["scheduler"] for row in result.rows] == ["FirstFit"]
+    # The test suite's list of all schedulers includes it.
+    assert any(isinstance(s, FirstFit) for s in registered_schedulers())
+
+
+def test_after_unregistering_it_is_unknown_again(added: Entry) -> None:
+    SCHEDULERS.unregister("ff")
+    with pytest.raises(ParameterError, match="unknown scheduler 'ff'"):
+        scheduler_entry("ff")
+    SCHEDULERS.register(added)  # for the fixture's teardown
+
+
+def test_the_added_scheduler_runs_valid_schedules(added: Entry) -> None:
+    jobs = [Job(id=i, submit=float(i), processors=1 + i % 3, runtime=5.0, estimate=9.0) for i in range(12)]
+    schedule = simulate(Workload.from_jobs(jobs, machine_size=4), added.build())
+    validate_schedule(schedule)
