@@ -22,9 +22,10 @@ import pytest
 from backfill import EASY, PC, Conservative, fair_start_times, lublin_feitelson, simulate
 from backfill.cli import main
 from backfill.measures.fairness import unfairness
+from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEDULERS = ["fcfs", "easy", "conservative", "pc", "dc", "selective", "relshare", "lookahead", "slack"]
+SCHEDULERS = [entry.cli_name for entry in REGISTRY]
 # The one line of each command's output that reports wall time.
 TIMING = re.compile(r"(simulated in|cells: .* in) [0-9.]+ s")
 

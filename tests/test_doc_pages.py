@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from backfill.schedulers.registry import SCHEDULERS
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = [DOCS / "tutorial.md", *sorted((DOCS / "how-to").glob("*.md"))]
 
@@ -46,7 +48,13 @@ def test_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert page.is_file(), f"{page.relative_to(DOCS)} is missing"
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "__main__"}
-    for line, source in python_blocks(page):
-        # Pad with newlines so that a traceback names the line of the page itself.
-        code = compile("\n" * (line - 1) + source, str(page), "exec")
-        exec(code, namespace)
+    registered = list(SCHEDULERS)
+    try:
+        for line, source in python_blocks(page):
+            # Pad with newlines so that a traceback names the line of the page itself.
+            code = compile("\n" * (line - 1) + source, str(page), "exec")
+            exec(code, namespace)
+    finally:  # a page may register a scheduler of its own; the other tests expect the built-in ones
+        for entry in SCHEDULERS:
+            if entry not in registered:
+                SCHEDULERS.unregister(entry.name)

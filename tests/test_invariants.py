@@ -48,6 +48,7 @@ from backfill import (
 )
 from backfill.schedulers import scheduler_name
 from backfill.schedulers.priorities import PRIORITIES, depends_on_time, fcfs
+from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 from backfill.testing import _describe, check_feasible, check_guarantees, check_holds, workloads
 
 #: What a configuration's schedule must satisfy beyond feasibility: (schedule, the scheduler instance
@@ -157,6 +158,11 @@ def configurations() -> list[Config]:
 
 
 CONFIGS = configurations()
+
+
+def test_every_registered_scheduler_has_a_promise_checked() -> None:
+    assert {entry.cls for entry in REGISTRY} <= {type(config.scheduler) for config in CONFIGS}
+
 
 #: Workloads with rejected jobs (too wide), overruns, zero runtimes and three users.
 WORKLOADS = workloads(max_jobs=30, overruns=True, too_wide=True, users=3)
