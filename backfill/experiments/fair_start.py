@@ -187,7 +187,7 @@ def _costs(sim: Simulator) -> FloatArray:
     A fork for job i replays the instants from its arrival to its start, and each instant costs the
     scheduler about the length of its queue. So the estimate is 1 + (completions while job i waits
     in the plain run) x (1 + jobs queued at its arrival). It only has to rank regions of the trace:
-    long queues come in bursts (a few hours of HPC2N cost more than the rest), and ranges of equal
+    long queues come in bursts (a few busy hours of a trace can cost more than the rest), and ranges of equal
     row counts leave one worker with the whole burst.
     """
     schedule = sim.fork().run()

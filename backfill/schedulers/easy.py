@@ -329,7 +329,8 @@ class EASY(QueueScheduler):
             self._pass(fresh, now, started, taken, {}, set())
         else:
             # Copying the running jobs' profile is cheaper than taking the last pass's reservations
-            # out of it one by one (measured over the CTC-SP2 trace at depths 2 to 8).
+            # out of it one by one: a copy is one pass over the profile's breakpoints, the removals as
+            # many searches as there were reservations.
             self._plan = self._profile.copy()
             self._first = math.inf
             order = self._ordered(now)
