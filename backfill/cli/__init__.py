@@ -5,8 +5,7 @@ Usage::
     backfill simulate [SWF_PATH] [--scheduler NAME ...] [--priority NAME] [--load FACTOR]
                       [--jobs N] [--seed S] [--machine-size P] [--estimates accurate|f-model]
                       [--job-class batch|interactive|all]
-                      [--depth K|inf] [--threshold T] [--window DURATION] [--no-expected-usage]
-                      [--bound SECONDS] [--lenient] [--output-swf PATH]
+                      [SCHEDULER OPTIONS] [--bound SECONDS] [--lenient] [--output-swf PATH]
     backfill compare TRACE_OR_MODEL ... --scheduler NAME[:K=V,...] ... [--priority NAME ...]
                      [--load FACTOR ...] [--estimates user|exact ...] [--baseline LABEL]
                      [--metric NAME ...] [--bound SECONDS] [--workers N] [--cache DIR]
@@ -15,13 +14,17 @@ Usage::
 ``simulate``: without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model
 with f-model runtime estimates (so that backfilling and compression have something to gain), 5,000
 batch jobs on 128 processors, seed 0. Each schedule is checked with
-:func:`~backfill.measures.validation.validate_schedule` before its metrics are printed, and every job is
-accounted for: after the reader's report (for a log) the output gives ``N in = S scheduled + R
+:func:`~backfill.measures.validation.validate_schedule` before its metrics are printed, and every
+job is accounted for: after the reader's report (for a log) the output gives ``N in = S scheduled + R
 rejected`` with the rejection reasons. ``--lenient`` skips and counts malformed lines of a log.
+The scheduler options come from :mod:`backfill.schedulers.registry`, one per parameter name
+(``--depth``, ``--threshold``, ``--window``, ``--goal``, ``--tolerance``, ``--no-restart``, ...),
+each applying to every chosen scheduler that takes it; ``backfill simulate --help`` lists them.
 
-``compare`` runs a :mod:`backfill.experiments.sweep` grid: every workload (an SWF path, or ``model`` for that
-synthetic workload, with arguments as in ``model:n=2000,seed=1,machine_size=64``) under every
-scheduler (a :class:`~backfill.experiments.sweep.SchedulerSpec` name with parameters, as in ``easy:depth=4``),
+``compare`` runs a :mod:`backfill.experiments.sweep` grid: every workload (an SWF path, or
+``model`` for that synthetic workload, with arguments as in ``model:n=2000,seed=1,machine_size=64``)
+under every scheduler (a :class:`~backfill.experiments.sweep.SchedulerSpec` name with the same
+parameters, as in ``easy:depth=4``),
 priority, load factor and estimate policy. It prints as markdown tables the chosen metrics of each
 cell, the account of every job of each workload (dropped by the SWF reader's cleaning policy,
 scheduled or rejected, by reason) and the metrics' percent improvement over the baseline; with
