@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from unittest import mock
+
 from hypothesis import strategies as st
 
+from backfill.schedulers import _long_queues
 from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.protocol import Scheduler
 from backfill.schedulers.registry import SCHEDULERS
@@ -51,3 +56,13 @@ def registered_schedulers() -> list[Scheduler]:
         out += [entry.build(PRIORITIES[name] if name else None) for name in priorities]
         out += [entry.build(**{p.name: sample}) for p in entry.parameters for sample in p.samples]
     return out
+
+
+@contextlib.contextmanager
+def narrowing_everything() -> Iterator[None]:
+    """Make small queues take the long-queue paths: narrow every vacated interval, rule jobs out in passes.
+
+    Long queues do that on their own; small workloads search every job instead, unless told.
+    """
+    with mock.patch.object(_long_queues, "NARROW", -1), mock.patch.object(_long_queues, "PER_WIDTH", 0):
+        yield

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from naive import NaiveDC, NaivePC, NaiveProfile
-from strategies import make, workloads
+from strategies import make, narrowing_everything, workloads
 
 from backfill import (
     DC,
@@ -24,7 +24,7 @@ from backfill import (
     validate_schedule,
 )
 from backfill.profile import Profile
-from backfill.schedulers import guarantee, scheduler_name
+from backfill.schedulers import scheduler_name
 from backfill.schedulers.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 
 PRIORITY_NAMES = sorted(PRIORITIES)
@@ -84,16 +84,6 @@ def test_one_pass_pc_equals_the_naive_definition(priority, w: Workload) -> None:
     fast = simulate(w, PC(priority, restart=False))
     naive = simulate(w, NaivePC(priority, restart=False))
     assert_same_moves(fast, naive)
-
-
-@contextlib.contextmanager
-def narrowing_everything() -> Iterator[None]:
-    """Narrow every freed interval and rule jobs out with a pass over the profile whenever possible.
-
-    Long queues do that; small workloads search every job instead, unless told.
-    """
-    with mock.patch.object(guarantee, "_NARROW", -1), mock.patch.object(guarantee, "_PER_WIDTH", 0):
-        yield
 
 
 @pytest.mark.parametrize("narrow", [False, True], ids=["as-is", "narrow-all"])

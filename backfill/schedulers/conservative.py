@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import heapq
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ScheduleError
 from backfill.profile import Profile
+from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers.base import SchedulerBase
 from backfill.workloads.workload import Job
 
@@ -20,7 +19,7 @@ __all__ = ["Conservative"]
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class Conservative(SchedulerBase):
+class Conservative(LongQueueConservative, SchedulerBase):
     """Conservative backfilling with compression in the order of the current profile.
 
     An arriving job is placed at its earliest fit in the profile of running and queued jobs (planned by
@@ -34,6 +33,10 @@ class Conservative(SchedulerBase):
     their unused time first, the profile is compressed once, and only then are that instant's arrivals
     placed, so a new job never takes space an earlier job could have moved into.
 
+    The compression reads as the papers state it in :meth:`_compress_plain`; on long queues the same
+    moves are found with fewer searches (``backfill/schedulers/_long_queues.py``, proven equal by
+    ``tests/test_compression_paths.py``; ``accelerated = False`` in a subclass runs the plain path).
+
     Examples:
         >>> s = Conservative()
         >>> s.reset(4, now=0)
@@ -46,6 +49,10 @@ class Conservative(SchedulerBase):
         >>> [j.id for j in s.schedule(now=2)]
         [2]
     """
+
+    #: Compress with the long-queue shortcuts (True) or the plain pass of the papers (False): the
+    #: same moves in the same order either way (``tests/test_compression_paths.py``).
+    accelerated: ClassVar[bool] = True
 
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _planned: dict[int, float] = attrs.field(init=False, factory=dict)
@@ -162,93 +169,31 @@ class Conservative(SchedulerBase):
         return started
 
     def _compress(self, now: float) -> None:
-        """Move every queued job, in planned-start order, to its earliest fit if that is earlier.
+        """Compress after early completions: :meth:`_compress_plain`, or the same moves found faster."""
+        if self.accelerated:
+            self._compress_long_queue(now)
+        else:
+            self._compress_plain(now)
 
-        Exactly the remove-and-reinsert pass of the papers, with shortcuts that cannot change its
-        result (the tests compare it with a naive implementation):
+    def _compress_plain(self, now: float) -> None:
+        """Conservative's compression as the papers state it: one pass in planned-start order.
 
-        * A pass leaves every job at its earliest fit: space a later job vacates lies inside the earlier
-          job's own old reservation or after it, where that job already had room. So between passes a
-          job can only gain from arrivals (which take space, never give it) and early completions.
-        * Hence in a pass a job can start earlier only in a window overlapping a freed interval
-          ``[a, b)`` (an early completion's unused time, or space vacated by a job moved earlier in
-          this pass) with ``a`` before its planned start: it must start before ``b``. Jobs with no such
-          interval are skipped; the others search only up to the latest such ``b``.
-        * If a job of width p and estimate e fits nowhere before its frontier, no later job at least
-          as wide and as long fits there either while nothing has moved, so its search starts at the
-          frontier; a run of such jobs planned no later than the frontier is skipped at once.
-
-        O(q log f + s (log n + k)) for q queued jobs, f freed intervals and s searches.
+        Every queued job, in the order of its planned start (ties by arrival), is removed and
+        re-inserted at its earliest fit if that is earlier (Lindsay et al. 2013, §1; Rajbhandary et
+        al. 2013, §2). O(q) profile searches.
         """
-        profile = self._profile
-        planned = self._planned
-        # Freed intervals by their start: jobs come in planned-start order, so once an interval starts
-        # before one job's planned start it does for every later job, and a running max of the ends
-        # gives each job its bound in O(1) amortised.
-        pending = [(a, b) for a, b in self._freed if b > now]
-        heapq.heapify(pending)
-        reach = now
         entries = list(self._order)
-        n = len(entries)
-        starts = [e[0] for e in entries]
-        widths = [e[2].processors for e in entries]
-        lengths = [e[2].estimate for e in entries]
         moved = False
-        # Failures since the last move, as (processors, estimate, frontier): that job fits nowhere in
-        # [now, frontier), so neither does any later job at least as wide and as long, whose window
-        # from the same start covers the failing one's. Newer failures have later frontiers.
-        failed: list[tuple[int, float, float]] = []
-        earliest_move = profile.earliest_move
-        heappop = heapq.heappop
-        i = 0
-        while i < n:
-            start, seq, job = entries[i]
-            while pending and pending[0][0] < start:
-                b = heappop(pending)[1]
-                if b > reach:
-                    reach = b
-            if reach <= now or start <= now:
-                i += 1
-                continue
-            if failed and start <= failed[-1][2]:
-                # Jobs planned no later than the last failure's frontier fail at once if it dominates
-                # them all; such runs are common (jobs queued behind the same wide job), so test the
-                # whole run with C-level minima rather than job by job.
-                fp, fe, ff = failed[-1]
-                j = bisect_right(starts, ff, i + 1)
-                if j - i > 1 and fp <= min(widths[i:j]) and fe <= min(lengths[i:j]):
-                    i = j
-                    continue
-            p = job.processors
-            est = job.estimate
-            frontier = reach if reach < start else start
-            origin = now
-            for fp, fe, ff in reversed(failed):
-                if fp <= p and fe <= est:
-                    origin = ff
-                    break
-            new = earliest_move(origin, p, est, start, reach) if origin < frontier else None
-            if new is None:
-                # Drop the newest failures this one supersedes (as broad, earlier frontier); older
-                # dominated ones are harmless, only slower to pass over, so the list is capped.
-                while failed and failed[-1][0] >= p and failed[-1][1] >= est:
-                    failed.pop()
-                if len(failed) == 4:
-                    del failed[0]
-                failed.append((p, est, frontier))
-            else:
-                failed.clear()
-                profile.move(start, new, est, p)
-                planned[job.id] = new
+        for i, (start, seq, job) in enumerate(entries):
+            new = None
+            if start > now:
+                new = self._profile.earliest_move(now, job.processors, job.estimate, start)
+            if new is not None:
+                self._profile.move(start, new, job.estimate, job.processors)
+                self._planned[job.id] = new
                 self._changes.append((job.id, new))
                 entries[i] = (new, seq, job)
                 moved = True
-                # The part of the old reservation the new one does not cover is free space now, for
-                # the later jobs of this pass.
-                vacated = (max(start, new + est), start + est)
-                if vacated[0] < vacated[1]:
-                    heapq.heappush(pending, vacated)
-            i += 1
         if moved:
             self._order = SortedList(entries)
         self._freed = []

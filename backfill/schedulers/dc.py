@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
 import attrs
-import numpy as np
 
 from backfill.schedulers.guarantee import GuaranteeScheduler
 from backfill.workloads.workload import Job
@@ -37,6 +38,12 @@ class DC(GuaranteeScheduler):
 
     Ties follow the simulator's order: completions of an instant first, then the now-check, then that
     instant's arrivals one by one.
+
+    The plain paths read as the papers state them: the arrivals' loop is
+    :meth:`~backfill.schedulers.guarantee.GuaranteeScheduler._compress_plain` with a cap, the hole
+    check :meth:`_fill_plain`. On long queues the same moves are found with fewer searches
+    (``backfill/schedulers/_long_queues.py``, proven equal by ``tests/test_compression_paths.py``;
+    ``accelerated = False`` in a subclass runs the plain paths).
 
     Args:
         priority: Compression order (smallest key first, ties by arrival); any callable
@@ -85,33 +92,30 @@ class DC(GuaranteeScheduler):
     def _fill(self, now: float) -> None:
         """Move queued jobs that can start now to now, in priority order, back to the head after each move."""
         self._idle_check = False
-        profile = self._profile
-        idle = profile.free_at(now)
-        if idle <= 0:
-            return
+        if self.accelerated:
+            self._fill_long_queue(now)
+        else:
+            self._fill_plain(now)
+
+    def _fill_plain(self, now: float) -> None:
+        """DC's hole filling as stated: the first job in priority order that fits now moves to now; again.
+
+        A job fits now if it can start at ``now`` without delaying any guarantee: an earliest move
+        bounded to starts before the next float after ``now``. O(q) profile searches per move.
+        """
+        just_after = math.nextafter(now, math.inf)
+        fits_now = self._profile.earliest_move
         reserved = self._reserved
-        jobs = [e[2] for e in self._ordered(now)]
-        n = len(jobs)
-        starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
-        widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
-        # A job fits now if its window up to its own reservation has room all the way: one pass over
-        # the profile tells that for the whole queue, where a search per job took most of DC's time
-        # on long queues (every move sends the loop back to the head).
-        needs = np.minimum(now + np.fromiter((job.estimate for job in jobs), np.float64, n), starts)
-        while idle > 0:
-            candidates = np.flatnonzero((starts > now) & (widths <= idle))
-            if not candidates.size:
-                return
-            room = profile.free_run_end(now, widths[candidates], float(needs[candidates].max()))
-            fits = candidates[room >= needs[candidates]]
-            if not fits.size:
-                return
-            k = int(fits[0])
-            job = jobs[k]
-            # No search will look at the job again: it starts at this instant.
-            self._move(job, float(starts[k]), now)
-            starts[k] = now
-            idle -= job.processors
+        moved = True
+        while moved:
+            moved = False
+            for entry in self._ordered(now):
+                job = entry[2]
+                start = reserved[job.id]
+                if start > now and fits_now(now, job.processors, job.estimate, start, just_after) == now:
+                    self._move(job, start, now)
+                    moved = True
+                    break
 
     def _admit(self, job: Job, now: float, entry: tuple[object, int, Job]) -> bool:
         """Move the higher-priority jobs the new one could delay; return whether any moved."""
@@ -132,7 +136,7 @@ class DC(GuaranteeScheduler):
         def completion() -> float:
             return profile.earliest_fit(now, p, d) + d
 
-        # The papers' loop, back to the head after every move; the heap of _compress makes it
+        # The papers' loop, back to the head after every move; the long-queue path makes it
         # affordable on long queues (every job is a candidate at first, as each arrival changes the
         # limit of every search).
         return self._compress(now, ahead, None, cap=completion)

@@ -34,6 +34,12 @@ class PC(GuaranteeScheduler):
     Ties follow the simulator's order: all completions of an instant free their space first, the
     profile is compressed once, then that instant's arrivals are placed.
 
+    The compression reads as the paper states it in
+    :meth:`~backfill.schedulers.guarantee.GuaranteeScheduler._compress_plain`; on long queues the
+    same moves are found with fewer searches (``backfill/schedulers/_long_queues.py``, proven
+    equal by ``tests/test_compression_paths.py``; ``accelerated = False`` in a subclass runs the
+    plain path).
+
     Args:
         priority: Compression order (smallest key first, ties by arrival); any callable
             ``(job, now) -> key``.
