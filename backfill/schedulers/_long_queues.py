@@ -65,7 +65,7 @@ _NONE = np.empty(0)
 
 @attrs.define(eq=False)
 class _Candidates:
-    """One compression loop's jobs, by queue position: what :meth:`GuaranteeScheduler._spread_vacated` reads.
+    """One compression loop's jobs, by queue position: what ``_spread_vacated`` reads.
 
     Where a vacated interval can help many jobs, the search ranges it widens go to ``lows`` and
     ``highs`` (least ``low`` and greatest ``high``, and ``widened`` is set) rather than to each
