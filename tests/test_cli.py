@@ -775,3 +775,12 @@ def test_compare_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> N
         assert option in out
     assert "--progress" in out
     assert "model:K=V" in out and "easy:depth=4" in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    from backfill.experiments.cache import library_version
+
+    assert capsys.readouterr().out.strip() == f"backfill {library_version()}"

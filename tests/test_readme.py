@@ -54,3 +54,24 @@ def test_fairness_example_runs() -> None:
 def test_no_absolute_paths_of_this_machine() -> None:
     text = README.read_text(encoding="utf-8")
     assert not re.search(r"(^|[\s(`'\"])/(work|root|home|tmp|opt)/", text)
+
+
+def test_ci_builds_the_docs_with_the_readme_command_in_a_venv_of_only_the_docs_extra() -> None:
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    command = next(
+        line.split("#")[0].strip()
+        for line in README.read_text(encoding="utf-8").splitlines()
+        if "mkdocs build --strict" in line
+    )
+    assert command == 'pip install ".[docs]" && mkdocs build --strict'
+    assert any(line.strip() == command for line in ci.splitlines())
+    # The build runs inside the docs-only environment, not the one the tests were installed into.
+    docs_step = ci[ci.index('source "$workdir/docs-venv/bin/activate"') :]
+    assert "readme_docs" in docs_step.split(")")[0]
+
+
+def test_the_docs_extra_has_what_the_reference_pages_import() -> None:
+    # backfill.testing (rendered in the reference) imports hypothesis; the docs extra alone must build.
+    pyproject = (README.parent / "pyproject.toml").read_text(encoding="utf-8")
+    docs = re.search(r"^docs = \[(.*)\]$", pyproject, flags=re.MULTILINE)
+    assert docs is not None and "hypothesis" in docs.group(1)

@@ -21,6 +21,7 @@ from backfill.cli.options import (
     positive_int,
 )
 from backfill.errors import BackfillError, ParameterError
+from backfill.experiments.cache import library_version
 from backfill.measures.metrics import DEFAULT_BOUND, metrics_table
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="backfill",
         description="Parallel-job scheduling for HPC batch systems: simulate, compare schedulers.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {library_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     sim = commands.add_parser(
         "simulate",
