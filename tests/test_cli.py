@@ -727,11 +727,13 @@ def test_compare_runs_repeated_arguments_once(capsys: pytest.CaptureFixture[str]
     assert code == 0 and len(markdown_tables(out)[0]) == 1
 
 
-def test_compare_a_malformed_trace_names_the_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_a_malformed_trace_names_file_and_line_before_the_sweep(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "bad.swf"
     path.write_text("; MaxProcs: 4\n1 0 -1 10 2\n")
     code, out, err = run(capsys, "compare", str(path), "--scheduler", "easy", "--workers", "1")
-    assert_clean_error(code, out, err, f"{path}:2:", "18 fields", "in sweep cell bad / EASY")
+    assert_clean_error(code, out, err, f"{path}:2:", "18 fields")
 
 
 def test_compare_figures_without_matplotlib(
@@ -784,3 +786,19 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     from backfill.experiments.cache import library_version
 
     assert capsys.readouterr().out.strip() == f"backfill {library_version()}"
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "; MaxProcs: 4\n", "; MaxProcs: 4\n1 0 -1 -1 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n"],
+    ids=["empty", "header-only", "all-dropped"],
+)
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_a_log_without_jobs_is_an_error_naming_the_file(
+    command: str, content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "nothing.swf"
+    log.write_text(content)
+    argv = [command, str(log)] + (["--scheduler", "easy", "--workers", "1"] if command == "compare" else [])
+    code, out, err = run(capsys, *argv)
+    assert_clean_error(code, out, err, str(log), "no jobs to simulate")

@@ -952,3 +952,15 @@ def test_real_trace_header() -> None:
     assert w.header["MaxProcs"] == "240" and w.header["MaxNodes"] == "240"
     assert w.header["UnixStartTime"].isdigit()
     assert "THIS IS A CLEANED VERSION" in w.header["Note"]
+
+
+def test_jobs_out_of_submit_order_are_sorted_and_counted() -> None:
+    lines = [
+        f"{i} {s} -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1"
+        for i, s in [(1, 0), (2, 50), (3, 20), (4, 30), (5, 60)]
+    ]
+    workload, report = read_swf(io.StringIO("; MaxProcs: 4\n" + "\n".join(lines) + "\n"))
+    assert workload.column("id").tolist() == [1, 3, 4, 2, 5]
+    assert report.altered["reordered_by_submit_time"] == 2  # jobs 3 and 4 came after job 2's 50 s
+    _, report = read_swf(io.StringIO("; MaxProcs: 4\n" + "\n".join(lines[:2]) + "\n"))
+    assert "reordered_by_submit_time" not in report.altered

@@ -11,6 +11,7 @@ from typing import Any
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
+    NO_JOBS,
     CommandLineError,
     positive_float,
     positive_int,
@@ -34,7 +35,14 @@ from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 from backfill.schedulers.registry import scheduler_entry
 
-__all__ = ["DEFAULT_COMPARE_METRICS", "add_compare_command", "run_compare", "scheduler_spec", "workload_spec"]
+__all__ = [
+    "DEFAULT_COMPARE_METRICS",
+    "NO_JOBS",
+    "add_compare_command",
+    "run_compare",
+    "scheduler_spec",
+    "workload_spec",
+]
 
 #: Metrics ``backfill compare`` tabulates and plots unless ``--metric`` names others.
 DEFAULT_COMPARE_METRICS = ("mean_wait", "mean_bsld")
@@ -375,6 +383,12 @@ def run_compare(args: argparse.Namespace) -> int:
             raise CommandLineError(f"cannot create {args.figures}: {e.strerror or e}") from None
     if args.csv is not None and not args.csv.parent.is_dir():
         raise CommandLineError(f"cannot write {args.csv}: no directory {args.csv.parent}")
+    for workload in workloads:
+        # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
+        # a table of dashes after the sweep.
+        if len(workload.load()) == 0:
+            name = workload.path if isinstance(workload, TraceWorkload) else workload.label
+            raise CommandLineError(f"{name}: {NO_JOBS}")
     grid = Grid(
         workloads,
         specs,

@@ -22,6 +22,7 @@ from backfill.schedulers.registry import (
 __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_MACHINE_SIZE",
+    "NO_JOBS",
     "CommandLineError",
     "add_scheduler_options",
     "argument_type",
@@ -38,6 +39,8 @@ __all__ = [
 DEFAULT_JOBS = 5_000
 #: Processors of the default synthetic machine.
 DEFAULT_MACHINE_SIZE = 128
+#: Why both commands refuse a workload without a job (exit status 2).
+NO_JOBS = "no jobs to simulate (the log has none, or the cleaning policy dropped them all)"
 
 
 class CommandLineError(BackfillError):

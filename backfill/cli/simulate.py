@@ -13,6 +13,7 @@ from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, r
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
+    NO_JOBS,
     CommandLineError,
     add_scheduler_options,
     given_parameters,
@@ -228,6 +229,9 @@ def _names(entry: Entry) -> set[str]:
 
 def _simulate(args: argparse.Namespace) -> int:
     workload, report, description = _load_workload(args)
+    if len(workload) == 0:
+        source = args.swf_path if args.swf_path is not None else "the synthetic workload"
+        raise CommandLineError(f"{source}: {NO_JOBS}")
     if args.load != 1.0:
         workload = workload.scaled(args.load)
         description += f", load x{args.load:g}"

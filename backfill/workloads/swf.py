@@ -421,6 +421,13 @@ def read_swf(
     elif policy.overrun == "drop":
         reason[np.flatnonzero(kept)[overrun]] = REASON_CODES["runtime_over_estimate"]
         rows = rows[~overrun]
+    # Jobs listed after a later submit time: the workload sorts them into place (stably), and the
+    # report says how many, so that a log out of order does not pass unnoticed.
+    submits = rows[:, _COL["submit"]]
+    if len(submits) > 1:
+        altered["reordered_by_submit_time"] = int(
+            np.count_nonzero(submits[1:] < np.maximum.accumulate(submits)[:-1])
+        )
     altered = {k: v for k, v in altered.items() if v}
 
     ids = values[:, _COL["id"]]
