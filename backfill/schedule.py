@@ -12,6 +12,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill._version import library_version
 from backfill.errors import ScheduleError
 from backfill.workloads.workload import Workload
 
@@ -259,8 +260,41 @@ class Schedule:
         r = self.reservations
         return np.asarray(r["start"][r["job_id"] == job_id])
 
-    def to_swf(self, target: str | os.PathLike[str] | IO[str]) -> None:
-        """Write the simulated schedule as SWF, with the wait field from the simulation."""
+    def to_swf(self, target: str | os.PathLike[str] | IO[str], *, notes: Iterable[str] = ()) -> None:
+        """Write the simulated schedule as SWF, with the wait field from the simulation.
+
+        The header is the input's, except that its ``Note`` lines say what produced the file: first
+        that this library (with its version) simulated the schedule with :attr:`scheduler`, and that
+        field 3 is the simulated wait (-1 for a rejected job), then ``notes`` (the command line adds
+        the load factor, estimates and the input's checksum), then the input's own notes, each marked
+        ``(input log)`` since they describe the system that ran the original log.
+
+        Examples:
+            >>> import io
+            >>> from backfill import FCFS, Job, Workload, simulate
+            >>> w = Workload.from_jobs([Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=9.0)],
+            ...                        machine_size=2, header={"Note": "uses the EASY scheduler"})
+            >>> out = io.StringIO()
+            >>> simulate(w, FCFS()).to_swf(out, notes=["load factor 1"])
+            >>> print(out.getvalue().replace(library_version(), "X"), end="")
+            ; Note: schedule simulated by backfill X with FCFS(fcfs); field 3 (wait) is the simulated wait
+            ; Note: load factor 1
+            ; Note: (input log) uses the EASY scheduler
+            ; MaxProcs: 2
+            1 0 0 5 1 -1 -1 -1 9 -1 1 -1 -1 -1 -1 -1 -1 -1
+        """
         from backfill.workloads.swf import write_swf
 
-        write_swf(target, self.workload, wait=np.where(self.started, self.wait, -1.0))
+        given = self.workload.header
+        theirs = [f"(input log) {line.strip()}" for line in given.get("Note", "").split("\n") if line.strip()]
+        ours = [
+            f"schedule simulated by backfill {library_version()} with {self.scheduler}; "
+            "field 3 (wait) is the simulated wait",
+            *(str(n) for n in notes),
+        ]
+        note = "\n".join([*ours, *theirs])
+        # The notes stay where the input had them (after Version, Computer, ...), else go first.
+        header = {k: (note if k == "Note" else v) for k, v in given.items()}
+        if "Note" not in header:
+            header = {"Note": note, **header}
+        write_swf(target, self.workload, wait=np.where(self.started, self.wait, -1.0), header=header)

@@ -428,11 +428,16 @@ def simulate(
     *,
     record_reservations: bool = True,
     overrun: OverrunPolicy = "raise_estimate",
+    progress: Callable[[int], object] | None = None,
 ) -> Schedule:
     """Simulate a whole workload under a scheduler and return the schedule.
 
     Every job is accounted for: jobs in = jobs scheduled + jobs rejected with a reason (see
     :meth:`~backfill.schedule.Schedule.accounting`), checked before the schedule is returned.
+
+    ``progress``, if given, is called with the number of jobs submitted so far, about every 1 % of
+    the submissions and once more with ``len(workload)`` when the simulation has ended (a progress
+    bar's ``update`` takes the differences). Running in steps does not change the schedule.
 
     Raises:
         ScheduleError: The scheduler started a job that is not queued, over-committed the machine,
@@ -445,7 +450,17 @@ def simulate(
         [0.0, 0.0, 3.0]
     """
     sim = Simulator(workload, scheduler, record_reservations=record_reservations, overrun=overrun)
+    if progress is not None:
+        submit = workload.column("submit")
+        n = len(workload)
+        for k in range(1, 100):
+            # Every instant before the k-th percentile's submission: the jobs submitted earlier.
+            at = float(submit[n * k // 100]) if n else math.inf
+            sim.run_before(at)
+            progress(int(np.searchsorted(submit, at, side="left")))
     schedule = sim.run()
+    if progress is not None:
+        progress(len(workload))
     # Jobs in = jobs scheduled + jobs rejected with a reason, checked on every run.
     started = int(np.count_nonzero(schedule.started))
     if started + len(schedule.rejected) != len(workload):

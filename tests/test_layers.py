@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "_validators": 0,
     "_moved": 0,
+    "_version": 0,
     "workloads": 1,
     "profile": 2,
     "schedulers": 3,

@@ -33,6 +33,7 @@ from backfill import (
     sjf,
     write_swf,
 )
+from backfill.experiments.cache import file_digest
 from backfill.experiments.sweep import (
     COLUMNS,
     Cell,
@@ -280,11 +281,11 @@ def count_measures(monkeypatch: pytest.MonkeyPatch, fail_after: int | None = Non
     """Record every cell simulated in this process; raise after ``fail_after`` of them."""
     calls: list[Cell] = []
 
-    def counting(cell: Cell, identity: Any) -> dict[str, Any]:
+    def counting(cell: Cell, identity: Any, jobs: bool = False) -> dict[str, Any]:
         if fail_after is not None and len(calls) >= fail_after:
             raise Interrupted
         calls.append(cell)
-        return MEASURE(cell, identity)
+        return MEASURE(cell, identity, jobs)
 
     monkeypatch.setattr(sweep, "_measure", counting)
     return calls
@@ -360,11 +361,16 @@ def test_traces_run_and_cache_like_models(small_trace: Path, tmp_path: Path) -> 
         workers=2,
         cache=tmp_path / "a",
     )
-    assert pooled.cached == 8 and pooled.rows == serial.rows
+    assert pooled.cached == 8
+    # Same cells from the cache; only the provenance's file name says which copy was read.
+    assert [r | {"source": ""} for r in pooled.rows] == [r | {"source": ""} for r in serial.rows]
+    assert {r["source"] for r in serial.rows} == {small_trace.name}
+    assert {r["source"] for r in pooled.rows} == {"moved.swf.gz"}
+    assert {r["sha256"] for r in pooled.rows} == {file_digest(small_trace)}
 
 
 def test_a_failing_cell_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(cell: Cell, identity: Any) -> dict[str, Any]:
+    def broken(cell: Cell, identity: Any, jobs: bool = False) -> dict[str, Any]:
         raise ValueError("boom")
 
     monkeypatch.setattr(sweep, "_measure", broken)
@@ -560,3 +566,34 @@ def test_a_dask_cluster_gives_the_same_rows(dask_client: Any, tmp_path: Path, sm
     on_cluster = run_sweep(grid, executor=dask_client.get_executor(), cache=tmp_path)
     assert on_cluster.computed == 40 and same_rows(serial.rows, on_cluster.rows)
     assert run_sweep(grid, executor=dask_client.get_executor(), cache=tmp_path).rows == on_cluster.rows
+
+
+def test_per_job_results_come_back_and_are_cached(tmp_path: Path) -> None:
+    grid = Grid([SMALL], ["EASY", "Conservative"], loads=[1.0, 1.4])
+    fresh = run_sweep(grid, workers=1, jobs=True, cache=tmp_path)
+    assert len(fresh.jobs) == 4 and run_sweep(grid, workers=1).jobs == []
+    for row, text in zip(fresh.rows, fresh.jobs, strict=True):
+        lines = text.splitlines()
+        assert len(lines) == 1 + SMALL.n_jobs
+        assert f",{row['scheduler']},{row['priority']}," in lines[1]
+    again = run_sweep(grid, workers=2, jobs=True, cache=tmp_path)
+    assert (again.cached, again.jobs) == (4, fresh.jobs)
+    assert len(list(tmp_path.glob("*.jobs.csv.gz"))) == 4
+
+
+def test_an_interrupted_sweep_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    calls = 0
+
+    def interrupted(cell: Cell, identity: Any, jobs: bool = False) -> dict[str, Any]:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt
+        return MEASURE(cell, identity, jobs)
+
+    monkeypatch.setattr(sweep, "_measure", interrupted)
+    with pytest.raises(sweep.SweepInterrupted) as info:
+        run_sweep(GRID, workers=1, cache=tmp_path)
+    assert (info.value.finished, info.value.total, info.value.cache) == (2, 40, tmp_path)
+    assert isinstance(info.value, KeyboardInterrupt)
+    assert "2 of 40 cells finished" in str(info.value)

@@ -9,15 +9,15 @@ metrics (:class:`CellStore`).
 from __future__ import annotations
 
 import contextlib
-import functools
+import gzip
 import hashlib
-import importlib.metadata
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from backfill._version import library_version
 from backfill.errors import BackfillError
 
 __all__ = ["CACHE_FORMAT", "CellStore", "canonical_json", "content_key", "file_digest", "library_version"]
@@ -80,20 +80,6 @@ def file_digest(path: Path) -> str:
     return _digests[memo]
 
 
-@functools.cache
-def library_version() -> str:
-    """Return the installed version of ``backfill`` (``"unknown"`` when run from a bare checkout).
-
-    Examples:
-        >>> isinstance(library_version(), str)
-        True
-    """
-    try:
-        return importlib.metadata.version("backfill")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - depends on the install
-        return "unknown"
-
-
 class CellStore:
     """A directory of cell files, one ``<key>.json`` per computed cell.
 
@@ -133,15 +119,33 @@ class CellStore:
     def save(self, key: str, cell: Any, metrics: dict[str, Any]) -> None:
         """Write a cell's description and metrics under ``key``, atomically."""
         text = json.dumps({"format": CACHE_FORMAT, "cell": cell, "metrics": metrics}, indent=1)
+        self._write(self.path(key), text.encode("utf-8"), key)
+
+    def jobs_path(self, key: str) -> Path:
+        """Return the file of the per-job results of the cell with content key ``key``."""
+        return self.directory / f"{key}.jobs.csv.gz"
+
+    def save_jobs(self, key: str, text: str) -> None:
+        """Write a cell's per-job CSV text under ``key``, gzipped, atomically."""
+        self._write(self.jobs_path(key), gzip.compress(text.encode("utf-8"), mtime=0), key)
+
+    def load_jobs(self, key: str) -> str | None:
+        """Return the per-job CSV text stored under ``key``, or None if there is none (or it is unusable)."""
+        try:
+            return gzip.decompress(self.jobs_path(key).read_bytes()).decode("utf-8")
+        except (OSError, ValueError, EOFError):
+            return None
+
+    def _write(self, target: Path, data: bytes, key: str) -> None:
         # Written beside the target and renamed over it, so a reader (or a resumed sweep after a
         # crash) sees either no file or a whole one.
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{key[:16]}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, self.path(key))
+            os.replace(tmp, target)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

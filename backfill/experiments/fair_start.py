@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from backfill.errors import BackfillError
 from backfill.experiments._checkpoint import Checkpoint, fingerprint
-from backfill.experiments._progress import progress_bar
+from backfill.experiments.progress import progress_bar
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator

@@ -13,11 +13,10 @@ improvements over a baseline. See ``docs/sweeps.md``.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import csv
-import importlib
 import json
 import math
 import os
+import signal
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -25,8 +24,18 @@ from typing import Any
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.experiments._progress import progress_bar
 from backfill.experiments.cache import CellStore, content_key, library_version
+from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance
+from backfill.experiments.progress import progress_bar
+from backfill.experiments.results import (
+    COLUMNS,
+    COUNT_COLUMNS,
+    DESCRIPTION_COLUMNS,
+    DROPPED_COLUMN,
+    METRIC_COLUMNS,
+    REJECTIONS_COLUMN,
+    SweepResult,
+)
 from backfill.experiments.specs import (
     SCHEDULERS,
     ModelWorkload,
@@ -35,53 +44,33 @@ from backfill.experiments.specs import (
     WorkloadSpec,
     check_priority,
 )
-from backfill.measures.metrics import DEFAULT_BOUND, SUMMARY_KEYS, percent_improvement, summarize
+from backfill.measures.metrics import DEFAULT_BOUND, summarize
 from backfill.measures.validation import validate_schedule
+from backfill.schedule import Schedule
 from backfill.schedulers.priorities import PRIORITIES
-from backfill.schedulers.registry import scheduler_entry
 from backfill.simulator import simulate
 
 __all__ = [
     "COLUMNS",
+    "DESCRIPTION_COLUMNS",
+    "DROPPED_COLUMN",
     "ESTIMATES",
+    "METRIC_COLUMNS",
+    "REJECTIONS_COLUMN",
     "SCHEDULERS",
     "Cell",
     "Grid",
     "ModelWorkload",
     "SchedulerSpec",
+    "SweepInterrupted",
     "SweepResult",
     "TraceWorkload",
     "run_sweep",
+    "summary_row",
 ]
 
 #: Estimate policies: ``"user"`` keeps the workload's estimates, ``"exact"`` sets each to the runtime.
 ESTIMATES: tuple[str, ...] = ("user", "exact")
-
-#: Columns of a result row that describe its cell.
-DESCRIPTION_COLUMNS: tuple[str, ...] = (
-    "workload",
-    "scheduler",
-    "scheduler_name",
-    "params",
-    "priority",
-    "load",
-    "estimates",
-)
-#: Columns of a result row that measure its schedule: :data:`~backfill.measures.metrics.SUMMARY_KEYS` and
-#: ``seconds``, the wall time of the simulation.
-METRIC_COLUMNS: tuple[str, ...] = (*SUMMARY_KEYS, "seconds")
-#: The column of a result row that says why the simulator rejected jobs: ``"reason: count; ..."``
-#: with the reasons in alphabetical order (see :meth:`~backfill.schedule.Schedule.rejection_counts`),
-#: or ``""`` when it rejected none.
-REJECTIONS_COLUMN = "rejected_reasons"
-#: The column of a result row that says which jobs of an SWF log the reader's cleaning policy
-#: dropped before simulation, in the same form (see :attr:`~backfill.workloads.swf.ReadReport.dropped`);
-#: ``""`` for a log it dropped nothing from and for a synthetic workload.
-DROPPED_COLUMN = "dropped_reasons"
-#: Every column of a result row, in the order of :meth:`SweepResult.to_csv`.
-COLUMNS: tuple[str, ...] = (*DESCRIPTION_COLUMNS, *METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN)
-
-_COUNT_COLUMNS = frozenset({"jobs", "rejected"})
 
 
 def _is_number(value: object) -> bool:
@@ -206,10 +195,45 @@ class Cell:
 
     def run(self) -> dict[str, Any]:
         """Simulate the cell in this process, validate the schedule, and return its result row."""
-        return self.description() | _measure(self, self.workload.identity())
+        identity = self.workload.identity()
+        return self.description() | _measure(self, identity) | _provenance(self.workload, identity)
 
 
-def _measure(cell: Cell, identity: Mapping[str, Any]) -> dict[str, Any]:
+#: The key of a measured cell under which a sweep run with ``jobs=True`` returns its per-job CSV.
+_JOBS = "jobs_csv"
+
+
+def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(workload, TraceWorkload):
+        return provenance(workload.path.name, sha256=identity["sha256"])
+    return provenance(MODEL_SOURCE, seed=identity["seed"])
+
+
+def summary_row(
+    schedule: Schedule, *, bound: float = DEFAULT_BOUND, seconds: float = math.nan
+) -> dict[str, Any]:
+    """Return the metric and accounting columns of a result row for a validated ``schedule``.
+
+    :func:`~backfill.measures.metrics.summarize` with ``jobs`` and ``rejected`` as integers,
+    ``seconds`` (the simulation's wall time), the simulator's rejections and the SWF reader's
+    dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
+
+    Examples:
+        >>> from backfill import EASY, lublin_feitelson, simulate
+        >>> row = summary_row(simulate(lublin_feitelson(30, machine_size=8), EASY()), seconds=0.5)
+        >>> row["jobs"], row["seconds"], row["rejected_reasons"]
+        (30, 0.5, '')
+    """
+    metrics: dict[str, Any] = summarize(schedule, bound=bound)
+    for key in COUNT_COLUMNS:
+        metrics[key] = int(metrics[key])
+    metrics["seconds"] = seconds
+    metrics[REJECTIONS_COLUMN] = _reasons(schedule.rejection_counts())
+    metrics[DROPPED_COLUMN] = _reasons(schedule.workload.provenance.get("dropped") or {})
+    return metrics
+
+
+def _measure(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dict[str, Any]:
     workload = cell.workload._load(identity)
     if cell.estimates == "exact":
         workload = workload.with_exact_estimates()
@@ -220,12 +244,10 @@ def _measure(cell: Cell, identity: Mapping[str, Any]) -> dict[str, Any]:
     schedule = simulate(workload, scheduler, record_reservations=False)
     seconds = time.perf_counter() - started
     validate_schedule(schedule)
-    metrics: dict[str, Any] = summarize(schedule, bound=cell.bound)
-    for key in _COUNT_COLUMNS:
-        metrics[key] = int(metrics[key])
-    metrics["seconds"] = seconds
-    metrics[REJECTIONS_COLUMN] = _reasons(schedule.rejection_counts())
-    metrics[DROPPED_COLUMN] = _reasons(workload.provenance.get("dropped") or {})
+    metrics = summary_row(schedule, bound=cell.bound, seconds=seconds)
+    if jobs:
+        description = cell.description() | _provenance(cell.workload, identity)
+        metrics[_JOBS] = jobs_csv_text(schedule, description, bound=cell.bound)
     return metrics
 
 
@@ -310,6 +332,7 @@ def run_sweep(
     executor: cf.Executor | None = None,
     workers: int | None = None,
     progress: bool = False,
+    jobs: bool = False,
 ) -> SweepResult:
     """Run every cell of ``grid`` and return one row per cell, in grid order.
 
@@ -329,15 +352,28 @@ def run_sweep(
     again, so an interrupted sweep resumes where it stopped. Rows are the same, bit for bit, run
     serially, in parallel or from the cache, except ``seconds``, which a cached row keeps from its run.
 
+    With ``jobs``, every cell's per-job results come back too (:attr:`SweepResult.jobs`, CSV text
+    as :func:`~backfill.experiments.outputs.jobs_csv_text` writes it); the cache keeps them beside
+    the cell (a cell cached without them is simulated again).
+
+    An interrupt (Ctrl-C; ``backfill compare`` turns SIGTERM into one) stops the sweep at once: the
+    pool's queued cells are cancelled, its worker processes (which ignore Ctrl-C themselves, so
+    that the pool never hangs on a half-delivered interrupt) are terminated, and
+    :class:`SweepInterrupted` says how many cells had finished; with ``cache`` they are kept.
+
     Args:
         grid: The cells.
         cache: Directory of cached cells, or None for no cache.
         executor: Where to run the cells; None makes (and shuts down) a process pool.
         workers: Processes of the default pool; 1 runs the cells in this process, one by one.
         progress: Show a tqdm progress bar (the ``progress`` extra).
+        jobs: Also return every cell's per-job results.
 
     Returns:
         The rows, with how many cells were computed and how many read from the cache.
+
+    Raises:
+        SweepInterrupted: The sweep was interrupted (a :class:`KeyboardInterrupt`).
 
     Examples:
         >>> grid = Grid([ModelWorkload(n_jobs=50, machine_size=16)], ["Conservative", "EASY"])
@@ -357,15 +393,21 @@ def run_sweep(
     store = CellStore(cache) if cache is not None else None
     metrics: list[dict[str, Any] | None] = [store.load(k) if store else None for k in keys]
     if store is not None:
-        # A cell cached before a column existed is computed again.
+        # A cell cached before a column existed is computed again, as is one without its jobs.
         needed = {*METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN}
         metrics = [m if m is not None and needed <= m.keys() else None for m in metrics]
+        if jobs:
+            for i, m in enumerate(metrics):
+                text = store.load_jobs(keys[i]) if m is not None else None
+                metrics[i] = None if m is None or text is None else m | {_JOBS: text}
     todo = [i for i, m in enumerate(metrics) if m is None]
 
     def finish(i: int, m: dict[str, Any]) -> None:
         metrics[i] = m
         if store is not None:
-            store.save(keys[i], key_data[i], m)
+            store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k != _JOBS})
+            if jobs:
+                store.save_jobs(keys[i], m[_JOBS])
         if bar is not None:
             bar.update(1)
 
@@ -373,20 +415,50 @@ def run_sweep(
     try:
         if executor is None and (workers == 1 or len(todo) <= 1):
             for i in todo:
-                finish(i, _run(cells[i], identities[cells[i].workload]))
+                finish(i, _run(cells[i], identities[cells[i].workload], jobs))
         elif todo:
-            _run_parallel(cells, todo, identities, executor, workers, finish)
+            _run_parallel(cells, todo, identities, executor, workers, finish, jobs)
+    except KeyboardInterrupt:
+        done = sum(m is not None for m in metrics)
+        raise SweepInterrupted(done, len(cells), cache) from None
     finally:
         if bar is not None:
             bar.close()
-    rows = [cell.description() | m for cell, m in zip(cells, metrics, strict=True) if m is not None]
-    return SweepResult(rows, computed=len(todo), cached=len(cells) - len(todo))
+    rows, texts = [], []
+    for cell, m in zip(cells, metrics, strict=True):
+        assert m is not None
+        texts.append(m.pop(_JOBS, ""))
+        rows.append(cell.description() | m | _provenance(cell.workload, identities[cell.workload]))
+    return SweepResult(rows, computed=len(todo), cached=len(cells) - len(todo), jobs=texts if jobs else [])
 
 
-def _run(cell: Cell, identity: Mapping[str, Any]) -> dict[str, Any]:
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by an interrupt, with how many of its cells had finished.
+
+    Attributes:
+        finished: Cells done (computed or read from the cache) when it stopped.
+        total: Cells of the grid.
+        cache: The cache directory that keeps the finished cells, or None.
+    """
+
+    def __init__(self, finished: int, total: int, cache: str | os.PathLike[str] | None) -> None:
+        kept = f"the cache {os.fspath(cache)} keeps them" if cache is not None else "no cache keeps them"
+        super().__init__(f"sweep interrupted: {finished} of {total} cells finished; {kept}")
+        self.finished = finished
+        self.total = total
+        self.cache = cache
+
+
+def _ignore_interrupts() -> None:
+    # A pool's workers get the terminal's Ctrl-C too; the parent alone decides to stop, then
+    # terminates them, so that no worker dies half-way through a result and hangs the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dict[str, Any]:
     # Module-level so that every executor (processes, Dask) can pickle it by reference.
     try:
-        return _measure(cell, identity)
+        return _measure(cell, identity, jobs)
     except Exception as e:
         e.add_note(
             f"in sweep cell {cell.workload.label} / {cell.scheduler.label} / {cell.priority} / "
@@ -402,159 +474,39 @@ def _run_parallel(
     executor: cf.Executor | None,
     workers: int | None,
     finish: Any,
+    jobs: bool,
 ) -> None:
     own = executor is None
     pool: cf.Executor = (
-        cf.ProcessPoolExecutor(max_workers=min(workers or os.cpu_count() or 1, len(todo)))
+        cf.ProcessPoolExecutor(
+            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_ignore_interrupts
+        )
         if executor is None
         else executor
     )
     futures: dict[cf.Future[dict[str, Any]], int] = {}
     try:
         for i in todo:
-            futures[pool.submit(_run, cells[i], identities[cells[i].workload])] = i
+            futures[pool.submit(_run, cells[i], identities[cells[i].workload], jobs)] = i
         for done in cf.as_completed(futures):
             finish(futures[done], done.result())
-    finally:
-        # On an error or an interrupt, queued cells are dropped; finished ones are already cached.
+    except BaseException:
+        # On an error or an interrupt, queued cells are dropped (finished ones are already cached)
+        # and our own workers are stopped now rather than after the cells they are running.
         for future in futures:
             future.cancel()
         if own:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
+            _terminate(pool)
+        raise
+    if own:
+        pool.shutdown()
 
 
-# -- results ---------------------------------------------------------------------------------------
-
-
-def _parse(column: str, text: str) -> Any:
-    if column in _COUNT_COLUMNS:
-        return int(text)
-    if column == "load" or column in METRIC_COLUMNS:
-        return float(text)
-    return text
-
-
-@attrs.frozen(eq=False)
-class SweepResult:
-    """The rows of a sweep, one per cell in grid order, with every column of :data:`COLUMNS`.
-
-    A row holds its cell's description (workload and scheduler labels, scheduler name, parameters as
-    JSON, priority, load, estimates) and its metrics (:data:`~backfill.measures.metrics.SUMMARY_KEYS`, with
-    ``jobs`` and ``rejected`` as integers, and ``seconds``). ``computed`` and ``cached`` count the
-    cells simulated by this run and read from the cache.
-
-    Examples:
-        >>> result = run_sweep(Grid([ModelWorkload(n_jobs=40, machine_size=8)], "FCFS"), workers=1)
-        >>> result
-        SweepResult(1 rows, 1 computed, 0 cached)
-        >>> result.rows[0]["workload"], result.rows[0]["params"]
-        ('lublin(n_jobs=40, machine_size=8, seed=0)', '{}')
-    """
-
-    rows: list[dict[str, Any]]
-    computed: int = 0
-    cached: int = 0
-
-    def __repr__(self) -> str:
-        return f"SweepResult({len(self.rows)} rows, {self.computed} computed, {self.cached} cached)"
-
-    def to_csv(self, path: str | os.PathLike[str]) -> None:
-        """Write the rows as CSV with a header, columns in the order of :data:`COLUMNS`.
-
-        Floats are written in their shortest round-tripping form, so :meth:`from_csv` gives back
-        equal rows.
-        """
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(self.rows)
-
-    @classmethod
-    def from_csv(cls, path: str | os.PathLike[str]) -> SweepResult:
-        """Read rows written by :meth:`to_csv`.
-
-        Raises:
-            BackfillError: The file lacks a column of :data:`COLUMNS`.
-        """
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
-            if missing:
-                raise BackfillError(
-                    f"{os.fspath(path)!r} is not a sweep table: no column {', '.join(missing)}"
-                )
-            rows = [{c: _parse(c, row[c]) for c in COLUMNS} for row in reader]
-        return cls(rows)
-
-    def to_dataframe(self) -> Any:
-        """Return the rows as a :class:`pandas.DataFrame` with the columns of :data:`COLUMNS`.
-
-        Raises:
-            BackfillError: pandas is not installed.
-        """
-        try:
-            pandas = importlib.import_module("pandas")
-        except ImportError as e:
-            raise BackfillError("to_dataframe needs pandas: pip install 'backfill[dataframe]'") from e
-        return pandas.DataFrame(self.rows, columns=list(COLUMNS))
-
-    def improvement(self, metric: str, baseline: str = "Conservative") -> list[dict[str, Any]]:
-        """Return the percent improvement in ``metric`` of every row over the ``baseline`` scheduler.
-
-        The seeds' formula, 100 (baseline - other) / baseline
-        (:func:`~backfill.measures.metrics.percent_improvement`): positive when the row's value is lower, as
-        is better for waits and slowdowns. The baseline is the row whose scheduler label is
-        ``baseline`` with the same workload, priority, load and estimates; a baseline without a queue
-        priority (Conservative, ...) has only ``"fcfs"`` rows, which then serve every priority. The
-        baseline's own rows are left out.
-
-        Returns:
-            Per row (grid order): its description columns, then ``metric``, ``baseline``,
-            ``value``, ``baseline_value`` and ``improvement``.
-
-        Raises:
-            BackfillError: Unknown metric, or a group without a baseline row.
-
-        Examples:
-            >>> grid = Grid([ModelWorkload(n_jobs=80, machine_size=16)], ["Conservative", "EASY"])
-            >>> result = run_sweep(grid, workers=1)
-            >>> [row] = result.improvement("mean_wait")
-            >>> base, easy = (r["mean_wait"] for r in result.rows)
-            >>> row["scheduler"], row["improvement"] == 100 * (base - easy) / base
-            ('EASY', True)
-        """
-        if metric not in METRIC_COLUMNS:
-            raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(METRIC_COLUMNS)}")
-        groups = ("workload", "priority", "load", "estimates")
-        base: dict[tuple[Any, ...], dict[str, Any]] = {}
-        for row in self.rows:
-            if row["scheduler"] == baseline:
-                base[tuple(row[c] for c in groups)] = row
-        if not base:
-            known = ", ".join(dict.fromkeys(str(r["scheduler"]) for r in self.rows))
-            raise BackfillError(f"no row has the baseline scheduler {baseline!r}; schedulers: {known}")
-        out = []
-        for row in self.rows:
-            if row["scheduler"] == baseline:
-                continue
-            group = tuple(row[c] for c in groups)
-            ref = base.get(group)
-            if ref is None:
-                fallback = base.get((row["workload"], "fcfs", row["load"], row["estimates"]))
-                if fallback is not None and not scheduler_entry(fallback["scheduler_name"]).takes_priority:
-                    ref = fallback
-            if ref is None:
-                where = ", ".join(f"{c}={v!r}" for c, v in zip(groups, group, strict=True))
-                raise BackfillError(f"no {baseline!r} row to compare {row['scheduler']!r} with at {where}")
-            value, reference = float(row[metric]), float(ref[metric])
-            out.append(
-                {c: row[c] for c in DESCRIPTION_COLUMNS}
-                | {
-                    "metric": metric,
-                    "baseline": baseline,
-                    "value": value,
-                    "baseline_value": reference,
-                    "improvement": percent_improvement(reference, value),
-                }
-            )
-        return out
+def _terminate(pool: cf.Executor) -> None:
+    # ProcessPoolExecutor has no public way to stop running workers before Python 3.14.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)

@@ -1,0 +1,244 @@
+"""Machine-readable results with their provenance: metrics as JSON, every job's result as CSV.
+
+Each output says where it came from (:data:`PROVENANCE_COLUMNS`): the library's version, the
+workload's source (an SWF file's name, or the synthetic model), the SHA-256 of that file and the
+model's seed, beside the description of the run (workload label, scheduler with its parameters,
+priority, load factor, estimate policy). The per-job CSV has the column layout of Batsim's
+``jobs.csv``, which evalys (the field's schedule-visualisation library) reads with
+``evalys.jobset.JobSet.from_csv``, followed by columns of its own (see :data:`JOB_COLUMNS`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from backfill._version import library_version
+from backfill.experiments.gantt import processor_lanes
+from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
+from backfill.schedule import Schedule
+
+__all__ = [
+    "JOB_COLUMNS",
+    "MODEL_SOURCE",
+    "PROVENANCE_COLUMNS",
+    "job_rows",
+    "jobs_csv_text",
+    "metrics_json",
+    "provenance",
+    "write_jobs_csv",
+    "write_metrics_json",
+]
+
+#: Columns that say where a result came from: the library's version, the workload's source (an SWF
+#: file's name, or :data:`MODEL_SOURCE`), the SHA-256 of that file (empty for the model) and the
+#: model's seed (empty for a log).
+PROVENANCE_COLUMNS: tuple[str, ...] = ("version", "source", "sha256", "seed")
+
+#: The ``source`` of a synthetic workload.
+MODEL_SOURCE = "lublin_feitelson"
+
+#: Columns of the per-job CSV: first Batsim's ``jobs.csv`` layout, as evalys reads it (``jobID`` the
+#: job's id in the workload, the name evalys uses inside; times in
+#: seconds; ``requested_time`` is the estimate; ``allocated_resources`` an interval set of processor
+#: numbers such as ``0-3 8``, a feasible packing from
+#: :func:`~backfill.experiments.gantt.processor_lanes`, since a schedule says how many processors a
+#: job used, not which), then ``bounded_slowdown``, ``rejected_reason`` (empty for a job that ran),
+#: the run's description and :data:`PROVENANCE_COLUMNS`. A rejected job has ``success`` 0,
+#: ``final_state`` ``REJECTED`` and empty times.
+JOB_COLUMNS: tuple[str, ...] = (
+    "jobID",
+    "workload_name",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "success",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "allocated_resources",
+    "bounded_slowdown",
+    "rejected_reason",
+    "scheduler",
+    "priority",
+    "load",
+    "estimates",
+    *PROVENANCE_COLUMNS,
+)
+
+
+def provenance(source: str, sha256: str = "", seed: int | None = None) -> dict[str, Any]:
+    """Return the provenance columns of a result: this library's version and the workload's origin.
+
+    Args:
+        source: The SWF file's name, or :data:`MODEL_SOURCE` for the synthetic model.
+        sha256: The hex SHA-256 of the SWF file's bytes; empty for the model.
+        seed: The model's seed; None for a log.
+
+    Examples:
+        >>> p = provenance("CTC-SP2.swf.gz", sha256="ab12")
+        >>> p["source"], p["sha256"], p["seed"], p["version"] == library_version()
+        ('CTC-SP2.swf.gz', 'ab12', '', True)
+    """
+    return {
+        "version": library_version(),
+        "source": source,
+        "sha256": sha256,
+        "seed": "" if seed is None else seed,
+    }
+
+
+def _number(value: float) -> str:
+    """A float as CSV text: integral values without a point, others round-tripping, NaN empty."""
+    if math.isnan(value):
+        return ""
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def _interval_set(blocks: list[tuple[int, int]]) -> str:
+    spans = sorted(blocks)
+    return " ".join(f"{a}" if n == 1 else f"{a}-{a + n - 1}" for a, n in spans)
+
+
+def job_rows(
+    schedule: Schedule, description: Mapping[str, Any], *, bound: float = DEFAULT_BOUND
+) -> list[dict[str, str]]:
+    """Return one row per job of ``schedule`` (workload order), with the columns of :data:`JOB_COLUMNS`.
+
+    Args:
+        schedule: A finished schedule.
+        description: The run's ``workload`` (written as ``workload_name``), ``scheduler``,
+            ``priority``, ``load``, ``estimates`` and provenance columns, as in a sweep's row.
+        bound: The bounded slowdown's threshold, in seconds.
+
+    Examples:
+        >>> from backfill import FCFS, Job, Workload, simulate
+        >>> jobs = [Job(id=7, submit=0.0, processors=2, runtime=10.0, estimate=20.0)]
+        >>> s = simulate(Workload.from_jobs(jobs, machine_size=4), FCFS())
+        >>> row = job_rows(s, {"workload": "tiny", "scheduler": "FCFS"})[0]
+        >>> row["jobID"], row["starting_time"], row["finish_time"], row["allocated_resources"]
+        ('7', '0', '10', '0-1')
+    """
+    ids = schedule.workload.column("id").tolist()
+    submit, start, end = schedule.submit, schedule.start, schedule.end
+    processors = schedule.processors.tolist()
+    estimate = schedule.estimate
+    started = schedule.started
+    slowdown = np.full(len(schedule), math.nan)
+    slowdown[started] = bounded_slowdowns(schedule, bound)
+    lanes = processor_lanes(schedule)
+    rejected = schedule.rejected
+    fixed = {
+        c: str(description.get(c, "")) for c in ("scheduler", "priority", "estimates", *PROVENANCE_COLUMNS)
+    }
+    fixed["workload_name"] = str(description.get("workload", ""))
+    load = description.get("load", "")
+    fixed["load"] = _number(float(load)) if load != "" else ""
+    rows = []
+    for i, job_id in enumerate(ids):
+        ran = bool(started[i])
+        run = float(end[i] - start[i]) if ran else math.nan
+        wait = float(start[i] - submit[i]) if ran else math.nan
+        turnaround = wait + run
+        row = {
+            "jobID": str(job_id),
+            "submission_time": _number(float(submit[i])),
+            "requested_number_of_resources": str(processors[i]),
+            "requested_time": _number(float(estimate[i])),
+            "success": "1" if ran else "0",
+            "final_state": "COMPLETED_SUCCESSFULLY" if ran else "REJECTED",
+            "starting_time": _number(float(start[i]) if ran else math.nan),
+            "execution_time": _number(run),
+            "finish_time": _number(float(end[i]) if ran else math.nan),
+            "waiting_time": _number(wait),
+            "turnaround_time": _number(turnaround),
+            "stretch": _number(turnaround / run if ran and run > 0 else math.nan),
+            "allocated_resources": _interval_set(lanes.get(i, [])),
+            "bounded_slowdown": _number(float(slowdown[i])),
+            "rejected_reason": "" if ran else str(rejected.get(int(job_id), "")),
+        }
+        rows.append(row | fixed)
+    return rows
+
+
+def jobs_csv_text(schedule: Schedule, description: Mapping[str, Any], *, bound: float = DEFAULT_BOUND) -> str:
+    """Return :func:`job_rows` as CSV text with a header line, columns in :data:`JOB_COLUMNS` order."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=JOB_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(job_rows(schedule, description, bound=bound))
+    return out.getvalue()
+
+
+def write_jobs_csv(
+    schedule: Schedule,
+    path: str | os.PathLike[str],
+    description: Mapping[str, Any],
+    *,
+    bound: float = DEFAULT_BOUND,
+) -> None:
+    """Write every job's result as CSV (:func:`jobs_csv_text`) to ``path``; evalys reads it.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from backfill import EASY, lublin_feitelson, simulate
+        >>> s = simulate(lublin_feitelson(20, machine_size=8), EASY())
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     write_jobs_csv(s, pathlib.Path(d) / "jobs.csv", {"scheduler": "EASY"})
+        ...     lines = (pathlib.Path(d) / "jobs.csv").read_text().splitlines()
+        >>> len(lines), lines[0].split(",")[:3]
+        (21, ['jobID', 'workload_name', 'submission_time'])
+    """
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(jobs_csv_text(schedule, description, bound=bound))
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON: NaN as null, a params column (JSON text) as an object."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, Any]:
+    """Return the result rows and ``meta`` (command, bound, ...) as one JSON-able object.
+
+    The object holds ``version`` (this library's), the ``meta`` items and ``rows``: every row with
+    its columns (description, metrics, accounting and provenance), ``params`` as an object, NaN as
+    null and infinities as the strings ``"inf"``/``"-inf"``.
+
+    Examples:
+        >>> out = metrics_json([{"scheduler": "EASY", "params": '{"depth": 4}', "mean_wait": float("nan")}],
+        ...                    command="simulate")
+        >>> out["command"], out["rows"]
+        ('simulate', [{'scheduler': 'EASY', 'params': {'depth': 4}, 'mean_wait': None}])
+    """
+    plain = []
+    for row in rows:
+        item = {k: _plain(v) for k, v in row.items()}
+        if isinstance(item.get("params"), str):
+            item["params"] = json.loads(item["params"])
+        plain.append(item)
+    return {"version": library_version(), **meta, "rows": plain}
+
+
+def write_metrics_json(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], **meta: Any) -> None:
+    """Write :func:`metrics_json` to ``path``, indented, keys in the rows' column order."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(metrics_json(rows, **meta), f, indent=2, allow_nan=False)
+        f.write("\n")

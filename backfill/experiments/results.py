@@ -1,0 +1,206 @@
+"""The rows of a sweep: their columns, CSV and DataFrame forms, and improvements over a baseline.
+
+:func:`~backfill.experiments.sweep.run_sweep` returns a :class:`SweepResult`; ``backfill simulate``
+writes its rows in the same columns (:data:`COLUMNS`), so that one reader serves both commands.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import os
+from typing import Any
+
+import attrs
+
+from backfill.errors import BackfillError
+from backfill.experiments.outputs import PROVENANCE_COLUMNS
+from backfill.measures.metrics import SUMMARY_KEYS, percent_improvement
+from backfill.schedulers.registry import scheduler_entry
+
+__all__ = [
+    "COLUMNS",
+    "COUNT_COLUMNS",
+    "DESCRIPTION_COLUMNS",
+    "DROPPED_COLUMN",
+    "METRIC_COLUMNS",
+    "REJECTIONS_COLUMN",
+    "REQUIRED_COLUMNS",
+    "SweepResult",
+]
+
+#: Columns of a result row that describe its cell.
+DESCRIPTION_COLUMNS: tuple[str, ...] = (
+    "workload",
+    "scheduler",
+    "scheduler_name",
+    "params",
+    "priority",
+    "load",
+    "estimates",
+)
+#: Columns of a result row that measure its schedule: :data:`~backfill.measures.metrics.SUMMARY_KEYS` and
+#: ``seconds``, the wall time of the simulation.
+METRIC_COLUMNS: tuple[str, ...] = (*SUMMARY_KEYS, "seconds")
+#: The column of a result row that says why the simulator rejected jobs: ``"reason: count; ..."``
+#: with the reasons in alphabetical order (see :meth:`~backfill.schedule.Schedule.rejection_counts`),
+#: or ``""`` when it rejected none.
+REJECTIONS_COLUMN = "rejected_reasons"
+#: The column of a result row that says which jobs of an SWF log the reader's cleaning policy
+#: dropped before simulation, in the same form (see :attr:`~backfill.workloads.swf.ReadReport.dropped`);
+#: ``""`` for a log it dropped nothing from and for a synthetic workload.
+DROPPED_COLUMN = "dropped_reasons"
+#: Every column of a result row, in the order of :meth:`SweepResult.to_csv`; the last ones say where
+#: the row came from (:data:`~backfill.experiments.outputs.PROVENANCE_COLUMNS`).
+COLUMNS: tuple[str, ...] = (
+    *DESCRIPTION_COLUMNS,
+    *METRIC_COLUMNS,
+    REJECTIONS_COLUMN,
+    DROPPED_COLUMN,
+    *PROVENANCE_COLUMNS,
+)
+
+#: The columns :meth:`SweepResult.from_csv` requires: all but the provenance ones.
+REQUIRED_COLUMNS: tuple[str, ...] = COLUMNS[: -len(PROVENANCE_COLUMNS)]
+#: Columns of a result row that hold whole numbers (counts of jobs).
+COUNT_COLUMNS = frozenset({"jobs", "rejected"})
+
+
+def _parse(column: str, text: str) -> Any:
+    if column == "seed":
+        return int(text) if text else ""
+    if column in COUNT_COLUMNS:
+        return int(text)
+    if column == "load" or column in METRIC_COLUMNS:
+        return float(text)
+    return text
+
+
+@attrs.frozen(eq=False)
+class SweepResult:
+    """The rows of a sweep, one per cell in grid order, with every column of :data:`COLUMNS`.
+
+    A row holds its cell's description (workload and scheduler labels, scheduler name, parameters as
+    JSON, priority, load, estimates) and its metrics (:data:`~backfill.measures.metrics.SUMMARY_KEYS`, with
+    ``jobs`` and ``rejected`` as integers, and ``seconds``). ``computed`` and ``cached`` count the
+    cells simulated by this run and read from the cache.
+
+    Examples:
+        >>> from backfill.experiments.sweep import Grid, ModelWorkload, run_sweep
+        >>> result = run_sweep(Grid([ModelWorkload(n_jobs=40, machine_size=8)], "FCFS"), workers=1)
+        >>> result
+        SweepResult(1 rows, 1 computed, 0 cached)
+        >>> result.rows[0]["workload"], result.rows[0]["params"]
+        ('lublin(n_jobs=40, machine_size=8, seed=0)', '{}')
+    """
+
+    rows: list[dict[str, Any]]
+    computed: int = 0
+    cached: int = 0
+    jobs: list[str] = attrs.field(factory=list, repr=False)
+
+    def __repr__(self) -> str:
+        return f"SweepResult({len(self.rows)} rows, {self.computed} computed, {self.cached} cached)"
+
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """Write the rows as CSV with a header, columns in the order of :data:`COLUMNS`.
+
+        Floats are written in their shortest round-tripping form, so :meth:`from_csv` gives back
+        equal rows.
+        """
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(self.rows)
+
+    @classmethod
+    def from_csv(cls, path: str | os.PathLike[str]) -> SweepResult:
+        """Read rows written by :meth:`to_csv`.
+
+        Raises:
+            BackfillError: The file lacks a column of :data:`COLUMNS` other than the provenance ones.
+        """
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            # Tables written before the provenance columns existed are still read (those left empty).
+            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
+            if missing:
+                raise BackfillError(
+                    f"{os.fspath(path)!r} is not a sweep table: no column {', '.join(missing)}"
+                )
+            rows = [{c: _parse(c, row.get(c) or "") for c in COLUMNS} for row in reader]
+        return cls(rows)
+
+    def to_dataframe(self) -> Any:
+        """Return the rows as a :class:`pandas.DataFrame` with the columns of :data:`COLUMNS`.
+
+        Raises:
+            BackfillError: pandas is not installed.
+        """
+        try:
+            pandas = importlib.import_module("pandas")
+        except ImportError as e:
+            raise BackfillError("to_dataframe needs pandas: pip install 'backfill[dataframe]'") from e
+        return pandas.DataFrame(self.rows, columns=list(COLUMNS))
+
+    def improvement(self, metric: str, baseline: str = "Conservative") -> list[dict[str, Any]]:
+        """Return the percent improvement in ``metric`` of every row over the ``baseline`` scheduler.
+
+        The seeds' formula, 100 (baseline - other) / baseline
+        (:func:`~backfill.measures.metrics.percent_improvement`): positive when the row's value is lower, as
+        is better for waits and slowdowns. The baseline is the row whose scheduler label is
+        ``baseline`` with the same workload, priority, load and estimates; a baseline without a queue
+        priority (Conservative, ...) has only ``"fcfs"`` rows, which then serve every priority. The
+        baseline's own rows are left out.
+
+        Returns:
+            Per row (grid order): its description columns, then ``metric``, ``baseline``,
+            ``value``, ``baseline_value`` and ``improvement``.
+
+        Raises:
+            BackfillError: Unknown metric, or a group without a baseline row.
+
+        Examples:
+            >>> from backfill.experiments.sweep import Grid, ModelWorkload, run_sweep
+            >>> grid = Grid([ModelWorkload(n_jobs=80, machine_size=16)], ["Conservative", "EASY"])
+            >>> result = run_sweep(grid, workers=1)
+            >>> [row] = result.improvement("mean_wait")
+            >>> base, easy = (r["mean_wait"] for r in result.rows)
+            >>> row["scheduler"], row["improvement"] == 100 * (base - easy) / base
+            ('EASY', True)
+        """
+        if metric not in METRIC_COLUMNS:
+            raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(METRIC_COLUMNS)}")
+        groups = ("workload", "priority", "load", "estimates")
+        base: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for row in self.rows:
+            if row["scheduler"] == baseline:
+                base[tuple(row[c] for c in groups)] = row
+        if not base:
+            known = ", ".join(dict.fromkeys(str(r["scheduler"]) for r in self.rows))
+            raise BackfillError(f"no row has the baseline scheduler {baseline!r}; schedulers: {known}")
+        out = []
+        for row in self.rows:
+            if row["scheduler"] == baseline:
+                continue
+            group = tuple(row[c] for c in groups)
+            ref = base.get(group)
+            if ref is None:
+                fallback = base.get((row["workload"], "fcfs", row["load"], row["estimates"]))
+                if fallback is not None and not scheduler_entry(fallback["scheduler_name"]).takes_priority:
+                    ref = fallback
+            if ref is None:
+                where = ", ".join(f"{c}={v!r}" for c, v in zip(groups, group, strict=True))
+                raise BackfillError(f"no {baseline!r} row to compare {row['scheduler']!r} with at {where}")
+            value, reference = float(row[metric]), float(ref[metric])
+            out.append(
+                {c: row[c] for c in DESCRIPTION_COLUMNS}
+                | {
+                    "metric": metric,
+                    "baseline": baseline,
+                    "value": value,
+                    "baseline_value": reference,
+                    "improvement": percent_improvement(reference, value),
+                }
+            )
+        return out
