@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backfill.cli import DEFAULT_COMPARE_METRICS, DEFAULT_JOBS, build_parser, main
+from backfill.cli import DEFAULT_COMPARE_METRICS, DEFAULT_JOBS, DEFAULT_SCHEDULERS, build_parser, main
 from backfill.cli.compare import scheduler_spec, workload_spec
-from backfill.cli.simulate import _output_path
+from backfill.cli.options import output_path as _output_path
+from backfill.cli.options import scheduler_specs
 from backfill.errors import BackfillError
 from backfill.experiments.sweep import Grid, ModelWorkload, SchedulerSpec, SweepResult, run_sweep
 from backfill.measures.metrics import DEFAULT_COLUMNS
@@ -130,7 +131,8 @@ def test_model_options(capsys: pytest.CaptureFixture[str]) -> None:
         "1.5",
     )
     assert code == 0
-    assert "400 batch jobs, 64 processors, seed 7, accurate estimates, load x1.5" in out
+    assert "400 batch jobs, 64 processors, seed 7, f-model (f = 3) estimates, exact estimates" in out
+    assert "load x1.5" in out
     w = lublin_feitelson(400, machine_size=64, seed=7).scaled(1.5)
     assert f"offered load {w.offered_load():.3f}" in out
     assert all(row["jobs"] == "400" for row in table_rows(out).values())
@@ -315,18 +317,27 @@ def test_malformed_swf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_job_class_option(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", "--jobs", "300", "--job-class", "all", "--estimates", "accurate")
     assert code == 0
-    assert "300 all jobs, 128 processors, seed 0, accurate estimates" in out
+    assert "300 all jobs, 128 processors, seed 0, f-model (f = 3) estimates, exact estimates" in out
     w = lublin_feitelson(300, job_class="all")
     assert f"offered load {w.offered_load():.3f}" in out
     assert f"offered load {lublin_feitelson(300).offered_load():.3f}" not in out
 
 
-@pytest.mark.parametrize("option", [["--seed", "3"], ["--estimates", "accurate"], ["--job-class", "all"]])
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--job-class", "all"]])
 def test_model_options_refused_for_a_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
 ) -> None:
     code, out, err = run(capsys, "simulate", str(sample_swf(tmp_path)), *option)
     assert_clean_error(code, out, err, option[0], "only to the synthetic workload")
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_f_model_estimates_are_refused_for_a_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    path = sample_swf(tmp_path)
+    code, out, err = run(capsys, command, str(path), "--scheduler", "easy", "--estimates", "f-model")
+    assert_clean_error(code, out, err, "--estimates f-model", "only the synthetic model has f-model")
 
 
 def test_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -342,10 +353,6 @@ def test_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         [],
         ["simulate", "--jobs", "0"],
         ["simulate", "--jobs", "many"],
-        ["simulate", "--load", "-1"],
-        ["simulate", "--load", "nan"],
-        ["simulate", "--scheduler", "magic"],
-        ["simulate", "--priority", "random"],
         ["simulate", "--seed", "-4"],
         ["frobnicate"],
     ],
@@ -370,8 +377,9 @@ def test_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_parser_defaults() -> None:
     args = build_parser().parse_args(["simulate"])
-    assert args.scheduler == ["fcfs", "easy", "conservative"]
-    assert args.swf_path is None and args.jobs is None and args.load == 1.0
+    assert args.scheduler is None and args.load is None and args.priority is None  # defaults applied later
+    assert args.swf_path is None and args.jobs is None
+    assert [s.label for s in scheduler_specs(args, DEFAULT_SCHEDULERS)] == ["FCFS", "EASY", "Conservative"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -683,7 +691,7 @@ def test_model_specs() -> None:
     [
         (["nope.swf"], ["cannot read nope.swf", "No such file"]),
         (["--scheduler", "easy", "model"], ["no workload"]),
-        (["--scheduler", "easy"], ["no workload: give the traces or 'model' first"]),
+        (["--scheduler", "easy"], ["no workload: give the workload first"]),
         ([MODEL, "--scheduler", "magic"], ["--scheduler 'magic'", "unknown scheduler 'magic'"]),
         ([MODEL, "--scheduler", "easy:depth"], ["expected KEY=VALUE, got 'depth'"]),
         ([MODEL, "--scheduler", "easy:"], ["expected KEY=VALUE, got ''"]),
@@ -753,8 +761,6 @@ def test_compare_figures_without_matplotlib(
     "argv",
     [
         ["compare", MODEL],  # --scheduler is required
-        ["compare", MODEL, "--scheduler", "easy", "--load", "0"],
-        ["compare", MODEL, "--scheduler", "easy", "--estimates", "f-model"],
         ["compare", MODEL, "--scheduler", "easy", "--workers", "0"],
         ["compare", MODEL, "--scheduler", "easy", "--bound", "-1"],
     ],

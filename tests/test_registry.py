@@ -11,6 +11,7 @@ from strategies import registered_schedulers
 import backfill.schedulers
 from backfill import Job, ParameterError, Workload, simulate, validate_schedule
 from backfill.cli import build_parser, main
+from backfill.cli.options import scheduler_specs
 from backfill.experiments.sweep import Grid, ModelWorkload, SchedulerSpec, run_sweep
 from backfill.schedulers import FCFS, SchedulerBase
 from backfill.schedulers.queue import QueueScheduler
@@ -94,7 +95,8 @@ def test_a_scheduler_added_to_the_registry_is_offered_everywhere(
     added: Entry, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The command line: its name is accepted, listed in the help, and it runs.
-    assert build_parser().parse_args(["simulate", "--scheduler", "FF"]).scheduler == ["ff"]
+    args = build_parser().parse_args(["simulate", "--scheduler", "FF"])
+    assert [spec.name for spec in scheduler_specs(args)] == ["FirstFit"]
     assert main(["simulate", "--jobs", "60", "--scheduler", "ff", "fcfs", "--priority", "sjf"]) == 0
     out = capsys.readouterr().out
     assert "FirstFit(sjf)" in out and "2 schedule(s) valid" in out

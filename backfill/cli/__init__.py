@@ -2,14 +2,20 @@
 
 Usage::
 
-    backfill simulate [SWF_PATH] [--scheduler NAME ...] [--priority NAME] [--load FACTOR]
-                      [--jobs N] [--seed S] [--machine-size P] [--estimates accurate|f-model]
-                      [--job-class batch|interactive|all]
-                      [SCHEDULER OPTIONS] [--bound SECONDS] [--lenient] [--output-swf PATH]
-    backfill compare TRACE_OR_MODEL ... --scheduler NAME[:K=V,...] ... [--priority NAME ...]
-                     [--load FACTOR ...] [--estimates user|exact ...] [--baseline LABEL]
-                     [--metric NAME ...] [--bound SECONDS] [--workers N] [--cache DIR]
-                     [--csv PATH] [--figures DIR] [--progress]
+    backfill simulate [SWF_PATH] [--scheduler SPEC ...] [--priority NAME ...] [--load FACTOR]
+                      [--estimates user|exact] [--jobs N] [--seed S] [--machine-size P]
+                      [--job-class batch|interactive|all] [SCHEDULER OPTIONS] [--bound SECONDS]
+                      [--lenient] [--csv PATH] [--json PATH] [--jobs-csv PATH] [--output-swf PATH]
+                      [--figures DIR] [--progress | --no-progress]
+    backfill compare TRACE_OR_MODEL ... --scheduler SPEC ... [--priority NAME ...]
+                     [--load FACTOR ...] [--estimates user|exact ...] [SCHEDULER OPTIONS]
+                     [--baseline LABEL] [--metric NAME ...] [--bound SECONDS] [--workers N]
+                     [--cache DIR] [--csv PATH] [--json PATH] [--jobs-csv PATH] [--figures DIR]
+                     [--progress | --no-progress]
+    backfill --version
+
+The two commands share their options (:mod:`backfill.cli.options`): the same spellings, values and
+messages; ``docs/command-line.md`` describes them, the outputs and their provenance.
 
 ``simulate``: without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model
 with f-model runtime estimates (so that backfilling and compression have something to gain), 5,000

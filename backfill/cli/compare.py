@@ -12,28 +12,36 @@ from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
     NO_JOBS,
+    ORDER_HINT,
     CommandLineError,
-    positive_float,
+    add_run_options,
+    check_output_paths,
+    estimate_policies,
+    loads,
+    output_path,
     positive_int,
+    priorities,
+    progress_wanted,
+    read_values,
+    scheduler_spec,
+    scheduler_specs,
+    slug,
+    split_params,
 )
-from backfill.errors import BackfillError
+from backfill.errors import BackfillError, ParameterError
+from backfill.experiments.outputs import write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
 from backfill.experiments.sweep import (
     DROPPED_COLUMN,
-    ESTIMATES,
     METRIC_COLUMNS,
     REJECTIONS_COLUMN,
     Grid,
     ModelWorkload,
-    SchedulerSpec,
     SweepResult,
     TraceWorkload,
     run_sweep,
 )
-from backfill.measures.metrics import DEFAULT_BOUND, format_metric
-from backfill.schedulers.priorities import PRIORITIES
-from backfill.schedulers.registry import SCHEDULERS as REGISTRY
-from backfill.schedulers.registry import scheduler_entry
+from backfill.measures.metrics import format_metric
 
 __all__ = [
     "DEFAULT_COMPARE_METRICS",
@@ -72,36 +80,7 @@ def add_compare_command(commands: Any) -> None:
             "f-model estimates; labelled by the text given unless name= says otherwise)"
         ),
     )
-    cmp.add_argument(
-        "--scheduler",
-        nargs="+",
-        action="extend",
-        required=True,
-        metavar="SPEC",
-        help=_scheduler_help(),
-    )
-    cmp.add_argument(
-        "--priority",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help=f"queue priorities ({', '.join(PRIORITIES)}); default fcfs",
-    )
-    cmp.add_argument(
-        "--load",
-        nargs="+",
-        action="extend",
-        type=positive_float,
-        metavar="FACTOR",
-        help="load factors (submit times divided by each); default 1",
-    )
-    cmp.add_argument(
-        "--estimates",
-        nargs="+",
-        action="extend",
-        choices=list(ESTIMATES),
-        help="estimate policies: user keeps the workload's, exact sets them to the runtimes; default user",
-    )
+    add_run_options(cmp, sweep=True)
     cmp.add_argument(
         "--baseline",
         metavar="LABEL",
@@ -118,13 +97,6 @@ def add_compare_command(commands: Any) -> None:
         ),
     )
     cmp.add_argument(
-        "--bound",
-        type=positive_float,
-        default=DEFAULT_BOUND,
-        metavar="SECONDS",
-        help=f"threshold of the bounded slowdown (default {DEFAULT_BOUND:g} s)",
-    )
-    cmp.add_argument(
         "--workers",
         type=positive_int,
         default=None,
@@ -134,32 +106,12 @@ def add_compare_command(commands: Any) -> None:
     cmp.add_argument(
         "--cache", type=Path, default=None, metavar="DIR", help="cache finished cells in DIR and reuse them"
     )
-    cmp.add_argument("--csv", type=Path, default=None, metavar="PATH", help="write every row as CSV to PATH")
-    cmp.add_argument(
-        "--figures",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write improvement_<metric>.png per metric to DIR (needs matplotlib: the plot extra)",
-    )
-    cmp.add_argument("--progress", action="store_true", help="show a progress bar (needs tqdm)")
 
 
-def _split_params(text: str, what: str) -> tuple[str, list[tuple[str, str]]]:
-    """Split ``NAME:K=V,...`` into the name and its (key, value) texts."""
-    head, colon, rest = text.partition(":")
-    pairs = []
-    if colon:
-        for item in rest.split(","):
-            key, eq, value = item.partition("=")
-            if not (eq and key.strip() and value.strip()):
-                raise CommandLineError(f"{what} {text!r}: expected KEY=VALUE, got {item!r}")
-            pairs.append((key.strip(), value.strip()))
-    keys = [k for k, _ in pairs]
-    repeated = sorted({k for k in keys if keys.count(k) > 1})
-    if repeated:
-        raise CommandLineError(f"{what} {text!r}: {', '.join(repeated)} given twice")
-    return head.strip(), pairs
+def _metric(text: str) -> str:
+    if text not in METRIC_COLUMNS:
+        raise ParameterError(f"unknown metric {text!r}; known: {', '.join(METRIC_COLUMNS)}")
+    return text
 
 
 _MODEL_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -185,7 +137,7 @@ def workload_spec(text: str) -> TraceWorkload | ModelWorkload:
         except OSError as e:
             raise CommandLineError(f"cannot read {path}: {e.strerror or e}") from None
         return TraceWorkload(path)
-    _, pairs = _split_params(text, "workload")
+    _, pairs = split_params(text, "workload")
     # The defaults of `simulate`'s synthetic workload, not ModelWorkload's, so the two commands agree.
     kwargs: dict[str, Any] = {
         "n_jobs": DEFAULT_JOBS,
@@ -210,37 +162,6 @@ def workload_spec(text: str) -> TraceWorkload | ModelWorkload:
         return ModelWorkload(**kwargs)
     except BackfillError as e:
         raise CommandLineError(f"workload {text!r}: {e}") from None
-
-
-def scheduler_spec(text: str) -> SchedulerSpec:
-    """Return the sweep spec of ``NAME[:K=V,...]``, each value read by its registered parameter.
-
-    Examples:
-        >>> scheduler_spec("relshare:window=4h,expected_usage=false").label
-        'RelShare(expected_usage=False, window=14400.0)'
-    """
-    name, pairs = _split_params(text, "--scheduler")
-    try:
-        entry = scheduler_entry(name)
-        params = tuple((key, entry.parameter(key).from_text(value)) for key, value in pairs)
-        return SchedulerSpec(entry.name, params)
-    except BackfillError as e:
-        raise CommandLineError(f"--scheduler {text!r}: {e}") from None
-
-
-def _scheduler_help() -> str:
-    """The help of ``--scheduler``: every registered name and its parameters, from the registry."""
-    described = []
-    for entry in REGISTRY:
-        alias = f" ({', '.join(entry.aliases)})" if entry.aliases else ""
-        keys = ", ".join(p.name for p in entry.parameters)
-        described.append(f"{entry.name.lower()}{alias}" + (f" [{keys}]" if keys else ""))
-    return (
-        "schedulers as NAME or NAME:K=V,... (e.g. easy:depth=4, selective:threshold=20, "
-        "relshare:window=4h,expected_usage=false, lookahead:goal=G2); NAME [its keys K] one of "
-        + "; ".join(described)
-        + ". Values are read as by simulate's option of the same name"
-    )
 
 
 def _baseline(text: str | None, labels: list[str]) -> str:
@@ -354,19 +275,13 @@ def run_compare(args: argparse.Namespace) -> int:
     """Run ``backfill compare`` with the parsed ``args`` and return its exit status."""
     if not args.workloads:
         # Options of many values take every word after them, workloads included.
-        raise CommandLineError(
-            "no workload: give the traces or 'model' first, before the options (or after them, following --)"
-        )
+        raise CommandLineError(f"no workload: {ORDER_HINT}")
     workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
-    specs = list(dict.fromkeys(scheduler_spec(t) for t in args.scheduler))
-    priorities = list(dict.fromkeys(args.priority or ["fcfs"]))
-    for p in priorities:
-        if p not in PRIORITIES:
-            raise CommandLineError(f"unknown priority {p!r}; known: {', '.join(PRIORITIES)}")
-    metrics = list(dict.fromkeys(args.metric or DEFAULT_COMPARE_METRICS))
-    for m in metrics:
-        if m not in METRIC_COLUMNS:
-            raise CommandLineError(f"unknown metric {m!r}; known: {', '.join(METRIC_COLUMNS)}")
+    specs = scheduler_specs(args)
+    orders = priorities(args)
+    metrics = read_values(args.metric or DEFAULT_COMPARE_METRICS, _metric, "--metric", "a metric")
+    logs = [str(w.path) for w in workloads if isinstance(w, TraceWorkload)]
+    estimates = estimate_policies(args, logs)
     labels = [s.label for s in specs]
     baseline = _baseline(args.baseline, labels)
     # Everything that can fail is checked before the sweep, which may run for hours.
@@ -377,12 +292,8 @@ def run_compare(args: argparse.Namespace) -> int:
             require_matplotlib()
         except BackfillError as e:
             raise CommandLineError(f"--figures: {e}") from None
-        try:
-            args.figures.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise CommandLineError(f"cannot create {args.figures}: {e.strerror or e}") from None
-    if args.csv is not None and not args.csv.parent.is_dir():
-        raise CommandLineError(f"cannot write {args.csv}: no directory {args.csv.parent}")
+    check_output_paths([args.csv, args.json, args.jobs_csv], [args.figures])
+    show_progress = progress_wanted(args)
     for workload in workloads:
         # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
         # a table of dashes after the sweep.
@@ -392,17 +303,23 @@ def run_compare(args: argparse.Namespace) -> int:
     grid = Grid(
         workloads,
         specs,
-        priorities=priorities,
-        loads=list(dict.fromkeys(args.load or [1.0])),
-        estimates=list(dict.fromkeys(args.estimates or ["user"])),
+        priorities=orders,
+        loads=loads(args),
+        estimates=estimates,
         bound=args.bound,
     )
     ignoring = [s.label for s in specs if not s.takes_priority]
-    if ignoring and priorities != ["fcfs"]:
+    if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
     started = time.perf_counter()
     try:
-        result = run_sweep(grid, cache=args.cache, workers=args.workers, progress=args.progress)
+        result = run_sweep(
+            grid,
+            cache=args.cache,
+            workers=args.workers,
+            progress=show_progress,
+            jobs=args.jobs_csv is not None,
+        )
     except BackfillError as e:
         where = "; ".join(getattr(e, "__notes__", ()))
         raise CommandLineError(f"{e} ({where})" if where else str(e)) from None
@@ -426,19 +343,48 @@ def run_compare(args: argparse.Namespace) -> int:
         print(_improvement_markdown(result, metrics, baseline))
     else:
         print(f"no scheduler besides the baseline {baseline} to compare")
-    if args.csv is not None:
-        try:
-            result.to_csv(args.csv)
-        except OSError as e:
-            raise CommandLineError(f"cannot write {args.csv}: {e.strerror or e}") from None
-        print(f"wrote {args.csv}")
-    if args.figures is not None:
-        for m in metrics:
-            path = args.figures / f"improvement_{m}.png"
-            figure = improvement_bars(result.improvement(m, baseline))
-            try:
-                figure.savefig(path, dpi=120)
-            except OSError as e:
-                raise CommandLineError(f"cannot write {path}: {e.strerror or e}") from None
-            print(f"wrote {path}")
+    _write_outputs(args, result, metrics, baseline)
     return 0
+
+
+def _cell_names(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """A file-name part per row: its workload, scheduler, priority, load and estimates, where they vary."""
+    shown: dict[str, Callable[[Any], str]] = {
+        "workload": str,
+        "scheduler": str,
+        "priority": str,
+        "load": lambda v: f"load{v:g}",
+        "estimates": str,
+    }
+    varying = [(c, show) for c, show in shown.items() if len({r[c] for r in rows}) > 1]
+    return ["-".join(slug(show(r[c])) for c, show in varying) for r in rows]
+
+
+def _write_outputs(args: argparse.Namespace, result: SweepResult, metrics: list[str], baseline: str) -> None:
+    written: list[Path] = []
+    try:
+        if args.csv is not None:
+            result.to_csv(args.csv)
+            written.append(args.csv)
+        if args.json is not None:
+            write_metrics_json(result.rows, args.json, command="compare", bound=args.bound, baseline=baseline)
+            written.append(args.json)
+        if args.jobs_csv is not None:
+            several = len(result.rows) > 1
+            for name, text in zip(_cell_names(result.rows), result.jobs, strict=True):
+                path = output_path(args.jobs_csv, name, several)
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+        if args.figures is not None:
+            import matplotlib.pyplot as plt
+
+            for m in metrics:
+                path = args.figures / f"improvement_{m}.png"
+                figure = improvement_bars(result.improvement(m, baseline))
+                figure.savefig(path, dpi=120, bbox_inches="tight")
+                plt.close(figure)
+                written.append(path)
+    except OSError as e:
+        raise CommandLineError(f"cannot write {e.filename}: {e.strerror or e}") from None
+    for path in written:
+        print(f"wrote {path}")

@@ -1,12 +1,26 @@
-"""What the ``backfill`` subcommands share: argument types, the scheduler options, the command's error."""
+"""The vocabulary both ``backfill`` commands share: options, their spellings, types and messages.
+
+``simulate`` and ``compare`` add the same options from here (:func:`add_run_options`): the
+schedulers (``NAME`` or ``NAME:K=V,...``) and one option per scheduler parameter, ``--priority``,
+``--load``, ``--estimates`` (``user`` or ``exact``), ``--bound``, the machine-readable outputs
+(``--csv``, ``--json``, ``--jobs-csv``), ``--figures`` and ``--progress``. A value that is a
+workload given after a many-valued option gets the same message in both (:data:`ORDER_HINT`).
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from backfill.errors import BackfillError, ParameterError
+from backfill.experiments.specs import SchedulerSpec
+from backfill.measures.metrics import DEFAULT_BOUND
+from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.registry import (
     SCHEDULERS,
     Entry,
@@ -17,22 +31,38 @@ from backfill.schedulers.registry import (
     non_negative_int_from_text,
     positive_float_from_text,
     positive_int_from_text,
+    scheduler_entry,
 )
 
 __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_MACHINE_SIZE",
+    "ESTIMATE_WORDS",
     "NO_JOBS",
+    "ORDER_HINT",
     "CommandLineError",
+    "add_run_options",
     "add_scheduler_options",
     "argument_type",
+    "check_output_paths",
     "depth",
     "duration",
+    "estimate_policies",
     "given_parameters",
+    "loads",
+    "looks_like_workload",
     "non_negative_float",
     "non_negative_int",
+    "output_path",
     "positive_float",
     "positive_int",
+    "priorities",
+    "progress_wanted",
+    "read_values",
+    "scheduler_spec",
+    "scheduler_specs",
+    "slug",
+    "split_params",
 ]
 
 #: Jobs in the default synthetic workload.
@@ -123,3 +153,322 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
 def given_parameters(entry: Entry, args: argparse.Namespace) -> dict[str, Any]:
     """Return the values of ``entry``'s parameters that were given on the command line."""
     return {p.name: getattr(args, p.name) for p in entry.parameters if hasattr(args, p.name)}
+
+
+# -- the options both commands take ----------------------------------------------------------------
+
+#: What both commands say when a workload comes after an option that takes several values.
+ORDER_HINT = "give the workload first, before the options (or after them, following --)"
+
+#: The words ``--estimates`` takes, and the policy each names: ``user`` keeps the workload's own
+#: estimates (a log's users' estimates; the synthetic model's f-model estimates), ``exact`` sets
+#: every estimate to the job's runtime. ``accurate`` is another word for ``exact``; ``f-model``
+#: names the model's own estimates, so it is ``user`` for the model and an error with a log.
+ESTIMATE_WORDS: dict[str, str] = {"user": "user", "exact": "exact", "accurate": "exact", "f-model": "f-model"}
+
+
+def looks_like_workload(text: str) -> bool:
+    """Whether a command-line word names a workload: an SWF log (or any existing file) or ``model``.
+
+    Examples:
+        >>> [looks_like_workload(w) for w in ("CTC-SP2.swf.gz", "model:n=100", "easy")]
+        [True, True, False]
+    """
+    if text == "model" or text.startswith("model:") or text.endswith((".swf", ".gz", ".bz2", ".xz")):
+        return True
+    return os.path.isfile(text)
+
+
+def read_values(texts: Iterable[str] | None, read: Callable[[str], Any], option: str, what: str) -> list[Any]:
+    """Return the values of a many-valued option, each read by ``read``, repeats dropped.
+
+    Both commands read their options of many values this way, after parsing, so that a bad value
+    gets the same one-line error in both. A bad value that names a workload gets
+    :data:`ORDER_HINT`: options of many values take every word after them, so a workload given
+    after one is the likely mistake.
+
+    Raises:
+        CommandLineError: A value ``read`` refuses, naming the option and the value.
+
+    Examples:
+        >>> read_values(["1.5", "2", "1.5"], positive_float_from_text, "--load", "a load factor")
+        [1.5, 2.0]
+        >>> read_values(["CTC.swf"], positive_float_from_text, "--load", "a load factor")
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        backfill.cli.options.CommandLineError: --load 'CTC.swf' is a workload, not a load factor: give ...
+    """
+    values = []
+    for text in texts or ():
+        try:
+            values.append(read(text))
+        except (BackfillError, ValueError) as e:
+            if looks_like_workload(text):
+                raise CommandLineError(f"{option} {text!r} is a workload, not {what}: {ORDER_HINT}") from None
+            message = str(e) if str(e).startswith(option) else f"{option} {text!r}: {e}"
+            raise CommandLineError(message) from None
+    return list(dict.fromkeys(values))
+
+
+def split_params(text: str, what: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split ``NAME:K=V,...`` into the name and its (key, value) texts.
+
+    Examples:
+        >>> split_params("easy:depth=4", "--scheduler")
+        ('easy', [('depth', '4')])
+    """
+    head, colon, rest = text.partition(":")
+    pairs = []
+    if colon:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not (eq and key.strip() and value.strip()):
+                raise CommandLineError(f"{what} {text!r}: expected KEY=VALUE, got {item!r}")
+            pairs.append((key.strip(), value.strip()))
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise CommandLineError(f"{what} {text!r}: {', '.join(repeated)} given twice")
+    return head.strip(), pairs
+
+
+def scheduler_spec(text: str) -> SchedulerSpec:
+    """Return the sweep spec of ``NAME[:K=V,...]``, each value read by its registered parameter.
+
+    Examples:
+        >>> scheduler_spec("relshare:window=4h,expected_usage=false").label
+        'RelShare(expected_usage=False, window=14400.0)'
+    """
+    name, pairs = split_params(text, "--scheduler")
+    try:
+        entry = scheduler_entry(name)
+        params = tuple((key, entry.parameter(key).from_text(value)) for key, value in pairs)
+        return SchedulerSpec(entry.name, params)
+    except BackfillError as e:
+        raise CommandLineError(f"--scheduler {text!r}: {e}") from None
+
+
+def _priority(text: str) -> str:
+    if text not in PRIORITIES:
+        raise ParameterError(f"unknown priority {text!r}; known: {', '.join(PRIORITIES)}")
+    return text
+
+
+def _estimates(text: str) -> str:
+    if text not in ESTIMATE_WORDS:
+        raise ParameterError(f"unknown estimates {text!r}; known: {', '.join(ESTIMATE_WORDS)}")
+    return text
+
+
+def _scheduler_help() -> str:
+    """The help of ``--scheduler``: every registered name and its parameters, from the registry."""
+    described = []
+    for entry in SCHEDULERS:
+        alias = f" ({', '.join(entry.aliases)})" if entry.aliases else ""
+        keys = ", ".join(p.name for p in entry.parameters)
+        described.append(f"{entry.name.lower()}{alias}" + (f" [{keys}]" if keys else ""))
+    return (
+        "schedulers as NAME or NAME:K=V,... (e.g. easy:depth=4, selective:threshold=20, "
+        "relshare:window=4h,expected_usage=false, lookahead:goal=G2); NAME [its keys K] one of "
+        + "; ".join(described)
+        + ". Values are read as by the option of the same name below, which sets a parameter for "
+        "every scheduler that takes it and does not give it itself"
+    )
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser, *, sweep: bool, default_schedulers: Sequence[str] = ()
+) -> None:
+    """Add the options both commands share, spelled and read alike.
+
+    ``--scheduler``, ``--priority``, ``--load`` and ``--estimates`` take one or more values in
+    both commands; ``simulate`` (``sweep=False``) runs every scheduler under every priority, but one
+    load factor and one estimate policy (``compare`` sweeps those). Then one option per scheduler
+    parameter (:func:`add_scheduler_options`), ``--bound``, the outputs and ``--progress``.
+    """
+    several = "; several are swept" if sweep else "; one"
+    parser.add_argument(
+        "--scheduler",
+        nargs="+",
+        action="extend",
+        required=sweep,
+        metavar="SPEC",
+        help=_scheduler_help() + (f"; default: {' '.join(default_schedulers)}" if default_schedulers else ""),
+    )
+    taking = ", ".join(e.cli_name for e in SCHEDULERS if e.takes_priority)
+    parser.add_argument(
+        "--priority",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help=(
+            f"queue orders ({', '.join(PRIORITIES)}) of {taking}, each run under every one; the others "
+            "keep their own order; default fcfs"
+        ),
+    )
+    parser.add_argument(
+        "--load",
+        nargs="+",
+        action="extend",
+        metavar="FACTOR",
+        help=f"raise the arrival rate by FACTOR (submit times divided by it){several}; default 1",
+    )
+    parser.add_argument(
+        "--estimates",
+        nargs="+",
+        action="extend",
+        metavar="POLICY",
+        help=(
+            "runtime estimates: user keeps the workload's (a log's users' estimates, the model's "
+            "f-model ones; f-model says the same for the model), exact (or accurate) sets each to "
+            f"the job's runtime{several}; default user"
+        ),
+    )
+    add_scheduler_options(parser)
+    parser.add_argument(
+        "--bound",
+        type=positive_float,
+        default=DEFAULT_BOUND,
+        metavar="SECONDS",
+        help=f"threshold of the bounded slowdown (default {DEFAULT_BOUND:g} s)",
+    )
+    parser.add_argument(
+        "--csv", type=Path, metavar="PATH", help="write the metrics, one row per schedule, as CSV to PATH"
+    )
+    parser.add_argument(
+        "--json", type=Path, metavar="PATH", help="write the metrics and their provenance as JSON to PATH"
+    )
+    parser.add_argument(
+        "--jobs-csv",
+        type=Path,
+        metavar="PATH",
+        help=(
+            "write every job's result as CSV in the layout evalys reads (one file per schedule: with "
+            "several, what tells them apart is added before the suffix)"
+        ),
+    )
+    parser.add_argument(
+        "--figures",
+        type=Path,
+        metavar="DIR",
+        help="write figures (PNG) to DIR (needs matplotlib: the plot extra)",
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on standard error (needs tqdm: the progress extra); default: on a terminal",
+    )
+
+
+def scheduler_specs(args: argparse.Namespace, default: Sequence[str] = ()) -> list[SchedulerSpec]:
+    """Return the chosen schedulers, each with the parameter options given that it takes.
+
+    A parameter a ``NAME:K=V`` spec gives itself wins over the option of the same name.
+    """
+    specs = read_values(args.scheduler or default, scheduler_spec, "--scheduler", "a scheduler")
+    out = []
+    for spec in specs:
+        entry = scheduler_entry(spec.name)
+        params = given_parameters(entry, args) | dict(spec.params)
+        try:
+            out.append(SchedulerSpec(spec.name, tuple(params.items())))
+        except BackfillError as e:
+            raise CommandLineError(f"--scheduler {spec.label}: {e}") from None
+    return list(dict.fromkeys(out))
+
+
+def priorities(args: argparse.Namespace) -> list[str]:
+    """Return the ``--priority`` names (default ``fcfs``)."""
+    return read_values(args.priority or ["fcfs"], _priority, "--priority", "a priority")
+
+
+def loads(args: argparse.Namespace) -> list[float]:
+    """Return the ``--load`` factors (default 1)."""
+    return read_values(args.load or ["1"], positive_float_from_text, "--load", "a load factor")
+
+
+def estimate_policies(args: argparse.Namespace, logs: Iterable[str]) -> list[str]:
+    """Return the estimate policies (``user``, ``exact``) that the ``--estimates`` words name.
+
+    Raises:
+        CommandLineError: An unknown word, or ``f-model`` with a log among the workloads (``logs``,
+            their names).
+    """
+    words = read_values(args.estimates or ["user"], _estimates, "--estimates", "an estimate policy")
+    logs = list(logs)
+    if "f-model" in words and logs:
+        raise CommandLineError(
+            f"--estimates f-model: {logs[0]} is a log, and only the synthetic model has f-model "
+            "estimates; user keeps the log's own, exact sets them to the runtimes"
+        )
+    return list(dict.fromkeys("user" if w == "f-model" else ESTIMATE_WORDS[w] for w in words))
+
+
+def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:
+    """Refuse, before any simulation, an output file that cannot be written; create output directories.
+
+    Raises:
+        CommandLineError: A file's directory is missing or not writable, or the file is a directory.
+    """
+    for path in files:
+        if path is None:
+            continue
+        parent = path.parent
+        if path.is_dir():
+            raise CommandLineError(f"cannot write {path}: it is a directory")
+        if not parent.is_dir():
+            raise CommandLineError(f"cannot write {path}: no directory {parent}")
+        if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise CommandLineError(f"cannot write {path}: permission denied")
+    for directory in directories:
+        if directory is None:
+            continue
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CommandLineError(f"cannot create {directory}: {e.strerror or e}") from None
+        if not os.access(directory, os.W_OK):
+            raise CommandLineError(f"cannot write in {directory}: permission denied")
+
+
+def progress_wanted(args: argparse.Namespace) -> bool:
+    """Whether to show a progress bar: ``--progress``/``--no-progress``, else when stderr is a terminal.
+
+    Raises:
+        CommandLineError: ``--progress`` given without tqdm installed.
+    """
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        if args.progress:
+            raise CommandLineError("--progress needs tqdm: pip install 'backfill[progress]'") from None
+        return False
+    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()
+
+
+def slug(text: str) -> str:
+    """Return a label as a part of a file name.
+
+    Examples:
+        >>> slug("EASY(depth=4)"), slug("lublin(n_jobs=50, seed=0)")
+        ('easy-depth=4', 'lublin-n_jobs=50-seed=0')
+    """
+    return re.sub(r"[^a-z0-9._=+]+", "-", text.lower()).strip("-") or "x"
+
+
+def output_path(base: Path, name: str, several: bool) -> Path:
+    """Return ``base`` for one output; for one of several, ``base`` with ``-name`` before its suffix.
+
+    Examples:
+        >>> output_path(Path("out/run.swf.gz"), "easy", True).as_posix()
+        'out/run-easy.swf.gz'
+        >>> output_path(Path("jobs.csv"), "easy", False).as_posix()
+        'jobs.csv'
+    """
+    if not several:
+        return base
+    double = base.name.endswith((".swf.gz", ".csv.gz", ".json.gz"))
+    suffix = "".join(base.suffixes[-2:]) if double else base.suffix
+    stem = base.name[: len(base.name) - len(suffix)] if suffix else base.name
+    return base.with_name(f"{stem}-{name}{suffix}")

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any
+
+import numpy as np
 
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
@@ -15,22 +20,32 @@ from backfill.cli.options import (
     DEFAULT_MACHINE_SIZE,
     NO_JOBS,
     CommandLineError,
-    add_scheduler_options,
-    given_parameters,
+    add_run_options,
+    check_output_paths,
+    estimate_policies,
+    loads,
     non_negative_int,
-    positive_float,
+    output_path,
     positive_int,
+    priorities,
+    progress_wanted,
+    scheduler_specs,
+    slug,
 )
-from backfill.errors import BackfillError, ParameterError
-from backfill.experiments.cache import library_version
-from backfill.measures.metrics import DEFAULT_BOUND, metrics_table
+from backfill.errors import BackfillError
+from backfill.experiments.cache import file_digest, library_version
+from backfill.experiments.outputs import MODEL_SOURCE, provenance, write_jobs_csv, write_metrics_json
+from backfill.experiments.plots import require_matplotlib, schedule_window
+from backfill.experiments.progress import progress_bar
+from backfill.experiments.results import SweepResult
+from backfill.experiments.specs import ModelWorkload, TraceWorkload
+from backfill.experiments.sweep import SweepInterrupted, summary_row
+from backfill.measures.metrics import metrics_table
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
-from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 from backfill.schedulers.registry import Entry, scheduler_entry
 from backfill.simulator import simulate
-from backfill.workloads.lublin import JobClass, lublin_feitelson
 from backfill.workloads.swf import ReadReport, read_swf
 from backfill.workloads.workload import Workload
 
@@ -39,20 +54,15 @@ __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_MACHINE_SIZE",
     "DEFAULT_SCHEDULERS",
+    "GANTT_WINDOW",
     "build_parser",
     "main",
 ]
 
 #: The schedulers ``simulate`` runs when ``--scheduler`` is not given.
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
-
-
-def _scheduler_name(text: str) -> str:
-    """Return the command-line name of the registered scheduler called ``text`` (any spelling)."""
-    try:
-        return scheduler_entry(text).cli_name
-    except ParameterError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+#: The longest time span of the Gantt chart ``simulate --figures`` draws of each schedule: two days.
+GANTT_WINDOW = 2 * 86_400.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Simulate schedulers on an SWF log, or without one on a synthetic Lublin-Feitelson "
             f"workload ({DEFAULT_JOBS} jobs, {DEFAULT_MACHINE_SIZE} processors, f-model "
-            "estimates), validate every schedule and print their metrics."
+            "estimates), validate every schedule and print their metrics; optionally write them as "
+            "CSV and JSON, every job's result as CSV, the schedules as SWF, and figures. "
+            "Give the log first, then the options."
         ),
     )
     sim.add_argument(
@@ -84,34 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SWF_PATH",
         help="an SWF log (.swf or .swf.gz); default: the synthetic workload",
     )
-    sim.add_argument(
-        "--scheduler",
-        nargs="+",
-        type=_scheduler_name,
-        default=list(DEFAULT_SCHEDULERS),
-        metavar="NAME",
-        help=(
-            f"schedulers to compare ({', '.join(e.cli_name for e in REGISTRY)}); "
-            f"default: {', '.join(DEFAULT_SCHEDULERS)}"
-        ),
-    )
-    sim.add_argument(
-        "--priority",
-        choices=list(PRIORITIES),
-        default=None,
-        metavar="NAME",
-        help=(
-            f"queue order of {', '.join(e.cli_name for e in REGISTRY if e.takes_priority)} "
-            f"({', '.join(PRIORITIES)}); default fcfs. The others keep their own order."
-        ),
-    )
-    sim.add_argument(
-        "--load",
-        type=positive_float,
-        default=1.0,
-        metavar="FACTOR",
-        help="raise the arrival rate by FACTOR (submit times divided by it); default 1",
-    )
+    add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
     sim.add_argument(
         "--jobs",
         type=positive_int,
@@ -137,24 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sim.add_argument(
-        "--estimates",
-        choices=["accurate", "f-model"],
-        default=None,
-        help="runtime estimates of the synthetic workload (default f-model, f = 3)",
-    )
-    sim.add_argument(
         "--job-class",
         choices=["batch", "interactive", "all"],
         default=None,
         help="parameter set of the synthetic workload (default batch; all: the typeless set)",
-    )
-    add_scheduler_options(sim)
-    sim.add_argument(
-        "--bound",
-        type=positive_float,
-        default=DEFAULT_BOUND,
-        metavar="SECONDS",
-        help=f"threshold of the bounded slowdown (default {DEFAULT_BOUND:g} s)",
     )
     sim.add_argument(
         "--output-swf",
@@ -162,8 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="PATH",
         help=(
-            "write each schedule as SWF (wait field = simulated wait); with several schedulers "
-            "the scheduler's name is added before the suffix"
+            "write each schedule as SWF (wait field = simulated wait; the header's notes name the "
+            "scheduler, load, estimates and input); with several, what tells them apart is added "
+            "before the suffix"
         ),
     )
     sim.add_argument(
@@ -175,34 +147,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | None, str]:
-    """Return the workload, the reader's report (for a log) and a one-line description."""
+class _Input:
+    """The workload ``simulate`` runs: its jobs, label, description and provenance."""
+
+    def __init__(
+        self,
+        workload: Workload,
+        report: ReadReport | None,
+        label: str,
+        description: str,
+        origin: dict[str, Any],
+    ) -> None:
+        self.workload, self.report, self.label, self.description = workload, report, label, description
+        self.origin = origin
+
+
+def _load_workload(args: argparse.Namespace) -> _Input:
+    """Return the workload, the reader's report (for a log), its label, description and provenance."""
     if args.swf_path is None:
         if args.lenient:
             raise CommandLineError("--lenient applies only to an SWF log, not to the synthetic workload")
         n = DEFAULT_JOBS if args.jobs is None else args.jobs
         size = DEFAULT_MACHINE_SIZE if args.machine_size is None else args.machine_size
         seed = 0 if args.seed is None else args.seed
-        estimates: Literal["accurate", "f-model"] = args.estimates or "f-model"
-        job_class: JobClass = args.job_class or "batch"
-        workload = lublin_feitelson(n, machine_size=size, seed=seed, estimates=estimates, job_class=job_class)
-        shown = "f-model (f = 3)" if estimates == "f-model" else "accurate"
+        job_class = args.job_class or "batch"
+        model = ModelWorkload(n, machine_size=size, seed=seed, job_class=job_class, estimates="f-model")
         description = (
-            f"Lublin-Feitelson model: {n} {job_class} jobs, {size} processors, seed {seed}, {shown} estimates"
+            f"Lublin-Feitelson model: {n} {job_class} jobs, {size} processors, seed {seed}, "
+            "f-model (f = 3) estimates"
         )
-        return workload, None, description
-    for option, value in (
-        ("--seed", args.seed),
-        ("--estimates", args.estimates),
-        ("--job-class", args.job_class),
-    ):
+        return _Input(model.load(), None, model.label, description, provenance(MODEL_SOURCE, seed=seed))
+    for option, value in (("--seed", args.seed), ("--job-class", args.job_class)):
         if value is not None:
             raise CommandLineError(f"{option} applies only to the synthetic workload, not to an SWF log")
     path = Path(args.swf_path)
     try:
         workload, report = read_swf(path, machine_size=args.machine_size, lenient=args.lenient)
+        digest = file_digest(path)
     except OSError as e:
         raise CommandLineError(f"cannot read {path}: {e.strerror or e}") from None
+    label = TraceWorkload(path).label
     description = f"{path.name}: {workload.machine_size} processors"
     if args.jobs is not None and args.jobs < len(workload):
         workload = Workload.from_records(
@@ -212,55 +196,95 @@ def _load_workload(args: argparse.Namespace) -> tuple[Workload, ReadReport | Non
             header=workload.header,
         )
         description += f", first {args.jobs} jobs"
-    return workload, report, description
+        label += f" (first {args.jobs} jobs)"
+    if args.machine_size is not None:
+        label += f" ({workload.machine_size} processors)"
+    return _Input(workload, report, label, description, provenance(path.name, sha256=digest))
 
 
-def _output_path(base: Path, name: str, several: bool) -> Path:
-    if not several:
-        return base
-    suffix = "".join(base.suffixes[-2:]) if base.name.endswith(".swf.gz") else base.suffix
-    stem = base.name[: len(base.name) - len(suffix)] if suffix else base.name
-    return base.with_name(f"{stem}-{name}{suffix}")
+def _one(values: list[Any], option: str) -> Any:
+    if len(values) > 1:
+        shown = " ".join(str(v) for v in values)
+        raise CommandLineError(f"{option} {shown}: simulate runs one; backfill compare sweeps several")
+    return values[0]
 
 
-def _names(entry: Entry) -> set[str]:
-    return {p.name for p in entry.parameters}
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an unwritable output, or figures without matplotlib, before any simulation."""
+    if args.figures is not None:
+        try:
+            require_matplotlib()
+        except BackfillError as e:
+            raise CommandLineError(f"--figures: {e}") from None
+    check_output_paths([args.csv, args.json, args.jobs_csv, args.output_swf], [args.figures])
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    workload, report, description = _load_workload(args)
+    specs = scheduler_specs(args, DEFAULT_SCHEDULERS)
+    orders = priorities(args)
+    load = _one(loads(args), "--load")
+    estimates = _one(
+        estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"
+    )
+    _check_outputs(args)
+    show_progress = progress_wanted(args)
+    given = _load_workload(args)
+    workload, description = given.workload, given.description
     if len(workload) == 0:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
         raise CommandLineError(f"{source}: {NO_JOBS}")
-    if args.load != 1.0:
-        workload = workload.scaled(args.load)
-        description += f", load x{args.load:g}"
-    names = list(dict.fromkeys(args.scheduler))  # keep order, drop repeats
-    priority = PRIORITIES[args.priority or "fcfs"]
-    if report is not None:
-        print(report.summary())
+    if estimates == "exact":
+        workload = workload.with_exact_estimates()
+        description += ", exact estimates (set to the runtimes)"
+    if load != 1.0:
+        workload = workload.scaled(load)
+        description += f", load x{load:g}"
+    if given.report is not None:
+        print(given.report.summary())
     print(f"workload: {description}, offered load {workload.offered_load():.3f}")
-    if args.priority not in (None, "fcfs"):
-        ignoring = [name for name in names if not scheduler_entry(name).takes_priority]
+    runs = [(spec, p) for spec in specs for p in (orders if spec.takes_priority else ["fcfs"])]
+    if orders != ["fcfs"]:
+        ignoring = [spec.label.lower() for spec in specs if not spec.takes_priority]
         if ignoring:
-            shown = ", ".join(ignoring)
-            print(f"note: {shown} takes no priority; --priority applies to the others")
-
+            print(f"note: {', '.join(ignoring)} takes no priority; --priority applies to the others")
     unused = sorted(
         p.name for e in REGISTRY for p in e.parameters
-        if hasattr(args, p.name) and not any(p.name in _names(scheduler_entry(n)) for n in names)
+        if hasattr(args, p.name) and not any(p.name in _names(scheduler_entry(s.name)) for s in specs)
     )  # fmt: skip
     if unused:
         print(f"note: {', '.join(unused)} applies to none of the schedulers chosen")
 
     schedules: dict[str, Schedule] = {}
+    rows: list[dict[str, Any]] = []
+    names: list[str] = []  # of the output files, when there are several
     started = time.perf_counter()
-    for name in names:
-        entry = scheduler_entry(name)
-        scheduler = entry.build(priority if entry.takes_priority else None, **given_parameters(entry, args))
-        schedule = simulate(workload, scheduler, record_reservations=False)
-        validate_schedule(schedule)
-        schedules[schedule.scheduler] = schedule
+    bar = progress_bar(len(workload) * len(runs), "simulate", "job") if show_progress else None
+    try:
+        for spec, priority in runs:
+            done = [0]
+
+            def advance(n: int, done: list[int] = done) -> None:
+                assert bar is not None
+                bar.update(n - done[0])
+                done[0] = n
+
+            t0 = time.perf_counter()
+            schedule = simulate(
+                workload, spec.build(priority), record_reservations=False, progress=advance if bar else None
+            )
+            seconds = time.perf_counter() - t0
+            validate_schedule(schedule)
+            schedules[schedule.scheduler] = schedule
+            names.append(
+                slug(spec.label) + (f"-{priority}" if len(orders) > 1 and spec.takes_priority else "")
+            )
+            run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
+            run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
+            run |= {"load": load, "estimates": estimates}
+            rows.append(run | summary_row(schedule, bound=args.bound, seconds=seconds) | given.origin)
+    finally:
+        if bar is not None:
+            bar.close()
     elapsed = time.perf_counter() - started
 
     print()
@@ -272,7 +296,8 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         for label, s in schedules.items():
             print(f"jobs ({label}): {s.accounting()}")
-    if report is not None:
+    if given.report is not None:
+        report = given.report
         dropped = sum(report.dropped.values())
         print(
             f"log: {report.lines} data lines = {report.kept} kept + {dropped} dropped by the "
@@ -282,19 +307,104 @@ def _simulate(args: argparse.Namespace) -> int:
         f"times in seconds; bounded slowdown with a {args.bound:g} s bound; "
         f"{len(schedules)} schedule(s) valid, simulated in {elapsed:.2f} s"
     )
-    if args.output_swf is not None:
-        several = len(schedules) > 1
-        for name, schedule in zip(names, schedules.values(), strict=True):
-            path = _output_path(args.output_swf, name, several)
-            try:
-                schedule.to_swf(path)
-            except OSError as e:
-                raise CommandLineError(f"cannot write {path}: {e.strerror or e}") from None
-            print(f"wrote {path}")
+    _write_outputs(args, list(schedules.values()), rows, names)
     return 0
 
 
+def _write_outputs(
+    args: argparse.Namespace, schedules: list[Schedule], rows: list[dict[str, Any]], names: list[str]
+) -> None:
+    several = len(schedules) > 1
+    written: list[Path] = []
+    try:
+        if args.csv is not None:
+            SweepResult(rows).to_csv(args.csv)
+            written.append(args.csv)
+        if args.json is not None:
+            write_metrics_json(rows, args.json, command="simulate", bound=args.bound)
+            written.append(args.json)
+        for schedule, row, name in zip(schedules, rows, names, strict=True):
+            if args.jobs_csv is not None:
+                path = output_path(args.jobs_csv, name, several)
+                write_jobs_csv(schedule, path, row, bound=args.bound)
+                written.append(path)
+            if args.output_swf is not None:
+                path = output_path(args.output_swf, name, several)
+                schedule.to_swf(path, notes=_swf_notes(row))
+                written.append(path)
+        if args.figures is not None:
+            written += _figures(args.figures, schedules, names)
+    except OSError as e:
+        raise CommandLineError(f"cannot write {e.filename}: {e.strerror or e}") from None
+    for path in written:
+        print(f"wrote {path}")
+
+
+def _swf_notes(row: dict[str, Any]) -> list[str]:
+    """The header notes of a written schedule: how it was made and from what."""
+    origin = f"seed {row['seed']}" if row["sha256"] == "" else f"sha256 {row['sha256']}"
+    return [
+        f"scheduler {row['scheduler']}, parameters {row['params']}, priority {row['priority']}, "
+        f"load factor {row['load']:g}, estimates {row['estimates']}",
+        f"input {row['workload']}: {row['source']}, {origin}",
+    ]
+
+
+def _figures(directory: Path, schedules: list[Schedule], names: list[str]) -> list[Path]:
+    """Write the utilization and queue figure of all schedules and a Gantt chart of each."""
+    import matplotlib.pyplot as plt
+
+    from backfill.experiments.timeline import utilization_queue
+
+    out = []
+    figure = utilization_queue(schedules)
+    out.append(directory / "utilization_queue.png")
+    figure.savefig(out[-1], dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    for schedule, name in zip(schedules, names, strict=True):
+        start, end = _gantt_window(schedule)
+        figure = schedule_window(schedule, start=start, end=end, reservations=False)
+        out.append(directory / f"gantt-{name}.png")
+        figure.savefig(out[-1], dpi=120, bbox_inches="tight")
+        plt.close(figure)
+    return out
+
+
+def _gantt_window(schedule: Schedule) -> tuple[float, float]:
+    """A window of at most two days from the middle job's submission: a busy stretch, readable."""
+    submit = schedule.submit
+    first, last = float(submit.min()), float(np.nanmax(schedule.end))
+    start = float(submit[len(submit) // 2])
+    end = min(last, start + GANTT_WINDOW)
+    if end <= start:
+        start, end = first, max(last, first + 1.0)
+    return start, end
+
+
+def _names(entry: Entry) -> set[str]:
+    return {p.name for p in entry.parameters}
+
+
 # -- backfill compare --------------------------------------------------------------------------
+
+
+@contextmanager
+def _sigterm_interrupts(received: list[int]) -> Iterator[None]:
+    """While running, SIGTERM interrupts like Ctrl-C; the signal number is appended to ``received``."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -302,21 +412,41 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Errors of the library (:class:`~backfill.errors.BackfillError`) and unreadable files are
     reported on one line of standard error with exit status 2; bad options exit with status 2
-    through :mod:`argparse`.
+    through :mod:`argparse`. Ctrl-C or SIGTERM stops a command with one line on standard error
+    (for ``compare``: how many cells finished, and whether ``--cache`` keeps them) and exit status
+    128 + the signal's number (130, 143), without a traceback.
 
     Args:
         argv: The arguments, without the program name; default ``sys.argv[1:]``.
 
     Returns:
-        0 on success, 2 on error.
+        0 on success, 2 on error, 130 or 143 when interrupted.
     """
     args = build_parser().parse_args(argv)
+    received: list[int] = []
     try:
-        if args.command == "simulate":
-            return _simulate(args)
-        if args.command == "compare":
-            return run_compare(args)
+        with _sigterm_interrupts(received):
+            if args.command == "simulate":
+                return _simulate(args)
+            if args.command == "compare":
+                return run_compare(args)
     except BackfillError as e:
         print(f"backfill: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as e:
+        signum = received[0] if received else signal.SIGINT
+        name = signal.Signals(signum).name
+        if isinstance(e, SweepInterrupted):
+            kept = (
+                f"--cache {e.cache} keeps them: the same command goes on from there"
+                if e.cache is not None
+                else "give --cache DIR to keep finished cells"
+            )
+            print(
+                f"backfill: interrupted ({name}): {e.finished} of {e.total} cells finished; {kept}",
+                file=sys.stderr,
+            )
+        else:
+            print(f"backfill: interrupted ({name})", file=sys.stderr)
+        return 128 + int(signum)
     raise AssertionError(f"unhandled command {args.command!r}")  # pragma: no cover

@@ -1,0 +1,539 @@
+"""The command line as scripts use it: one vocabulary, machine-readable outputs, progress, interruption."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import backfill.cli.simulate as cli_simulate
+from backfill.cli import build_parser, main
+from backfill.cli.options import ORDER_HINT
+from backfill.experiments.cache import file_digest, library_version
+from backfill.experiments.outputs import JOB_COLUMNS, PROVENANCE_COLUMNS
+from backfill.experiments.results import COLUMNS, SweepResult
+from backfill.schedulers import EASY
+from backfill.simulator import simulate
+from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.swf import read_swf, write_swf
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def small_log(tmp_path: Path, n: int = 150) -> Path:
+    """A small SWF log whose header notes, as real ones do, the scheduler of the original system."""
+    path = tmp_path / "small.swf"
+    workload = lublin_feitelson(n, machine_size=32, seed=5, estimates="f-model")
+    write_swf(path, workload, header={"Computer": "Test machine", "Note": "uses the EASY scheduler"})
+    return path
+
+
+def subcommand(name: str) -> argparse.ArgumentParser:
+    parser = build_parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[name]  # type: ignore[no-any-return]
+
+
+# -- one vocabulary ----------------------------------------------------------------------------
+
+
+def test_both_commands_define_the_shared_options_alike() -> None:
+    def options(parser: argparse.ArgumentParser) -> dict[str, tuple[object, ...]]:
+        return {
+            a.option_strings[0]: (a.dest, a.nargs, getattr(a.type, "__name__", a.type), a.metavar, a.choices)
+            for a in parser._actions
+            if a.option_strings
+        }
+
+    sim, cmp = options(subcommand("simulate")), options(subcommand("compare"))
+    shared = ["--scheduler", "--priority", "--load", "--estimates", "--bound", "--csv", "--json"]
+    shared += ["--jobs-csv", "--figures", "--progress", "--depth", "--window", "--threshold", "--goal"]
+    for option in shared:
+        assert option in sim and option in cmp, option
+        assert sim[option] == cmp[option], option
+
+
+@pytest.mark.parametrize("option", ["--scheduler easy", "--priority sjf", "--load 1.2", "--estimates exact"])
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_a_workload_after_an_option_gets_the_same_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, option: str
+) -> None:
+    log = str(small_log(tmp_path))
+    argv = [command, *option.split(), log]
+    if command == "compare":
+        argv = [command, "model:n=50", *option.split(), log]
+    if "--scheduler" not in option:
+        argv += ["--scheduler", "easy"]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err
+    name = option.split()[0]
+    assert f"{name} {log!r} is a workload" in err and ORDER_HINT in err
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--scheduler", "magic"], "--scheduler 'magic': unknown scheduler 'magic'"),
+        (["--priority", "random"], "--priority 'random': unknown priority 'random'"),
+        (["--load", "0"], "--load '0': "),
+        (["--load", "nan"], "--load 'nan': "),
+        (["--estimates", "guess"], "--estimates 'guess': unknown estimates 'guess'"),
+        (["--scheduler", "easy:depth=0"], "depth: expected a positive number, got 0"),
+    ],
+)
+def test_bad_values_get_the_same_one_line_error_in_both_commands(
+    capsys: pytest.CaptureFixture[str], command: str, argv: list[str], fragment: str
+) -> None:
+    workload = ["model:n=50"] if command == "compare" else ["--jobs", "50"]
+    if "--scheduler" not in argv:
+        argv = [*argv, "--scheduler", "easy"]
+    code, out, err = run(capsys, command, *workload, *argv, "--no-progress")
+    assert (code, out) == (2, "")
+    assert err.startswith("backfill: error: ") and err.count("\n") == 1 and fragment in err, err
+
+
+@pytest.mark.parametrize("word", ["user", "f-model", "exact", "accurate"])
+def test_estimate_words_mean_the_same_in_both_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], word: str
+) -> None:
+    policy = "exact" if word in ("exact", "accurate") else "user"
+    sim_csv, cmp_csv = tmp_path / "sim.csv", tmp_path / "cmp.csv"
+    run(
+        capsys, "simulate", "--jobs", "200", "--scheduler", "easy", "--estimates", word, "--csv", str(sim_csv)
+    )
+    model = "model:n=200"
+    code, _, err = run(
+        capsys,
+        "compare",
+        model,
+        "--scheduler",
+        "easy",
+        "--estimates",
+        word,
+        "--csv",
+        str(cmp_csv),
+        "--workers",
+        "1",
+    )
+    assert code == 0, err
+    (sim,), (cmp,) = SweepResult.from_csv(sim_csv).rows, SweepResult.from_csv(cmp_csv).rows
+    assert sim["estimates"] == cmp["estimates"] == policy
+    for metric in ("jobs", "mean_wait", "mean_bsld", "makespan"):
+        assert sim[metric] == cmp[metric], metric  # the same workload, simulated alike
+
+
+def test_simulate_takes_several_priorities_and_specs_with_parameters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "simulate",
+        "--jobs",
+        "200",
+        "--scheduler",
+        "easy:depth=4",
+        "conservative",
+        "--priority",
+        "sjf",
+        "lxf",
+    )
+    assert code == 0
+    assert "EASY(sjf, depth=4)" in out and "EASY(lxf, depth=4)" in out and "Conservative" in out
+    assert "note: conservative takes no priority" in out
+
+
+def test_a_parameter_option_applies_in_compare_as_in_simulate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "compare", "model:n=80", "--scheduler", "easy", "pc", "--depth", "3", "--workers", "1"
+    )
+    assert code == 0
+    assert "EASY(depth=3)" in out and "| PC " in out  # PC takes no depth
+
+
+def test_simulate_runs_one_load_and_says_where_to_sweep(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "simulate", "--jobs", "50", "--load", "1", "1.5")
+    assert (code, out) == (2, "")
+    assert "--load 1.0 1.5: simulate runs one; backfill compare sweeps several" in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"backfill {library_version()}"
+
+
+# -- machine-readable outputs ------------------------------------------------------------------
+
+
+def test_simulate_writes_metrics_as_csv_and_json_with_provenance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = small_log(tmp_path)
+    rows_csv, rows_json = tmp_path / "m.csv", tmp_path / "m.json"
+    code, out, _ = run(
+        capsys,
+        "simulate",
+        str(log),
+        "--scheduler",
+        "easy:depth=2",
+        "conservative",
+        "--priority",
+        "sjf",
+        "--load",
+        "1.2",
+        "--estimates",
+        "exact",
+        "--csv",
+        str(rows_csv),
+        "--json",
+        str(rows_json),
+    )
+    assert code == 0 and f"wrote {rows_csv}" in out and f"wrote {rows_json}" in out
+    with rows_csv.open() as f:
+        header = next(csv.reader(f))
+    assert header == list(COLUMNS)
+    rows = SweepResult.from_csv(rows_csv).rows
+    data = json.loads(rows_json.read_text())
+    assert data["version"] == library_version() and data["command"] == "simulate" and data["bound"] == 10.0
+    assert [r["scheduler"] for r in rows] == ["EASY(depth=2)", "Conservative"]
+    for row, item in zip(rows, data["rows"], strict=True):
+        assert row["version"] == item["version"] == library_version()
+        assert row["source"] == item["source"] == "small.swf"
+        assert row["sha256"] == item["sha256"] == file_digest(log)
+        assert row["seed"] == "" and item["seed"] == ""
+        assert row["load"] == item["load"] == 1.2 and row["estimates"] == item["estimates"] == "exact"
+        assert row["mean_wait"] == item["mean_wait"]
+    assert [r["priority"] for r in rows] == ["sjf", "fcfs"]
+    assert data["rows"][0]["params"] == {"depth": 2}
+    # The table's numbers are those of a direct simulation.
+    workload = read_swf(log)[0].with_exact_estimates().scaled(1.2)
+    from backfill.schedulers.priorities import PRIORITIES
+
+    direct = simulate(workload, EASY(depth=2, priority=PRIORITIES["sjf"]))
+    assert rows[0]["mean_wait"] == pytest.approx(float(np.mean(direct.wait)))
+
+
+def test_model_provenance_has_the_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "m.json"
+    run(capsys, "simulate", "--jobs", "60", "--seed", "9", "--scheduler", "fcfs", "--json", str(target))
+    (row,) = json.loads(target.read_text())["rows"]
+    assert (row["source"], row["sha256"], row["seed"]) == ("lublin_feitelson", "", 9)
+    assert row["workload"] == "lublin(n_jobs=60, machine_size=128, seed=9, estimates='f-model')"
+
+
+def test_compare_csv_and_json_carry_the_version_and_checksum(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = small_log(tmp_path)
+    rows_csv, rows_json = tmp_path / "c.csv", tmp_path / "c.json"
+    code, _, err = run(
+        capsys,
+        "compare",
+        str(log),
+        "model:n=60,seed=4",
+        "--scheduler",
+        "easy",
+        "fcfs",
+        "--csv",
+        str(rows_csv),
+        "--json",
+        str(rows_json),
+        "--workers",
+        "1",
+    )
+    assert code == 0, err
+    rows = SweepResult.from_csv(rows_csv).rows
+    assert {r["version"] for r in rows} == {library_version()}
+    assert {(r["source"], r["sha256"], r["seed"]) for r in rows} == {
+        ("small.swf", file_digest(log), ""),
+        ("lublin_feitelson", "", 4),
+    }
+    data = json.loads(rows_json.read_text())
+    assert data["command"] == "compare" and data["baseline"] == "EASY" and len(data["rows"]) == 4
+
+
+def test_per_job_csv_has_every_job_and_its_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "jobs.csv"
+    code, out, _ = run(capsys, "simulate", "--jobs", "300", "--scheduler", "easy", "--jobs-csv", str(target))
+    assert code == 0 and f"wrote {target}" in out
+    with target.open() as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == JOB_COLUMNS
+        rows = list(reader)
+    expected = simulate(lublin_feitelson(300, seed=0, estimates="f-model"), EASY())
+    assert [int(r["jobID"]) for r in rows] == expected.workload.column("id").tolist()
+    assert np.array_equal([float(r["starting_time"]) for r in rows], expected.start)
+    assert np.array_equal([float(r["finish_time"]) for r in rows], expected.end)
+    assert np.array_equal([float(r["waiting_time"]) for r in rows], expected.wait)
+    assert [int(r["requested_number_of_resources"]) for r in rows] == expected.processors.tolist()
+    for r in rows:
+        lanes = sum(
+            (int(b) - int(a) + 1) if "-" in part else 1
+            for part in r["allocated_resources"].split()
+            for a, _, b in [part.partition("-")]
+        )
+        assert lanes == int(r["requested_number_of_resources"]) or float(r["execution_time"]) == 0
+        assert r["scheduler"] == "EASY" and r["success"] == "1" and r["version"] == library_version()
+        assert float(r["bounded_slowdown"]) >= 1.0
+    assert {k: rows[0][k] for k in PROVENANCE_COLUMNS[1:]} == {
+        "source": "lublin_feitelson",
+        "sha256": "",
+        "seed": "0",
+    }
+
+
+def test_evalys_reads_the_per_job_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    jobset = pytest.importorskip("evalys.jobset", reason="evalys is the optional 'evalys' extra")
+    target = tmp_path / "jobs.csv"
+    run(
+        capsys, "simulate", str(small_log(tmp_path)), "--scheduler", "conservative", "--jobs-csv", str(target)
+    )
+    js = jobset.JobSet.from_csv(str(target))
+    assert js.MaxProcs <= 32 and len(js.df) == 150
+    schedule = simulate(
+        read_swf(small_log(tmp_path))[0],
+        cli_simulate.scheduler_specs(build_parser().parse_args(["simulate", "--scheduler", "conservative"]))[
+            0
+        ].build(),
+    )
+    assert np.allclose(js.df["starting_time"].to_numpy(), schedule.start)
+    assert np.allclose(js.df["waiting_time"].to_numpy(), schedule.wait)
+    assert js.df["proc_alloc"].tolist() == schedule.processors.tolist()
+    busy = js.utilisation  # evalys's own sweep over the allocations: never more than the machine
+    assert int(busy["load"].max()) <= 32
+
+
+def test_compare_writes_one_per_job_csv_per_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "jobs.csv"
+    cache = tmp_path / "cache"
+    argv = [
+        "compare",
+        "model:n=80",
+        "--scheduler",
+        "easy",
+        "fcfs",
+        "--load",
+        "1",
+        "1.5",
+        "--jobs-csv",
+        str(target),
+        "--workers",
+        "1",
+        "--cache",
+        str(cache),
+    ]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    names = sorted(p.name for p in tmp_path.glob("jobs-*.csv"))
+    assert names == [
+        "jobs-easy-load1.5.csv",
+        "jobs-easy-load1.csv",
+        "jobs-fcfs-load1.5.csv",
+        "jobs-fcfs-load1.csv",
+    ]
+    first = (tmp_path / "jobs-easy-load1.5.csv").read_text()
+    rows = list(csv.DictReader(io.StringIO(first)))
+    assert (
+        len(rows) == 80
+        and {r["load"] for r in rows} == {"1.5"}
+        and {r["scheduler"] for r in rows} == {"EASY"}
+    )
+    for path in tmp_path.glob("jobs-*.csv"):
+        path.unlink()
+    code, out, _ = run(capsys, *argv)  # from the cache: the same files
+    assert "0 simulated, 4 from the cache" in out
+    assert (tmp_path / "jobs-easy-load1.5.csv").read_text() == first
+
+
+def test_the_swf_header_names_the_scheduler_not_the_input_systems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log, target = small_log(tmp_path), tmp_path / "out.swf"
+    code, _, _ = run(
+        capsys,
+        "simulate",
+        str(log),
+        "--scheduler",
+        "conservative",
+        "--load",
+        "1.1",
+        "--output-swf",
+        str(target),
+    )
+    assert code == 0
+    notes = [line for line in target.read_text().splitlines() if line.startswith("; Note:")]
+    assert notes[0] == (
+        f"; Note: schedule simulated by backfill {library_version()} with Conservative; "
+        "field 3 (wait) is the simulated wait"
+    )
+    assert "load factor 1.1, estimates user" in notes[1]
+    assert file_digest(log) in notes[2] and "small.swf" in notes[2]
+    assert notes[-1] == "; Note: (input log) uses the EASY scheduler"
+    assert "; Computer: Test machine" in target.read_text()
+    assert read_swf(target)[0].header["Computer"] == "Test machine"
+
+
+@pytest.mark.parametrize("option", ["--output-swf", "--csv", "--json", "--jobs-csv"])
+def test_output_paths_are_checked_before_simulating(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, option: str
+) -> None:
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("simulated before checking the output path")
+
+    monkeypatch.setattr(cli_simulate, "simulate", never)
+    target = tmp_path / "missing" / "out.txt"
+    code, out, err = run(capsys, "simulate", "--jobs", "20", option, str(target))
+    assert (code, out) == (2, "")
+    assert f"cannot write {target}: no directory" in err
+
+
+def test_an_output_that_is_a_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "compare", "model:n=20", "--scheduler", "easy", "--csv", str(tmp_path))
+    assert code == 2 and f"cannot write {tmp_path}: it is a directory" in err
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+def test_progress_is_off_when_piped_and_on_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tqdm")
+    _, _, quiet = run(capsys, "simulate", "--jobs", "300", "--scheduler", "easy")
+    assert quiet == ""
+    _, _, shown = run(
+        capsys, "simulate", "--jobs", "300", "--scheduler", "easy", "conservative", "--progress"
+    )
+    assert "simulate" in shown and "600/600" in shown
+
+
+def test_progress_is_on_by_default_on_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("tqdm")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    _, _, shown = run(capsys, "simulate", "--jobs", "300", "--scheduler", "easy")
+    assert "300/300" in shown
+    _, _, off = run(capsys, "simulate", "--jobs", "300", "--scheduler", "easy", "--no-progress")
+    assert off == ""
+
+
+def test_stepped_simulation_reports_progress_and_changes_nothing() -> None:
+    workload = lublin_feitelson(1000, machine_size=64, seed=4)
+    seen: list[int] = []
+    stepped = simulate(workload, EASY(), progress=seen.append)
+    plain = simulate(workload, EASY())
+    assert np.array_equal(stepped.start, plain.start) and np.array_equal(
+        stepped.reservations, plain.reservations
+    )
+    assert seen == sorted(seen) and seen[-1] == 1000 and len(seen) == 100
+
+
+# -- interruption ------------------------------------------------------------------------------
+
+
+def _session_processes(session: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            # Fields after the command name (in parentheses): state, ppid, pgrp, session, ...
+            if int(stat.rsplit(")", 1)[1].split()[3]) == session:
+                pids.append(int(entry))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc to find the workers")
+@pytest.mark.parametrize(("signum", "whole_group"), [(signal.SIGINT, True), (signal.SIGTERM, False)])
+def test_compare_stops_on_a_signal_with_one_line(tmp_path: Path, signum: int, whole_group: bool) -> None:
+    cache = tmp_path / "cache"
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "backfill",
+        "compare",
+        "model:n=6000",
+        "--scheduler",
+        "easy",
+        "conservative",
+        "pc",
+        "dc",
+        "--load",
+        "1",
+        "1.1",
+        "1.2",
+        "1.3",
+        "1.4",
+        "--workers",
+        "2",
+        "--cache",
+        str(cache),
+        "--no-progress",
+    ]
+    # A session of its own, as a terminal's foreground job: Ctrl-C signals the whole process group.
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list(cache.glob("*.json")) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the sweep ended before it could be interrupted"
+        assert len(_session_processes(proc.pid)) >= 2  # the workers are running
+        sent = time.monotonic()
+        if whole_group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert took < 10
+    assert proc.returncode == 128 + signum
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    match = re.fullmatch(
+        rf"backfill: interrupted \({signal.Signals(signum).name}\): (\d+) of 20 cells finished; "
+        rf"--cache {re.escape(str(cache))} keeps them: the same command goes on from there\n",
+        err,
+    )
+    assert match, err
+    assert len(list(cache.glob("*.json"))) >= int(match.group(1)) >= 1
+    time.sleep(0.5)
+    assert _session_processes(proc.pid) == []  # no worker left behind
+
+
+def test_simulate_interrupted_says_so_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
+    code, _, err = run(capsys, "simulate", "--jobs", "20")
+    assert code == 130 and err == "backfill: interrupted (SIGINT)\n"
