@@ -123,7 +123,7 @@ def test_improvement_bars_one_container_per_scheduler_and_priority(
     assert firsts == sorted(firsts)
     assert all(c.patches[0].get_x() + c.patches[0].get_width() <= 0.4 + 1e-9 for c in containers)
     assert any(list(line.get_ydata()) == [0, 0] for line in ax.get_lines())  # the zero line
-    assert ax.get_title() == "mean_wait: improvement over Conservative"
+    assert ax.get_title() == "mean wait: improvement over Conservative"
     assert png_bytes(fig).startswith(b"\x89PNG\r\n\x1a\n")
 
 
@@ -152,7 +152,9 @@ def test_improvement_bars_several_loads_missing_bars_and_infinities() -> None:
         row("B", "PC", 5.0, load=1.2),
     ]
     [ax] = improvement_bars(rows).axes
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["A x1", "A x1.2", "B x1", "B x1.2"]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["A, load 1", "A, load 1.2", "B, load 1", "B, load 1.2"]
+    assert ax.get_xlabel() == "workload, load factor (times the arrival rate)"
     easy, pc = bars(ax)
     assert same(heights(easy), [10.0, math.nan, math.nan, math.nan])
     assert same(heights(pc), [math.nan, math.nan, math.nan, 5.0])
@@ -208,7 +210,7 @@ def test_category_bars_one_series_per_schedule(schedules: dict[str, Any]) -> Non
     assert [t.get_text() for t in ax.get_xticklabels()] == ["SN", "SW", "LN", "LW"]
     for container, table in zip(containers, tables.values(), strict=True):
         assert same(heights(container), [table[c]["mean_wait"] for c in ("SN", "SW", "LN", "LW")])
-    assert ax.get_yscale() == "linear" and ax.get_ylabel() == "mean_wait"
+    assert ax.get_yscale() == "linear" and ax.get_ylabel() == "mean wait (s)"
 
 
 def test_category_bars_single_table_log_scale_and_group_summary(schedules: dict[str, Any]) -> None:
@@ -230,7 +232,7 @@ def test_category_bars_improvement_over_a_baseline(schedules: dict[str, Any]) ->
     base, easy = tables["Conservative"], tables["EASY"]
     expected = [100 * (base[c]["mean_bsld"] - easy[c]["mean_bsld"]) / base[c]["mean_bsld"] for c in base]
     assert heights(bars(ax)[0]) == pytest.approx(expected, nan_ok=True)
-    assert ax.get_ylabel() == "mean_bsld improvement over Conservative (%)"
+    assert ax.get_ylabel() == "mean bounded slowdown: improvement over Conservative (%)"
 
 
 @pytest.mark.parametrize(
@@ -377,7 +379,10 @@ def test_conservative_reservations_at_a_busy_instant(schedules: dict[str, Any]) 
     assert len(waiting) >= 3 and {r.get_gid() for r in held} == waiting  # every queued job holds one
     assert_packed(held, start, end, s.workload.machine_size)
     assert any(list(line.get_xdata()) == [at, at] for line in ax.get_lines())
-    assert [t.get_text() for t in ax.get_legend().get_texts()][-1] == f"reservation held at {at:g}"
+    # The instant reads in the axis's unit, counted from the first submission.
+    unit = {"minutes": 60, "hours": 3600, "days": 86_400}[ax.get_xlabel().split("(")[1].rstrip(")")]
+    shown = f"{(at - float(s.submit.min())) / unit:.4g}"
+    assert [t.get_text() for t in ax.get_legend().get_texts()][-1].startswith(f"reservation held at {shown} ")
 
 
 def test_reservations_by_hand() -> None:

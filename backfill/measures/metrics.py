@@ -33,11 +33,13 @@ __all__ = [
     "DEFAULT_BOUND",
     "format_metric",
     "DEFAULT_COLUMNS",
+    "METRIC_NAMES",
     "SUMMARY_KEYS",
     "bounded_slowdowns",
     "makespan",
     "mean_top_wait",
     "mean_wait_of_widest",
+    "metric_label",
     "metrics_table",
     "percent_improvement",
     "relative_response_times",
@@ -70,6 +72,42 @@ SUMMARY_KEYS: tuple[str, ...] = (
     "utilization",
     "makespan",
 )
+
+#: What each metric key means, in words for titles and axis labels, and its unit ("" for none).
+METRIC_NAMES: dict[str, tuple[str, str]] = {
+    "jobs": ("completed jobs", ""),
+    "rejected": ("rejected jobs", ""),
+    "mean_wait": ("mean wait", "s"),
+    "median_wait": ("median wait", "s"),
+    "p90_wait": ("90th-percentile wait", "s"),
+    "p99_wait": ("99th-percentile wait", "s"),
+    "max_wait": ("maximum wait", "s"),
+    "top5_wait": ("mean wait of the longest-waiting 5 %", "s"),
+    "top1_wait": ("mean wait of the longest-waiting 1 %", "s"),
+    "widest10_wait": ("mean wait of the widest 10 % of jobs", "s"),
+    "mean_response": ("mean response time", "s"),
+    "max_response": ("maximum response time", "s"),
+    "mean_bsld": ("mean bounded slowdown", ""),
+    "max_bsld": ("maximum bounded slowdown", ""),
+    "mean_rr": ("mean relative response time", ""),
+    "utilization": ("utilization", "fraction of the machine"),
+    "makespan": ("makespan", "s"),
+    "seconds": ("simulation wall time", "s"),
+}
+
+
+def metric_label(key: str, *, unit: bool = True) -> str:
+    """Return a metric's name in words (with its unit), as figures title and label it.
+
+    Examples:
+        >>> metric_label("mean_bsld"), metric_label("p90_wait"), metric_label("p90_wait", unit=False)
+        ('mean bounded slowdown', '90th-percentile wait (s)', '90th-percentile wait')
+        >>> metric_label("my_metric")
+        'my_metric'
+    """
+    name, shown = METRIC_NAMES.get(key, (key, ""))
+    return f"{name} ({shown})" if unit and shown else name
+
 
 #: The columns :func:`metrics_table` shows unless told otherwise.
 DEFAULT_COLUMNS: tuple[str, ...] = (

@@ -1,0 +1,265 @@
+"""Gantt charts of a schedule window, and the processor packing behind them.
+
+A schedule says how many processors a job used, not which; :func:`processor_lanes` packs them on
+lanes for a picture (and for the per-job CSV's ``allocated_resources``), and :func:`schedule_window`
+draws the jobs of a time window with the reservations held at one instant, on a time axis in
+readable units. matplotlib is needed for the drawing only (the ``plot`` extra).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from backfill.errors import BackfillError
+from backfill.experiments._figure import figure_axes, format_time, readable_time_axis, require_matplotlib
+from backfill.schedule import Schedule
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["processor_lanes", "schedule_window"]
+
+
+def _take(free: np.ndarray[Any, Any], width: int) -> list[tuple[int, int]]:
+    """Choose ``width`` lanes among the free ones: the lowest run long enough, else the lowest lanes."""
+    idx = np.flatnonzero(free)
+    if idx.size < width:
+        raise BackfillError("infeasible packing")  # callers check capacity first
+    breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+    starts = np.concatenate(([0], breaks))
+    lengths = np.diff(np.concatenate((starts, [idx.size])))
+    fits = np.flatnonzero(lengths >= width)
+    if fits.size:
+        return [(int(idx[starts[fits[0]]]), width)]
+    blocks: list[tuple[int, int]] = []
+    left = width
+    for s, n in zip(starts.tolist(), lengths.tolist(), strict=True):
+        used = min(n, left)
+        blocks.append((int(idx[s]), used))
+        left -= used
+        if left == 0:
+            break
+    return blocks
+
+
+def processor_lanes(
+    schedule: Schedule, *, start: float = -math.inf, end: float = math.inf
+) -> dict[int, list[tuple[int, int]]]:
+    """Give every job that runs in [start, end) processor lanes, a feasible packing of the schedule.
+
+    A schedule says how many processors a job used, not which; this picks lanes 0 to
+    ``machine_size - 1`` for a picture. Jobs are taken in order of start time (then row), and each
+    gets the lanes free at its start (a lane frees when its job ends, so a job may start on lanes
+    freed at that very instant): the lowest contiguous run of free lanes wide enough, or, when the
+    free lanes are fragmented, the lowest free lanes, in several blocks. Since the schedule never
+    uses more than the machine, there are always enough. Jobs that did not start, and jobs of zero
+    runtime (which occupy nothing), get no lanes; a started job without an end (a partial
+    schedule) holds its lanes to the end.
+
+    Args:
+        schedule: A schedule.
+        start: Left edge of the window; jobs ending at or before it are left out.
+        end: Right edge; jobs starting at or after it are left out.
+
+    Returns:
+        Row of each job in the window -> its blocks of lanes, ``(first lane, number of lanes)``.
+
+    Raises:
+        BackfillError: The jobs overfill the machine (an invalid schedule).
+
+    Examples:
+        >>> from backfill import Job, Workload, simulate
+        >>> from backfill.schedulers import FCFS
+        >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0),
+        ...         Job(id=2, submit=0.0, processors=1, runtime=5.0, estimate=5.0),
+        ...         Job(id=3, submit=1.0, processors=3, runtime=5.0, estimate=5.0)]
+        >>> processor_lanes(simulate(Workload.from_jobs(jobs, machine_size=4), FCFS()))
+        {0: [(0, 2)], 1: [(2, 1)], 2: [(0, 3)]}
+    """
+    if not isinstance(schedule, Schedule):
+        raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
+    begin, finish = _job_span(schedule)
+    width = schedule.processors
+    rows = np.flatnonzero((begin < end) & (finish > start) & (finish > begin))
+    rows = rows[np.lexsort((rows, begin[rows]))]
+    size = schedule.workload.machine_size
+    free_at = np.full(size, -math.inf)
+    lanes: dict[int, list[tuple[int, int]]] = {}
+    for i in rows.tolist():
+        free = free_at <= begin[i]
+        if int(np.count_nonzero(free)) < width[i]:
+            raise BackfillError(
+                f"job in row {i} starts at {begin[i]:g} on {width[i]} processors but only "
+                f"{int(np.count_nonzero(free))} of {size} are free: the schedule is infeasible"
+            )
+        lanes[i] = _take(free, int(width[i]))
+        for first, n in lanes[i]:
+            free_at[first : first + n] = finish[i]
+    return lanes
+
+
+def _job_span(s: Schedule) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    begin = np.where(np.isfinite(s.start), s.start, math.inf)
+    finish = np.where(np.isfinite(s.start) & np.isnan(s.end), math.inf, s.end)
+    finish = np.where(np.isfinite(s.start) & (s.runtime > 0), finish, -math.inf)
+    return begin, finish
+
+
+def _held_reservations(s: Schedule, at: float) -> list[tuple[float, int]]:
+    """Return (reserved start, row) of each job queued at ``at`` that holds a reservation then."""
+    log = s.reservations
+    if log.size == 0:
+        return []
+    upto = log[log["time"] <= at]
+    last: dict[int, float] = {}
+    for job_id, start in zip(upto["job_id"].tolist(), upto["start"].tolist(), strict=True):
+        last[job_id] = start
+    ids = s.workload.column("id")
+    row_of = {int(j): i for i, j in enumerate(ids.tolist())}
+    held = []
+    for job_id, start in last.items():
+        i = row_of.get(job_id)
+        if i is None or not math.isfinite(start):
+            continue
+        queued = s.submit[i] <= at and not (s.start[i] <= at)  # NaN start: still queued
+        if queued:
+            held.append((start, i))
+    return sorted(held)
+
+
+def schedule_window(
+    schedule: Schedule,
+    *,
+    start: float,
+    end: float,
+    reservations: bool = True,
+    at: float | None = None,
+    labels: bool = True,
+    title: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """Draw a Gantt chart of the jobs running in [start, end), with the reservations held at ``at``.
+
+    Each job is a filled rectangle from its start to its end (clipped to the window) over the lanes
+    :func:`processor_lanes` gives it, in several rectangles when its lanes are not contiguous; the
+    y axis is the machine's processors. With ``reservations`` and a reservation log in the schedule
+    (``simulate(..., record_reservations=True)``, the default), every job still queued at ``at``
+    that holds a reservation then is drawn as a hatched, dashed outline from its reserved start for
+    its estimate, in the job's color: the plan the scheduler had at that instant. The x axis holds
+    seconds of simulated time but reads in a unit fit for the window (minutes, hours, days, weeks)
+    counted from the first submission. The reservations
+    are packed like the jobs, after the jobs running at ``at``, which are taken to end at their
+    start plus estimate, as the scheduler planned; where a plan does not fit that way, a
+    reservation takes the lanes that free first, so outlines may then overlap. A dotted line marks
+    ``at``. Rectangles carry a gid, ``"job:<id>"`` or ``"reservation:<id>"``.
+
+    Args:
+        schedule: The schedule to draw.
+        start: Left edge of the window (seconds of simulated time).
+        end: Right edge; greater than ``start``.
+        reservations: Draw the reservations held at ``at`` (if the schedule recorded any).
+        at: The instant of the plan; default ``start``; within [start, end).
+        labels: Write job ids on rectangles (only when at most 60 jobs are drawn).
+        title: The axes' title; default the scheduler and the window, in the axis's unit.
+        ax: Axes to draw on; None draws on a new figure.
+
+    Returns:
+        The figure.
+
+    Raises:
+        BackfillError: Not a schedule, a bad window or ``at``, or an infeasible schedule.
+
+    Examples:
+        >>> from backfill import EASY, lublin_feitelson, simulate
+        >>> s = simulate(lublin_feitelson(60, machine_size=16, seed=2), EASY())
+        >>> type(schedule_window(s, start=0.0, end=20_000.0)).__name__
+        'Figure'
+    """
+    if not isinstance(schedule, Schedule):
+        raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
+    if not (math.isfinite(start) and math.isfinite(end) and start < end):
+        raise BackfillError(f"the window needs finite start < end, got [{start!r}, {end!r})")
+    at = start if at is None else at
+    if not (start <= at < end):
+        raise BackfillError(f"at={at!r} must lie in the window [{start:g}, {end:g})")
+    lanes = processor_lanes(schedule, start=start, end=end)
+    require_matplotlib()
+    from matplotlib import colormaps
+    from matplotlib.patches import Patch, Rectangle
+
+    fig, ax = figure_axes(ax, (10.0, 5.0))
+    origin = float(np.min(schedule.submit)) if len(schedule) else 0.0
+    unit, unit_name = readable_time_axis(ax, start, end, origin)
+    at_text = format_time(at - origin, unit, unit_name)
+    size = schedule.workload.machine_size
+    ids = schedule.workload.column("id").tolist()
+    palette = colormaps["tab20"]
+    begin, finish = _job_span(schedule)
+
+    held = _held_reservations(schedule, at) if reservations else []
+    shown = len(lanes) + len(held)
+
+    def box(i: int, t0: float, t1: float, blocks: list[tuple[int, int]], kind: str) -> None:
+        lo, hi = max(t0, start), min(t1, end)
+        if hi <= lo:
+            return
+        color = palette(ids[i] % 20)
+        for first, n in blocks:
+            if kind == "reservation":
+                patch = Rectangle(
+                    (lo, first), hi - lo, n, fill=False, hatch="//", linestyle="--", edgecolor=color
+                )
+            else:
+                # With a plan drawn, what started after it is faded so that the plan stands out.
+                alpha = 0.35 if kind == "later" else 1.0
+                patch = Rectangle(
+                    (lo, first), hi - lo, n, facecolor=color, edgecolor="black", lw=0.4, alpha=alpha
+                )
+            patch.set_gid(f"{'reservation' if kind == 'reservation' else 'job'}:{ids[i]}")
+            ax.add_patch(patch)
+        first, n = max(blocks, key=lambda b: b[1])
+        if not (labels and shown <= 60 and hi - lo >= 0.03 * (end - start)):
+            return
+        if kind == "reservation":  # in a corner, not over the job's own label when it ran as planned
+            ax.text(lo, first + n, f" {ids[i]}", ha="left", va="top", fontsize="x-small", style="italic")
+        else:
+            ax.text((lo + hi) / 2, first + n / 2, str(ids[i]), ha="center", va="center", fontsize="x-small")
+
+    for i, blocks in lanes.items():
+        box(i, float(begin[i]), float(finish[i]), blocks, "later" if held and begin[i] > at else "job")
+    handles = [Patch(facecolor="lightgray", edgecolor="black", label="job as run")]
+    if held:
+        handles.append(
+            Patch(facecolor="lightgray", edgecolor="black", alpha=0.35, label=f"started after {at_text}")
+        )
+        free_at = np.full(size, at)
+        for i, blocks in lanes.items():
+            if begin[i] <= at < finish[i]:
+                planned_end = max(at, float(begin[i] + schedule.estimate[i]))
+                for first, n in blocks:
+                    free_at[first : first + n] = planned_end
+        for reserved, i in held:
+            width = int(schedule.processors[i])
+            free = free_at <= reserved
+            if int(np.count_nonzero(free)) < width:
+                # The plan does not fit this packing: take the lanes that free first.
+                free = np.zeros(size, dtype=bool)
+                free[np.argsort(free_at, kind="stable")[:width]] = True
+            blocks = _take(free, width)
+            stop = reserved + float(schedule.estimate[i])
+            for first, n in blocks:
+                free_at[first : first + n] = stop
+            box(i, reserved, stop, blocks, "reservation")
+        handles.append(Patch(fill=False, hatch="//", linestyle="--", label=f"reservation held at {at_text}"))
+        ax.axvline(at, color="black", linestyle=":", linewidth=1.0)
+    ax.set_xlim(start, end)
+    ax.set_ylim(0, size)
+    ax.set_ylabel("processors")
+    ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    window = f"{(start - origin) / unit:.4g} to {(end - origin) / unit:.4g} {unit_name}"
+    ax.set_title(title if title is not None else f"{schedule.scheduler}: jobs running from {window}")
+    return fig
