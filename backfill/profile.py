@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
+import backfill.kernel as kernel
 from backfill.errors import BackfillError
 
 __all__ = ["Profile", "ProfileError"]
@@ -231,6 +232,9 @@ class Profile:
         """
         if processors > self.capacity:
             raise ProfileError(f"{processors} processors exceed the capacity {self.capacity}")
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            return compiled.earliest_fit(self, time, processors, duration)
         times = self._times
         free = self._free
         n = len(times)
@@ -285,6 +289,11 @@ class Profile:
             >>> p.earliest_move(0, 4, 10, current=10) is None
             True
         """
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            return compiled.earliest_move(
+                self, time, processors, duration, current, current if before is None else before
+            )
         # Past ``current`` the job's own reservation covers it, so a window that starts earlier needs
         # the processors free only until ``min(start + duration, current)``.
         times = self._times
@@ -419,6 +428,10 @@ class Profile:
 
         The hot path of every update: split and merge inlined, one slice assignment.
         """
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            compiled.add(self, start, end, delta)
+            return
         times = self._times
         free = self._free
         i = bisect_left(times, start)
@@ -512,6 +525,13 @@ class Profile:
         new_end = new + duration
         if new < self._times[0]:
             raise ProfileError(f"time {new} is before the profile origin {self._times[0]}")
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            if not compiled.move(self, start, end, new, new_end, processors):
+                raise ProfileError(
+                    f"cannot move {processors} processors from {start:g} to {new:g}: not enough free there"
+                )
+            return
         # Only the parts of the two intervals that differ change.
         if new < start:
             gain, lose = (

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Literal
@@ -92,7 +93,9 @@ class Simulator:
     _start: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
     _end: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
     _order: list[int] = attrs.field(init=False, repr=False, factory=list)
-    _log: list[tuple[float, int, float]] = attrs.field(init=False, repr=False, factory=list)
+    # The reservation log as (time, job id, start) triples of doubles, flat: no object per change, so
+    # a log of millions of changes costs 24 bytes each and nothing to the garbage collector.
+    _log: array[float] = attrs.field(init=False, repr=False, factory=lambda: array("d"))
     _last_res: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
     _take: Callable[[], list[tuple[int, float]]] | None = attrs.field(init=False, repr=False, default=None)
 
@@ -202,7 +205,9 @@ class Simulator:
         if self._take is not None:
             changes = self._take()
             if changes:
-                self._log.extend([(now, job_id, start) for job_id, start in changes])
+                log = self._log
+                for job_id, start in changes:
+                    log.extend((now, job_id, start))
         elif self.record_reservations:
             self._record_reservations(now)
 
@@ -268,11 +273,11 @@ class Simulator:
         log = self._log
         # Set operations on the item views run in C; the loops below touch only what changed.
         for job_id, start in sorted(res.items() - last.items()):
-            log.append((now, job_id, start))
+            log.extend((now, job_id, start))
         queued = self._queued
         for job_id in sorted(last.keys() - res.keys()):
             if job_id in queued:
-                log.append((now, job_id, math.nan))
+                log.extend((now, job_id, math.nan))
         self._last_res = dict(res)
 
     def run(self, until: float | None = None) -> Schedule:
@@ -382,7 +387,7 @@ class Simulator:
         other._start = {}
         other._end = {}
         other._order = []
-        other._log = []
+        other._log = array("d")
         other._last_res = self._last_res.copy()
         if last_arrival is not None:
             other._last = min(self._last, last_arrival + 1)
@@ -409,7 +414,7 @@ class Simulator:
             start_order=np.asarray(self._order, dtype=np.int64),
             rejected=self._rejected,
             altered=self._altered,
-            reservations=np.array(self._log, dtype=RESERVATION_DTYPE),
+            reservations=_reservations(self._log),
         )
 
     @property
@@ -420,6 +425,16 @@ class Simulator:
     def row_of(self, job_id: int) -> int | None:
         """Return the workload row of a queued or running job, or ``None``."""
         return self._active.get(job_id)
+
+
+def _reservations(log: array[float]) -> np.ndarray:
+    """The flat log of (time, job id, start) triples as a structured array of ``RESERVATION_DTYPE``."""
+    flat = np.frombuffer(log, dtype=np.float64).reshape(-1, 3) if log else np.empty((0, 3))
+    out = np.empty(len(flat), dtype=RESERVATION_DTYPE)
+    out["time"] = flat[:, 0]
+    out["job_id"] = flat[:, 1]
+    out["start"] = flat[:, 2]
+    return out
 
 
 def simulate(

@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "_version": 0,
     "workloads": 1,
     "profile": 2,
+    "kernel": 2,
     "schedulers": 3,
     "schedule": 4,
     "simulator": 4,

@@ -20,7 +20,7 @@ def test_setup_block_has_exactly_the_two_commands() -> None:
     setup = fenced_blocks("sh")[0].splitlines()
     assert setup == [
         "pip install . && backfill simulate",
-        'pip install ".[test]" && python -m pytest',
+        'pip install -e ".[test]" && python -m pytest',
     ]
     matching = [line for line in README.read_text().splitlines() if TEST_COMMAND.match(line)]
     assert matching == [setup[1]]

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 from sortedcontainers import SortedList
 
+import backfill.kernel as kernel
 from backfill.profile import Profile
 from backfill.schedulers.queue import Entry
 from backfill.workloads.workload import Job
@@ -475,8 +476,19 @@ class LongQueueConservative:
           as wide and as long fits there either while nothing has moved, so its search starts at the
           frontier; a run of such jobs planned no later than the frontier is skipped at once.
 
-        O(q log f + s (log n + k)) for q queued jobs, f freed intervals and s searches.
+        O(q log f + s (log n + k)) for q queued jobs, f freed intervals and s searches. Where the
+        compiled kernel is in use (:mod:`backfill.kernel`), its port of this method runs instead.
         """
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            entries = list(self._order)
+            if compiled.compress_conservative(
+                self._profile, entries, self._freed, now, self._planned, self._changes
+            ):
+                self._order = SortedList(entries)
+            self._freed = []
+            self._dirty = False
+            return
         profile = self._profile
         planned = self._planned
         # Freed intervals by their start: jobs come in planned-start order, so once an interval starts

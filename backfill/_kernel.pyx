@@ -1,0 +1,384 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The optional compiled kernel: the profile's hot steps and Conservative's compression pass in C.
+
+Every function here is a line-by-line port of a pure-Python reference that stays the definition:
+``earliest_fit``, ``earliest_move``, ``move`` and ``_add`` of :class:`backfill.profile.Profile`, and
+``_compress_long_queue`` of ``backfill.schedulers._long_queues.LongQueueConservative``. They work
+in place on the profile's own two lists (``_times``, ``_free``), so a profile is the same object
+whether or not the kernel runs, and they make the same comparisons with the same IEEE doubles, so
+the schedules, the reservation logs and the ``examined`` counts are identical (asserted by
+``tests/test_kernel.py``). Where the reference stores or returns one of its arguments or a step's
+time, so does the port (the same object), so an int stays an int as in the reference. Nothing here is imported directly: :mod:`backfill.kernel` says whether the
+kernel is in use.
+"""
+
+from libc.stdlib cimport free as c_free
+from libc.stdlib cimport malloc
+
+
+cdef inline double _t(list a, Py_ssize_t i):
+    return <double>a[i]
+
+
+cdef inline long _f(list a, Py_ssize_t i):
+    return <long>a[i]
+
+
+cdef Py_ssize_t _bisect_right(list a, double x, Py_ssize_t lo):
+    cdef Py_ssize_t hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < _t(a, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef Py_ssize_t _bisect_left(list a, double x, Py_ssize_t lo):
+    cdef Py_ssize_t hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _t(a, mid) < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef long _min_free(list times, list free, double start, double end):
+    """``Profile.min_free``."""
+    cdef Py_ssize_t i = _bisect_right(times, start, 0) - 1, j, k
+    if i < 0:
+        i = 0
+    j = _bisect_left(times, end, i)
+    if j < i + 1:
+        j = i + 1
+    cdef long low = _f(free, i), f
+    for k in range(i + 1, j):
+        f = _f(free, k)
+        if f < low:
+            low = f
+    return low
+
+
+cdef int _add(list times, list free, object start_o, object end_o, long delta) except -1:
+    """``Profile._add``: add ``delta`` free processors over ``[start, end)``, unchecked."""
+    cdef double start = start_o, end = end_o
+    cdef Py_ssize_t i = _bisect_left(times, start, 0), j, m
+    if i == len(times) or _t(times, i) != start:
+        if i == 0:
+            raise ValueError(f"time {start} is before the profile origin {_t(times, 0)}")
+        times.insert(i, start_o)
+        free.insert(i, free[i - 1])
+    j = _bisect_left(times, end, i)
+    if j == len(times) or _t(times, j) != end:
+        times.insert(j, end_o)
+        free.insert(j, free[j - 1])
+    for m in range(i, j):
+        free[m] = _f(free, m) + delta
+    if j < len(times) and _f(free, j - 1) == _f(free, j):
+        del times[j]
+        del free[j]
+    if i and _f(free, i - 1) == _f(free, i):
+        del times[i]
+        del free[i]
+    return 0
+
+
+cdef bint _move(list times, list free, object start_o, object end_o, object new_o, object new_end_o, long p) except -1:
+    """``Profile.move`` after its checks, given both intervals' ends; False (nothing changed) if no room."""
+    cdef double start = start_o, end = end_o, new = new_o, new_end = new_end_o
+    if new < start:
+        g0 = new_end_o if new_end > start else start_o
+        g1 = end_o
+        l0 = new_o
+        l1 = start_o if start < new_end else new_end_o
+    else:
+        g0 = start_o
+        g1 = new_o if new < end else end_o
+        l0 = end_o if end > new else new_o
+        l1 = new_end_o
+    _add(times, free, g0, g1, p)
+    if _min_free(times, free, l0, l1) < p:
+        _add(times, free, g0, g1, -p)
+        return False
+    _add(times, free, l0, l1, -p)
+    return True
+
+
+cdef double _earliest_move(
+    list times, list free, double time, long p, double duration, double current, double before,
+    Py_ssize_t* examined, Py_ssize_t* at,
+):
+    """``Profile.earliest_move`` with ``before`` given.
+
+    ``at[0]`` tells what the reference returns: ``-2`` None, ``-1`` its ``time`` argument, else the
+    time of step ``at[0]`` (the clamped origin is step 0).
+    """
+    cdef Py_ssize_t i, j, k, m
+    cdef double start, end, bound
+    cdef long top
+    cdef Py_ssize_t time_at = -1
+    at[0] = -2
+    if time < _t(times, 0):
+        time = _t(times, 0)
+        time_at = 0
+    bound = current if before > current else before
+    if not time < bound:
+        return 0.0
+    if not duration > 0:
+        at[0] = time_at
+        return time
+    i = _bisect_right(times, time, 0) - 1
+    k = _bisect_left(times, bound, i)
+    examined[0] += k - i
+    top = _f(free, i)
+    for m in range(i + 1, k):
+        if _f(free, m) > top:
+            top = _f(free, m)
+    if top < p:
+        return 0.0
+    while i < k:
+        if _f(free, i) < p:
+            i += 1
+            continue
+        start = _t(times, i)
+        if start > time:
+            at[0] = i
+        else:
+            start = time
+            at[0] = time_at
+        end = start + duration
+        if end > current:
+            end = current
+        j = _bisect_left(times, end, i + 1)
+        examined[0] += j - i - 1
+        m = i + 1
+        while m < j and _f(free, m) >= p:
+            m += 1
+        if m == j:
+            return start
+        j -= 1
+        while _f(free, j) >= p:
+            j -= 1
+        i = j + 1
+    at[0] = -2
+    return 0.0
+
+
+cdef inline object _value(list times, Py_ssize_t at, object time):
+    """The object the reference returns for a search's ``at`` (see :func:`_earliest_move`)."""
+    if at == -2:
+        return None
+    return time if at == -1 else times[at]
+
+
+def earliest_move(profile, time, long processors, double duration, double current, double before):
+    """``Profile.earliest_move`` with ``before`` given (``current`` where the caller has none)."""
+    cdef Py_ssize_t examined = 0, at
+    cdef list times = profile._times
+    _earliest_move(times, profile._free, time, processors, duration, current, before, &examined, &at)
+    profile.examined += examined
+    return _value(times, at, time)
+
+
+def add(profile, start, end, long delta):
+    """``Profile._add``: ``delta`` free processors over ``[start, end)``, ``start < end``, unchecked."""
+    _add(profile._times, profile._free, start, end, delta)
+
+
+def move(profile, start, end, new, new_end, long processors):
+    """``Profile.move`` after its checks; False (and nothing changed) where the new place does not fit."""
+    return _move(profile._times, profile._free, start, end, new, new_end, processors)
+
+
+def earliest_fit(profile, time, long processors, double duration):
+    """``Profile.earliest_fit`` after its capacity check: the scan from ``time`` in C."""
+    cdef list times = profile._times, free = profile._free
+    cdef Py_ssize_t n = len(times), i, first, j
+    cdef double start, end
+    if time < times[0]:
+        time = times[0]
+    if not duration > 0:
+        return time
+    start = time
+    i = first = _bisect_right(times, start, 0) - 1
+    cdef Py_ssize_t at = -1
+    while True:
+        while _f(free, i) < processors:
+            i += 1
+            start = _t(times, i)
+            at = i
+        end = start + duration
+        j = i + 1
+        while j < n and _t(times, j) < end:
+            if _f(free, j) < processors:
+                break
+            j += 1
+        else:
+            profile.examined += j - first
+            return time if at < 0 else times[at]
+        i = j
+
+
+cdef struct _Freed:
+    double a
+    double b
+
+
+cdef void _push(_Freed* heap, Py_ssize_t* size, double a, double b):
+    """Push onto a binary min-heap of intervals keyed by their start."""
+    cdef Py_ssize_t i = size[0], parent
+    size[0] += 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not a < heap[parent].a:
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i].a = a
+    heap[i].b = b
+
+
+cdef double _pop(_Freed* heap, Py_ssize_t* size):
+    """Pop the earliest-starting interval and return its end."""
+    cdef double b = heap[0].b
+    cdef Py_ssize_t n = size[0] - 1, i = 0, child
+    cdef _Freed last = heap[n]
+    size[0] = n
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and heap[child + 1].a < heap[child].a:
+            child += 1
+        if not heap[child].a < last.a:
+            break
+        heap[i] = heap[child]
+        i = child
+    if n:
+        heap[i] = last
+    return b
+
+
+cdef inline int _shape(list entries, Py_ssize_t i, long* widths, double* lengths) except -1:
+    job = (<tuple>entries[i])[2]
+    widths[i] = job.processors
+    lengths[i] = job.estimate
+    return 0
+
+
+def compress_conservative(profile, list entries, list freed, double now, dict planned, changes):
+    """Conservative's compression pass (``_compress_long_queue``) in C; True if a job moved.
+
+    ``entries`` are the queue's ``(start, seq, job)`` in planned-start order and are updated in
+    place; ``planned`` and ``changes`` (the reservation log) get the moves, as in the reference.
+    """
+    cdef list times = profile._times, free = profile._free
+    cdef Py_ssize_t n = len(entries), i, j, k, m, nfailed = 0, npending = 0, examined = 0
+    cdef double start, new, est, reach = now, frontier, origin, b, low_e, v0, v1
+    cdef long p, low_p
+    cdef Py_ssize_t at
+    cdef bint moved = False
+    cdef long fp[4]
+    cdef double fe[4]
+    cdef double ff[4]
+    cdef double* starts = <double*>malloc(n * sizeof(double) + 1)
+    cdef long* widths = <long*>malloc(n * sizeof(long) + 1)
+    cdef double* lengths = <double*>malloc(n * sizeof(double) + 1)
+    # At most one freed interval per early completion and one per move.
+    cdef _Freed* pending = <_Freed*>malloc((len(freed) + n + 1) * sizeof(_Freed))
+    if not (starts and widths and lengths and pending):
+        c_free(starts); c_free(widths); c_free(lengths); c_free(pending)
+        raise MemoryError()
+    try:
+        # Widths and estimates are read when first needed: most jobs of a long queue are passed over
+        # before any freed interval reaches them, and each read is an attribute lookup.
+        for i in range(n):
+            starts[i] = (<tuple>entries[i])[0]
+            widths[i] = -1
+        for a_b in freed:
+            if a_b[1] > now:
+                _push(pending, &npending, a_b[0], a_b[1])
+        i = 0
+        while i < n:
+            start = starts[i]
+            while npending and pending[0].a < start:
+                b = _pop(pending, &npending)
+                if b > reach:
+                    reach = b
+            if reach <= now or start <= now:
+                i += 1
+                continue
+            if nfailed and start <= ff[nfailed - 1]:
+                j = i + 1
+                while j < n and not ff[nfailed - 1] < starts[j]:
+                    j += 1
+                if j - i > 1:
+                    for m in range(i, j):
+                        if widths[m] < 0:
+                            _shape(entries, m, widths, lengths)
+                    low_p = widths[i]
+                    low_e = lengths[i]
+                    for m in range(i + 1, j):
+                        if widths[m] < low_p:
+                            low_p = widths[m]
+                        if lengths[m] < low_e:
+                            low_e = lengths[m]
+                    if fp[nfailed - 1] <= low_p and fe[nfailed - 1] <= low_e:
+                        i = j
+                        continue
+            if widths[i] < 0:
+                _shape(entries, i, widths, lengths)
+            p = widths[i]
+            est = lengths[i]
+            frontier = reach if reach < start else start
+            origin = now
+            for k in range(nfailed - 1, -1, -1):
+                if fp[k] <= p and fe[k] <= est:
+                    origin = ff[k]
+                    break
+            at = -2
+            if origin < frontier:
+                new = _earliest_move(times, free, origin, p, est, start, reach, &examined, &at)
+            if at == -2:
+                while nfailed and fp[nfailed - 1] >= p and fe[nfailed - 1] >= est:
+                    nfailed -= 1
+                if nfailed == 4:
+                    for k in range(3):
+                        fp[k] = fp[k + 1]
+                        fe[k] = fe[k + 1]
+                        ff[k] = ff[k + 1]
+                    nfailed = 3
+                fp[nfailed] = p
+                fe[nfailed] = est
+                ff[nfailed] = frontier
+                nfailed += 1
+            else:
+                nfailed = 0
+                # The same objects as the reference's where it returns a step's time; a float of
+                # the same value where it returns its origin.
+                new_o = times[at] if at >= 0 else new
+                entry = entries[i]
+                job = entry[2]
+                start_o = entry[0]
+                est_o = job.estimate
+                if not _move(times, free, start_o, start_o + est_o, new_o, new_o + est_o, p):
+                    raise RuntimeError(f"job {job.id}: its earliest move to {new} does not fit")
+                planned[job.id] = new_o
+                changes.append((job.id, new_o))
+                entries[i] = (new_o, entry[1], job)
+                moved = True
+                v0 = start if start > new + est else new + est
+                v1 = start + est
+                if v0 < v1:
+                    _push(pending, &npending, v0, v1)
+            i += 1
+    finally:
+        profile.examined += examined
+        c_free(starts)
+        c_free(widths)
+        c_free(lengths)
+        c_free(pending)
+    return moved

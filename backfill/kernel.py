@@ -1,0 +1,101 @@
+"""The optional compiled kernel: whether it is in use, and how to run the pure-Python reference instead.
+
+``pip install`` compiles ``backfill/_kernel.pyx`` (Cython) where a C compiler is present; without one,
+or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed or imported, the library runs its
+pure-Python code alone. The kernel ports the hottest loops to C: :meth:`Profile.earliest_fit
+<backfill.profile.Profile.earliest_fit>`'s scan and Conservative's compression pass (including the
+searches and moves it makes on the profile). Each is a line-by-line port of the Python code it
+replaces, which stays the reference: the same comparisons on the same IEEE doubles, so schedules,
+reservation logs and :attr:`Profile.examined <backfill.profile.Profile.examined>` are identical with
+or without it (``tests/test_kernel.py`` checks this on random workloads and archive-trace prefixes).
+
+Examples:
+    >>> from backfill.kernel import compiled, pure_python
+    >>> with pure_python():
+    ...     compiled()
+    False
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol, cast
+
+__all__ = ["ENVIRONMENT_VARIABLE", "compiled", "pure_python"]
+
+#: Set to ``1`` when installing or importing to run without the compiled kernel.
+ENVIRONMENT_VARIABLE = "BACKFILL_PURE_PYTHON"
+
+
+class _Kernel(Protocol):
+    """What ``backfill/_kernel.pyx`` provides; each function is named after the reference it ports."""
+
+    def earliest_fit(self, profile: Any, time: float, processors: int, duration: float) -> float: ...
+
+    def earliest_move(
+        self, profile: Any, time: float, processors: int, duration: float, current: float, before: float
+    ) -> float | None: ...
+
+    def add(self, profile: Any, start: float, end: float, delta: int) -> None: ...
+
+    def move(
+        self, profile: Any, start: float, end: float, new: float, new_end: float, processors: int
+    ) -> bool: ...
+
+    def compress_conservative(
+        self,
+        profile: Any,
+        entries: list[Any],
+        freed: list[tuple[float, float]],
+        now: float,
+        planned: dict[int, float],
+        changes: Any,
+    ) -> bool: ...
+
+
+def _load() -> _Kernel | None:
+    if os.environ.get(ENVIRONMENT_VARIABLE, "") not in ("", "0"):
+        return None
+    try:
+        return cast("_Kernel", importlib.import_module("backfill._kernel"))
+    except ImportError:  # not built: no compiler at install time, or a source checkout
+        return None
+
+
+#: The compiled module, or None; read at every call, so that :func:`pure_python` takes effect at once.
+KERNEL = _load()
+
+
+def compiled() -> bool:
+    """Return whether the compiled kernel is in use.
+
+    Examples:
+        >>> isinstance(compiled(), bool)
+        True
+    """
+    return KERNEL is not None
+
+
+@contextmanager
+def pure_python() -> Iterator[None]:
+    """Run the pure-Python reference inside the ``with`` block, even where the kernel is built.
+
+    For differential tests of one's own: a schedule computed inside equals one computed outside.
+
+    Examples:
+        >>> from backfill import Conservative, lublin_feitelson, simulate
+        >>> workload = lublin_feitelson(300, seed=1)
+        >>> with pure_python():
+        ...     reference = simulate(workload, Conservative()).start
+        >>> bool((simulate(workload, Conservative()).start == reference).all())
+        True
+    """
+    global KERNEL
+    saved, KERNEL = KERNEL, None
+    try:
+        yield
+    finally:
+        KERNEL = saved

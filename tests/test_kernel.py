@@ -1,0 +1,111 @@
+"""The compiled kernel against the pure-Python reference it ports: identical schedules, logs and counts.
+
+Every scheduler is run twice on the same workload, once as installed (with the kernel where it is
+built) and once inside :func:`backfill.kernel.pure_python`; the start times, the start order, the
+reservation log move by move and the profile events examined must all be equal. The profile's own
+state machine runs against its naive model under the pure path too (``tests/test_profile.py`` runs it
+as installed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import registered_schedulers, workloads
+from test_profile import ProfileMachine
+
+from backfill import Conservative, Schedule, Scheduler, Workload, kernel, lublin_feitelson, read_swf, simulate
+from backfill.kernel import ENVIRONMENT_VARIABLE, compiled, pure_python
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+SCHEDULERS = registered_schedulers()
+
+
+def _run(w: Workload, scheduler: Scheduler) -> tuple[Schedule, Any]:
+    s = scheduler.copy()
+    return simulate(w, s), getattr(s, "events_examined", None)
+
+
+def assert_same_as_reference(w: Workload, scheduler: Scheduler) -> None:
+    fast, fast_events = _run(w, scheduler)
+    with pure_python():
+        assert not compiled()
+        plain, plain_events = _run(w, scheduler)
+    assert np.array_equal(fast.start, plain.start, equal_nan=True)
+    assert np.array_equal(fast.start_order, plain.start_order)
+    assert fast.reservations.tobytes() == plain.reservations.tobytes()
+    assert fast_events == plain_events
+
+
+def test_the_kernel_is_built_wherever_a_compiler_is() -> None:
+    # The extension is optional so that an install without a compiler still works; that must not hide
+    # a kernel that fails to build (or an install that left it out) where a compiler is present.
+    if os.environ.get(ENVIRONMENT_VARIABLE, "") not in ("", "0"):
+        assert not compiled()
+    elif shutil.which(os.environ.get("CC", "cc")) is not None:
+        assert compiled(), (
+            "a C compiler is present but the compiled kernel is not in use: install with "
+            f"`pip install -e .` (or set {ENVIRONMENT_VARIABLE}=1 to run the pure path alone)"
+        )
+
+
+def test_pure_python_restores_the_kernel_even_after_an_error() -> None:
+    before = kernel.KERNEL
+    with pytest.raises(RuntimeError), pure_python():
+        assert kernel.KERNEL is None
+        raise RuntimeError
+    assert kernel.KERNEL is before
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS, ids=[s.name for s in SCHEDULERS])
+@settings(max_examples=25, deadline=None)
+@given(w=workloads(max_jobs=40, machine_size=8, accurate=False, overruns=True))
+def test_every_scheduler_schedules_as_the_reference(scheduler: Scheduler, w: Workload) -> None:
+    assert_same_as_reference(w, scheduler)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), which=st.sampled_from(range(len(SCHEDULERS))))
+def test_the_same_schedules_on_long_queues(seed: int, which: int) -> None:
+    # The model at twice its load on a small machine keeps dozens of jobs queued, and f-model
+    # estimates make jobs end early, so compressions move many jobs.
+    w = lublin_feitelson(300, machine_size=32, seed=seed, estimates="f-model").scaled(2.0)
+    assert_same_as_reference(w, SCHEDULERS[which])
+
+
+@pytest.mark.skipif(not TRACES.is_dir(), reason=f"the archive traces are not at {TRACES}")
+@pytest.mark.parametrize(
+    ("trace", "jobs", "load"),
+    [
+        ("KTH-SP2-1996-2", 3000, 2.0),
+        ("CTC-SP2-1996-3.1-cln", 5000, 1.0),
+        ("SDSC-SP2-1998-4.2-cln", 4000, 1.5),
+    ],
+)
+def test_the_same_conservative_schedule_on_archive_trace_prefixes(trace: str, jobs: int, load: float) -> None:
+    workload = read_swf(TRACES / f"{trace}.swf.gz")[0]
+    w = Workload.from_records(workload.records[:jobs], workload.machine_size).scaled(load)
+    assert_same_as_reference(w, Conservative())
+
+
+class PureProfileMachine(ProfileMachine):
+    """The profile's state machine with the kernel switched off for the whole run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._saved = kernel.KERNEL
+        kernel.KERNEL = None
+
+    def teardown(self) -> None:
+        kernel.KERNEL = self._saved
+
+
+TestPureProfileMachine = PureProfileMachine.TestCase
+TestPureProfileMachine.settings = settings(max_examples=100, stateful_step_count=30, deadline=None)
