@@ -62,6 +62,49 @@ cdef long _min_free(list times, list free, double start, double end):
     return low
 
 
+cdef long _max_free(list times, list free, double start, double end):
+    """``Profile.max_free``."""
+    cdef Py_ssize_t i = _bisect_right(times, start, 0) - 1, j, k
+    if i < 0:
+        i = 0
+    j = _bisect_left(times, end, i)
+    if j < i + 1:
+        j = i + 1
+    cdef long high = _f(free, i), f
+    for k in range(i + 1, j):
+        f = _f(free, k)
+        if f > high:
+            high = f
+    return high
+
+
+def first_below(profile, start, double end, long processors):
+    """``Profile.first_below`` for a non-empty ``[start, end)``: its step's time, or ``start`` itself."""
+    cdef list times = profile._times, free = profile._free
+    cdef double s = start
+    cdef Py_ssize_t i = _bisect_right(times, s, 0) - 1, j, k
+    if i < 0:
+        i = 0
+    j = _bisect_left(times, end, i)
+    if j < i + 1:
+        j = i + 1
+    for k in range(i, j):
+        if _f(free, k) < processors:
+            t = times[k]
+            return t if _t(times, k) > s else start
+    return None
+
+
+def min_free(profile, double start, double end):
+    """``Profile.min_free``."""
+    return _min_free(profile._times, profile._free, start, end)
+
+
+def max_free(profile, double start, double end):
+    """``Profile.max_free``."""
+    return _max_free(profile._times, profile._free, start, end)
+
+
 cdef int _add(list times, list free, object start_o, object end_o, long delta) except -1:
     """``Profile._add``: add ``delta`` free processors over ``[start, end)``, unchecked."""
     cdef double start = start_o, end = end_o

@@ -104,6 +104,9 @@ class Profile:
             >>> p.min_free(0, 5), p.min_free(0, 6)
             (4, 1)
         """
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            return compiled.min_free(self, start, end)
         i, j = self._span(start, end)
         return min(self._free[i:j])
 
@@ -119,6 +122,9 @@ class Profile:
             >>> p.max_free(5, 10), p.max_free(0, 6)
             (1, 4)
         """
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            return compiled.max_free(self, start, end)
         i, j = self._span(start, end)
         return max(self._free[i:j])
 
@@ -136,6 +142,9 @@ class Profile:
         """
         if not end > start:
             return None
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            return compiled.first_below(self, start, end, processors)
         i, j = self._span(start, end)
         free = self._free
         for k in range(i, j):
@@ -494,8 +503,7 @@ class Profile:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        i, j = self._span(start, end)
-        highest = max(self._free[i:j])
+        highest = self.max_free(start, end)
         if highest + processors > self.capacity:
             raise ProfileError(
                 f"cannot release {processors} processors over [{start:g}, {end:g}): "
