@@ -21,7 +21,18 @@ from hypothesis import strategies as st
 from strategies import registered_schedulers, workloads
 from test_profile import ProfileMachine
 
-from backfill import Conservative, Schedule, Scheduler, Workload, kernel, lublin_feitelson, read_swf, simulate
+from backfill import (
+    PC,
+    Conservative,
+    Schedule,
+    Scheduler,
+    SlackBackfill,
+    Workload,
+    kernel,
+    lublin_feitelson,
+    read_swf,
+    simulate,
+)
 from backfill.kernel import ENVIRONMENT_VARIABLE, compiled, pure_python
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
@@ -109,3 +120,35 @@ class PureProfileMachine(ProfileMachine):
 
 TestPureProfileMachine = PureProfileMachine.TestCase
 TestPureProfileMachine.settings = settings(max_examples=100, stateful_step_count=30, deadline=None)
+
+
+class _Counting:
+    """The kernel with a count of the calls of each of its functions."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        function = getattr(self.inner, name)
+
+        def counted(*args: Any) -> Any:
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return function(*args)
+
+        return counted
+
+
+@pytest.mark.skipif(not compiled(), reason="the kernel is not in use (not built, or BACKFILL_PURE_PYTHON=1)")
+def test_the_profile_and_the_schedulers_go_through_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A differential test passes trivially if the kernel is never called: every function it offers
+    # must be reached by the schedulers that use it.
+    counting = _Counting(kernel.KERNEL)
+    monkeypatch.setattr(kernel, "KERNEL", counting)
+    w = lublin_feitelson(400, machine_size=32, seed=3, estimates="f-model").scaled(2.0)
+    simulate(w, Conservative())
+    simulate(w, SlackBackfill())
+    simulate(w, PC())
+    expected = {"earliest_fit", "earliest_move", "add", "move", "min_free", "max_free", "first_below"}
+    expected.add("compress_conservative")
+    assert expected <= set(counting.calls), counting.calls
