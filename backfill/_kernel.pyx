@@ -425,3 +425,167 @@ def compress_conservative(profile, list entries, list freed, double now, dict pl
         c_free(lengths)
         c_free(pending)
     return moved
+
+
+# -- PC's and DC's compression loop -------------------------------------------------------------------
+
+from heapq import heappop as _heappop
+from heapq import heappush as _heappush
+
+cdef double _INF = float("inf")
+
+
+cdef inline void _search_range(
+    object sched, object jid, double estimate, double start, double now, Py_ssize_t top,
+    double* low, double* high,
+):
+    """``LongQueueCompression._search_range`` with ``top`` given: widen by the log read since."""
+    cdef dict seen = sched._seen
+    cdef Py_ssize_t mark = seen[jid], base, k
+    cdef double a, b
+    low[0] = sched._no_fit_before[jid]
+    high[0] = sched._no_fit_from[jid]
+    if mark < top:
+        base = sched._base
+        freed = sched._freed
+        for k in range(mark - base, top - base):
+            interval = freed[k]
+            a = interval[0]
+            b = interval[1]
+            if b > now and a < start:
+                if a - estimate < low[0]:
+                    low[0] = a - estimate
+                if b > high[0]:
+                    high[0] = b
+        seen[jid] = top
+
+
+cdef object _search_then_profile(
+    object sched, list times, list free, double now, object job, object jid, double start,
+    double limit, double low, double high, Py_ssize_t* examined,
+):
+    """``LongQueueCompression._search_range_then_profile`` with ``known`` given; None if no move."""
+    cdef dict no_fit_before = sched._no_fit_before, no_fit_from = sched._no_fit_from
+    cdef double origin = low if low > now else now
+    cdef double end = high if high < limit else limit
+    cdef Py_ssize_t at
+    cdef double new
+    if origin < end:
+        new = _earliest_move(times, free, origin, job.processors, job.estimate, start, end, examined, &at)
+        if at != -2:
+            found = times[at] if at >= 0 else new
+            no_fit_before[jid] = found
+            no_fit_from[jid] = -_INF
+            return found
+        origin = end
+    # _record_no_fit
+    if origin >= high:
+        no_fit_before[jid] = start
+        no_fit_from[jid] = -_INF
+    else:
+        no_fit_before[jid] = origin
+        no_fit_from[jid] = high
+    return None
+
+
+def guarantee_loop(sched, double now, loop, bytearray cut, Py_ssize_t top, cap, Py_ssize_t narrow):
+    """``LongQueueCompression._candidate_loop``: PC's and DC's candidates, searched in priority order.
+
+    Vacated intervals that reach more than ``narrow`` jobs go to the scheduler's own
+    ``_spread_vacated`` (its numpy narrowing); the others widen their jobs' ranges here, as the
+    reference's ``_widen_ranges`` does. Returns whether a job moved.
+    """
+    cdef list jobs = loop.jobs, heap = loop.heap
+    cdef double[:] starts = loop.starts
+    cdef long long[:] widths = loop.widths
+    cdef double[:] estimates = loop.estimates
+    cdef unsigned char[:] queued = loop.queued
+    cdef unsigned char[:] widened = loop.widened
+    cdef unsigned char[:] cutv = cut
+    cdef Py_ssize_t n = len(jobs), i, k, count, examined = 0
+    cdef bytearray read_flags = bytearray(n)
+    cdef unsigned char[:] read = read_flags
+    cdef dict reserved = sched._reserved, no_fit_before = sched._no_fit_before, no_fit_from = sched._no_fit_from
+    profile = sched._profile
+    cdef list times = profile._times, free = profile._free
+    cdef double limit = cap() if cap is not None else _INF
+    cdef double start, until, low, hi, spread, was, a, b, most
+    cdef bint moved = False
+    move = sched._move
+    try:
+        while heap:
+            i = _heappop(heap)
+            queued[i] = 0
+            job = jobs[i]
+            jid = job.id
+            start_o = reserved[jid]
+            start = start_o
+            until = start if start < limit else limit
+            if read[i]:
+                low = no_fit_before[jid]
+                hi = no_fit_from[jid]
+            else:
+                read[i] = 1
+                _search_range(sched, jid, job.estimate, start, now, top, &low, &hi)
+            if widened[i]:
+                widened[i] = 0
+                lows = loop.lows
+                highs = loop.highs
+                spread = lows[i]
+                if spread < low:
+                    low = spread
+                spread = highs[i]
+                if spread > hi:
+                    hi = spread
+                lows[i] = _INF
+                highs[i] = -_INF
+            new = _search_then_profile(sched, times, free, now, job, jid, start, until, low, hi, &examined)
+            if new is None:
+                if until < start and <double>no_fit_before[jid] < <double>no_fit_from[jid]:
+                    cutv[i] = 1
+                continue
+            # The profile's examined count is read by _move's callers' hooks only through the
+            # profile, so it is brought up to date before any Python code runs.
+            profile.examined += examined
+            examined = 0
+            vacated = move(job, start_o, new)
+            moved = True
+            starts[i] = new
+            if cap is not None:
+                was = limit
+                limit = cap()
+                if limit > was:
+                    most = _max_free(times, free, was, limit)
+                    for k in range(n):
+                        if cutv[k] > queued[k] and widths[k] <= most:
+                            cutv[k] = 0
+                            queued[k] = 1
+                            _heappush(heap, k)
+            if vacated is not None:
+                a = vacated[0]
+                b = vacated[1]
+                most = _max_free(times, free, a, b)
+                count = 0
+                for k in range(n):
+                    if starts[k] > a and widths[k] <= most:
+                        count += 1
+                if count == 0:
+                    continue
+                if count > narrow:
+                    sched._spread_vacated(now, vacated, loop)
+                    continue
+                # _widen_ranges over the few jobs, in queue order.
+                for k in range(n):
+                    if starts[k] > a and widths[k] <= most:
+                        kid = (<object>jobs[k]).id
+                        spread = a - estimates[k]
+                        if spread < <double>no_fit_before[kid]:
+                            no_fit_before[kid] = spread
+                        if b > <double>no_fit_from[kid]:
+                            no_fit_from[kid] = b
+                        if not queued[k]:
+                            queued[k] = 1
+                            _heappush(heap, k)
+    finally:
+        profile.examined += examined
+    return moved

@@ -51,6 +51,10 @@ class _Kernel(Protocol):
         self, profile: Any, start: float, end: float, new: float, new_end: float, processors: int
     ) -> bool: ...
 
+    def guarantee_loop(
+        self, scheduler: Any, now: float, loop: Any, cut: bytearray, top: int, cap: Any, narrow: int
+    ) -> bool: ...
+
     def compress_conservative(
         self,
         profile: Any,

@@ -149,6 +149,7 @@ def test_the_profile_and_the_schedulers_go_through_the_kernel(monkeypatch: pytes
     simulate(w, Conservative())
     simulate(w, SlackBackfill())
     simulate(w, PC())
+    simulate(w, PC(restart=False))
     expected = {"earliest_fit", "earliest_move", "add", "move", "min_free", "max_free", "first_below"}
-    expected.add("compress_conservative")
+    expected |= {"compress_conservative", "guarantee_loop"}
     assert expected <= set(counting.calls), counting.calls

@@ -274,7 +274,6 @@ class LongQueueCompression:
             queued[i] = 1
         loop = _Candidates(jobs, starts, widths, estimates, queued, heap)
         cut = bytearray(n)  # left with a search not done past the cap
-        limit = cap() if cap is not None else math.inf
         # The intervals this loop vacates are not read from the log job by job (that was most of the
         # time on long queues): each widens at once the search ranges of the jobs that can use
         # it, which are the jobs it makes candidates. A job that cannot use an interval, too wide
@@ -282,6 +281,33 @@ class LongQueueCompression:
         # holds without it. A job still reads the log up to ``top`` (what was freed before this loop)
         # on its first search here.
         top = self._base + len(self._freed)
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            moved = compiled.guarantee_loop(self, now, loop, cut, top, cap, NARROW)
+        else:
+            moved = self._candidate_loop(now, loop, cut, top, cap)
+        # A job whose range a spread widens is a candidate, searched before the loop ends.
+        assert 1 not in loop.widened
+        # Every job not searched was ruled out for every interval logged so far.
+        top = self._base + len(self._freed)
+        seen = self._seen
+        for job in jobs:
+            seen[job.id] = top
+        return moved
+
+    def _candidate_loop(
+        self, now: float, loop: _Candidates, cut: bytearray, top: int, cap: Callable[[], float] | None
+    ) -> bool:
+        """The loop of :meth:`_compress_long_queue`: search candidates in priority order until none is left.
+
+        Where the compiled kernel is in use, its port of this method runs instead.
+        """
+        jobs, starts, widths, queued, heap = loop.jobs, loop.starts, loop.widths, loop.queued, loop.heap
+        n = len(jobs)
+        reserved = self._reserved
+        profile = self._profile
+        search = self._search_range_then_profile
+        limit = cap() if cap is not None else math.inf
         read = bytearray(n)
         no_fit_before = self._no_fit_before
         no_fit_from = self._no_fit_from
@@ -333,13 +359,6 @@ class LongQueueCompression:
                         heapq.heappush(heap, k)
             if vacated is not None:
                 self._spread_vacated(now, vacated, loop)
-        # A job whose range a spread widens is a candidate, searched before the loop ends.
-        assert 1 not in widened
-        # Every job not searched was ruled out for every interval logged so far.
-        top = self._base + len(self._freed)
-        seen = self._seen
-        for job in jobs:
-            seen[job.id] = top
         return moved
 
     def _spread_vacated(self, now: float, vacated: tuple[float, float], loop: _Candidates) -> None:
