@@ -429,6 +429,7 @@ def compress_conservative(profile, list entries, list freed, double now, dict pl
 
 # -- PC's and DC's compression loop -------------------------------------------------------------------
 
+import numpy as np
 from heapq import heappop as _heappop
 from heapq import heappush as _heappush
 
@@ -488,7 +489,202 @@ cdef object _search_then_profile(
     return None
 
 
-def guarantee_loop(sched, double now, loop, bytearray cut, Py_ssize_t top, cap, Py_ssize_t narrow):
+cdef Py_ssize_t _first_at_least(long* room, Py_ssize_t size, long w):
+    """First index of the nondecreasing ``room`` holding at least ``w`` (``size`` if none)."""
+    cdef Py_ssize_t lo = 0, hi = size, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if room[mid] < w:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef Py_ssize_t _first_below(long* room, Py_ssize_t size, long w):
+    """First index of the nonincreasing ``room`` holding less than ``w`` (``size`` if none)."""
+    cdef Py_ssize_t lo = 0, hi = size, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if room[mid] >= w:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef int _spread_wide(
+    object sched, object loop, list times, list free, double now, double a, double b, long most,
+    Py_ssize_t narrow, Py_ssize_t per_width, Py_ssize_t* examined,
+) except -1:
+    """The long branch of ``LongQueueCompression._spread_vacated``, after its ``more`` test.
+
+    ``free_run_start`` and ``free_run_end`` are answered per job by a binary search over the same
+    suffix and prefix minima (a function of the width alone, so the answers are the reference's per
+    distinct width), and they count the steps they span as the profile's methods do.
+    """
+    cdef list jobs = loop.jobs, heap = loop.heap
+    cdef double[:] starts = loop.starts
+    cdef long long[:] widths = loop.widths
+    cdef double[:] estimates = loop.estimates
+    cdef unsigned char[:] queued = loop.queued
+    cdef unsigned char[:] widened = loop.widened
+    cdef Py_ssize_t n = len(jobs), m = 0, k, r, i1, j1, i2, j2, f, size, dips = 0, useful_count = 0
+    cdef double since, t0 = _t(times, 0), time, until, v
+    cdef long* room = NULL
+    cdef double[:] lows
+    cdef double[:] highs
+    cdef Py_ssize_t* more = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef double* earliest = <double*>malloc((n + 1) * sizeof(double))
+    cdef double* needs = <double*>malloc((n + 1) * sizeof(double))
+    cdef double* ends = <double*>malloc((n + 1) * sizeof(double))
+    cdef unsigned char* useful = <unsigned char*>malloc(n + 1)
+    if not (more and earliest and needs and ends and useful):
+        c_free(more); c_free(earliest); c_free(needs); c_free(ends); c_free(useful)
+        raise MemoryError()
+    try:
+        for k in range(n):
+            if starts[k] > a and widths[k] <= most:
+                more[m] = k
+                m += 1
+        since = a - estimates[more[0]]
+        for r in range(1, m):
+            v = a - estimates[more[r]]
+            if v < since:
+                since = v
+        if now > since:
+            since = now
+        # free_run_start(a, widths, since)
+        if since < t0:
+            since = t0
+        if not since < a:
+            for r in range(m):
+                earliest[r] = a - estimates[more[r]]
+                if since > earliest[r]:
+                    earliest[r] = since
+        else:
+            i1 = _bisect_right(times, since, 0) - 1
+            j1 = _bisect_left(times, a, i1)
+            examined[0] += j1 - i1
+            size = j1 - i1
+            room = <long*>malloc((size + 1) * sizeof(long))
+            if not room:
+                raise MemoryError()
+            room[size - 1] = _f(free, j1 - 1)
+            for f in range(size - 2, -1, -1):
+                room[f] = _f(free, i1 + f)
+                if room[f + 1] < room[f]:
+                    room[f] = room[f + 1]
+            for r in range(m):
+                k = more[r]
+                f = _first_at_least(room, size, widths[k])
+                v = _t(times, i1 + f) if f < size else a
+                if since > v:
+                    v = since
+                earliest[r] = a - estimates[k]
+                if v > earliest[r]:
+                    earliest[r] = v
+            c_free(room)
+            room = NULL
+        until = 0.0
+        for r in range(m):
+            k = more[r]
+            needs[r] = earliest[r] + estimates[k]
+            if starts[k] < needs[r]:
+                needs[r] = starts[k]
+            if r == 0 or needs[r] > until:
+                until = needs[r]
+        # free_run_end(a, widths, until)
+        time = a if not a < t0 else t0
+        if not time < until:
+            for r in range(m):
+                ends[r] = until
+        else:
+            i2 = _bisect_right(times, time, 0) - 1
+            j2 = _bisect_left(times, until, i2)
+            examined[0] += j2 - i2
+            size = j2 - i2
+            room = <long*>malloc((size + 1) * sizeof(long))
+            if not room:
+                raise MemoryError()
+            room[0] = _f(free, i2)
+            for f in range(1, size):
+                room[f] = _f(free, i2 + f)
+                if room[f - 1] < room[f]:
+                    room[f] = room[f - 1]
+            for r in range(m):
+                f = _first_below(room, size, widths[more[r]])
+                v = _t(times, i2 + f) if f < size else until
+                ends[r] = v if v > time else time
+            c_free(room)
+            room = NULL
+        for r in range(m):
+            useful[r] = ends[r] >= needs[r] or ends[r] < b
+            if useful[r] and ends[r] < needs[r]:
+                dips += 1
+        if dips > narrow:
+            kinds = set()
+            for r in range(m):
+                if useful[r] and ends[r] < needs[r]:
+                    kinds.add(widths[more[r]])
+            if dips > per_width * len(kinds):
+                # earliest_moves over the dips: the profile's own method, as in the reference.
+                dip = np.array([more[r] for r in range(m) if useful[r] and ends[r] < needs[r]], dtype=np.intp)
+                W = np.asarray(loop.widths)[dip]
+                can = sched._profile.earliest_moves(
+                    now, W, np.asarray(loop.estimates)[dip], np.asarray(loop.starts)[dip]
+                )
+                f = 0
+                for r in range(m):
+                    if useful[r] and ends[r] < needs[r]:
+                        v = can[f]
+                        f += 1
+                        useful[r] = v < starts[more[r]]
+                        earliest[r] = v
+        for r in range(m):
+            if useful[r]:
+                useful_count += 1
+        if useful_count <= narrow:
+            # _widen_ranges over the useful jobs, in queue order.
+            no_fit_before = sched._no_fit_before
+            no_fit_from = sched._no_fit_from
+            for r in range(m):
+                if useful[r]:
+                    k = more[r]
+                    kid = (<object>jobs[k]).id
+                    if earliest[r] < <double>no_fit_before[kid]:
+                        no_fit_before[kid] = earliest[r]
+                    if b > <double>no_fit_from[kid]:
+                        no_fit_from[kid] = b
+                    if not queued[k]:
+                        queued[k] = 1
+                        _heappush(heap, k)
+            return 0
+        lows_highs = loop.arrays()
+        lows = lows_highs[0]
+        highs = lows_highs[1]
+        for r in range(m):
+            if useful[r]:
+                k = more[r]
+                if earliest[r] < lows[k]:
+                    lows[k] = earliest[r]
+                if b > highs[k]:
+                    highs[k] = b
+                widened[k] = 1
+        for r in range(m):
+            if useful[r]:
+                k = more[r]
+                if not queued[k]:
+                    queued[k] = 1
+                    _heappush(heap, k)
+    finally:
+        c_free(more); c_free(earliest); c_free(needs); c_free(ends); c_free(useful); c_free(room)
+    return 0
+
+
+def guarantee_loop(
+    sched, double now, loop, bytearray cut, Py_ssize_t top, cap, Py_ssize_t narrow, Py_ssize_t per_width
+):
     """``LongQueueCompression._candidate_loop``: PC's and DC's candidates, searched in priority order.
 
     Vacated intervals that reach more than ``narrow`` jobs go to the scheduler's own
@@ -509,7 +705,8 @@ def guarantee_loop(sched, double now, loop, bytearray cut, Py_ssize_t top, cap, 
     profile = sched._profile
     cdef list times = profile._times, free = profile._free
     cdef double limit = cap() if cap is not None else _INF
-    cdef double start, until, low, hi, spread, was, a, b, most
+    cdef double start, until, low, hi, spread, was, a, b
+    cdef long most
     cdef bint moved = False
     move = sched._move
     try:
@@ -572,7 +769,7 @@ def guarantee_loop(sched, double now, loop, bytearray cut, Py_ssize_t top, cap, 
                 if count == 0:
                     continue
                 if count > narrow:
-                    sched._spread_vacated(now, vacated, loop)
+                    _spread_wide(sched, loop, times, free, now, a, b, most, narrow, per_width, &examined)
                     continue
                 # _widen_ranges over the few jobs, in queue order.
                 for k in range(n):

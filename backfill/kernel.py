@@ -52,7 +52,15 @@ class _Kernel(Protocol):
     ) -> bool: ...
 
     def guarantee_loop(
-        self, scheduler: Any, now: float, loop: Any, cut: bytearray, top: int, cap: Any, narrow: int
+        self,
+        scheduler: Any,
+        now: float,
+        loop: Any,
+        cut: bytearray,
+        top: int,
+        cap: Any,
+        narrow: int,
+        per_width: int,
     ) -> bool: ...
 
     def compress_conservative(

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import registered_schedulers, workloads
+from strategies import narrowing_everything, registered_schedulers, workloads
 from test_profile import ProfileMachine
 
 from backfill import (
+    DC,
     PC,
     Conservative,
     Schedule,
@@ -32,6 +33,7 @@ from backfill import (
     lublin_feitelson,
     read_swf,
     simulate,
+    sjf,
 )
 from backfill.kernel import ENVIRONMENT_VARIABLE, compiled, pure_python
 
@@ -100,10 +102,25 @@ def test_the_same_schedules_on_long_queues(seed: int, which: int) -> None:
         ("SDSC-SP2-1998-4.2-cln", 4000, 1.5),
     ],
 )
-def test_the_same_conservative_schedule_on_archive_trace_prefixes(trace: str, jobs: int, load: float) -> None:
+def test_the_same_schedules_on_archive_trace_prefixes(trace: str, jobs: int, load: float) -> None:
+    # Queues of hundreds of jobs: vacated intervals reach more jobs than the kernel widens one by one,
+    # so its own narrowing of wide spreads (and the profile's earliest_moves) runs too.
     workload = read_swf(TRACES / f"{trace}.swf.gz")[0]
     w = Workload.from_records(workload.records[:jobs], workload.machine_size).scaled(load)
-    assert_same_as_reference(w, Conservative())
+    for scheduler in (Conservative(), PC(sjf), DC(sjf)):
+        assert_same_as_reference(w, scheduler)
+
+
+@pytest.mark.parametrize("scheduler", [PC(), PC(sjf), PC(restart=False), DC(), DC(sjf)], ids=str)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_the_same_schedules_when_every_spread_is_narrowed(scheduler: Scheduler, seed: int) -> None:
+    # Small queues take the wide-spread branch too when told to narrow everything (as in
+    # test_compression_paths), which compares its moves with the plain loop; here its count of
+    # events examined is compared with the pure-Python narrowing's as well.
+    w = lublin_feitelson(200, machine_size=32, seed=seed, estimates="f-model").scaled(2.0)
+    with narrowing_everything():
+        assert_same_as_reference(w, scheduler)
 
 
 class PureProfileMachine(ProfileMachine):

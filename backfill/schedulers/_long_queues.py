@@ -283,7 +283,7 @@ class LongQueueCompression:
         top = self._base + len(self._freed)
         compiled = kernel.KERNEL
         if compiled is not None:
-            moved = compiled.guarantee_loop(self, now, loop, cut, top, cap, NARROW)
+            moved = compiled.guarantee_loop(self, now, loop, cut, top, cap, NARROW, PER_WIDTH)
         else:
             moved = self._candidate_loop(now, loop, cut, top, cap)
         # A job whose range a spread widens is a candidate, searched before the loop ends.
