@@ -489,6 +489,23 @@ cdef object _search_then_profile(
     return None
 
 
+def queue_arrays(list jobs, dict reserved):
+    """Planned starts, widths and estimates of ``jobs`` as numpy arrays (the loop's ``np.fromiter``s)."""
+    cdef Py_ssize_t n = len(jobs), i
+    starts_a = np.empty(n, dtype=np.float64)
+    widths_a = np.empty(n, dtype=np.int64)
+    estimates_a = np.empty(n, dtype=np.float64)
+    cdef double[:] starts = starts_a
+    cdef long long[:] widths = widths_a
+    cdef double[:] estimates = estimates_a
+    for i in range(n):
+        job = jobs[i]
+        starts[i] = reserved[job.id]
+        widths[i] = job.processors
+        estimates[i] = job.estimate
+    return starts_a, widths_a, estimates_a
+
+
 cdef Py_ssize_t _first_at_least(long* room, Py_ssize_t size, long w):
     """First index of the nondecreasing ``room`` holding at least ``w`` (``size`` if none)."""
     cdef Py_ssize_t lo = 0, hi = size, mid

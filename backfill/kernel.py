@@ -24,6 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, cast
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = ["ENVIRONMENT_VARIABLE", "compiled", "pure_python"]
 
 #: Set to ``1`` when installing or importing to run without the compiled kernel.
@@ -50,6 +53,10 @@ class _Kernel(Protocol):
     def move(
         self, profile: Any, start: float, end: float, new: float, new_end: float, processors: int
     ) -> bool: ...
+
+    def queue_arrays(
+        self, jobs: list[Any], reserved: dict[int, float]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 
     def guarantee_loop(
         self,

@@ -248,9 +248,13 @@ class LongQueueCompression:
                     self._move(job, start, new)
                     moved = True
             return moved
-        starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
-        widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
-        estimates = np.fromiter((job.estimate for job in jobs), dtype=np.float64, count=n)
+        compiled = kernel.KERNEL
+        if compiled is not None:
+            starts, widths, estimates = compiled.queue_arrays(jobs, reserved)
+        else:
+            starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
+            widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
+            estimates = np.fromiter((job.estimate for job in jobs), dtype=np.float64, count=n)
         profile = self._profile
         if freed is None:
             mask = starts > now
@@ -281,7 +285,6 @@ class LongQueueCompression:
         # holds without it. A job still reads the log up to ``top`` (what was freed before this loop)
         # on its first search here.
         top = self._base + len(self._freed)
-        compiled = kernel.KERNEL
         if compiled is not None:
             moved = compiled.guarantee_loop(self, now, loop, cut, top, cap, NARROW, PER_WIDTH)
         else:
