@@ -1,8 +1,8 @@
 """Build the optional compiled kernel; everything else is configured in pyproject.toml.
 
-The kernel (``backfill/_kernel.pyx``) is an optional extension: where no C compiler is present, or
-``BACKFILL_PURE_PYTHON=1`` is set, the build goes on without it and the library runs its pure-Python
-reference path, which gives identical schedules.
+The kernel (``backfill/_kernel.pyx``, and ``backfill/_steps.pyx``, the profile steps it uses) is
+optional: where no C compiler is present, or ``BACKFILL_PURE_PYTHON=1`` is set, the build goes on
+without it and the library runs its pure-Python reference path, which gives identical schedules.
 """
 
 import os
@@ -14,7 +14,10 @@ if os.environ.get("BACKFILL_PURE_PYTHON", "") in ("", "0"):
     from Cython.Build import cythonize
 
     ext_modules = cythonize(
-        [Extension("backfill._kernel", ["backfill/_kernel.pyx"])],
+        [
+            Extension("backfill._steps", ["backfill/_steps.pyx"]),
+            Extension("backfill._kernel", ["backfill/_kernel.pyx"]),
+        ],
         compiler_directives={"language_level": "3"},
     )
     # cythonize builds new Extension objects without the flag: set it on what it returns, so that a

@@ -104,8 +104,7 @@ class Profile:
             >>> p.min_free(0, 5), p.min_free(0, 6)
             (4, 1)
         """
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             return compiled.min_free(self, start, end)
         i, j = self._span(start, end)
         return min(self._free[i:j])
@@ -122,8 +121,7 @@ class Profile:
             >>> p.max_free(5, 10), p.max_free(0, 6)
             (1, 4)
         """
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             return compiled.max_free(self, start, end)
         i, j = self._span(start, end)
         return max(self._free[i:j])
@@ -142,8 +140,7 @@ class Profile:
         """
         if not end > start:
             return None
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             return compiled.first_below(self, start, end, processors)
         i, j = self._span(start, end)
         free = self._free
@@ -241,8 +238,7 @@ class Profile:
         """
         if processors > self.capacity:
             raise ProfileError(f"{processors} processors exceed the capacity {self.capacity}")
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_fit(self, time, processors, duration)
         times = self._times
         free = self._free
@@ -298,8 +294,7 @@ class Profile:
             >>> p.earliest_move(0, 4, 10, current=10) is None
             True
         """
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_move(
                 self, time, processors, duration, current, current if before is None else before
             )
@@ -437,8 +432,7 @@ class Profile:
 
         The hot path of every update: split and merge inlined, one slice assignment.
         """
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             compiled.add(self, start, end, delta)
             return
         times = self._times
@@ -533,8 +527,7 @@ class Profile:
         new_end = new + duration
         if new < self._times[0]:
             raise ProfileError(f"time {new} is before the profile origin {self._times[0]}")
-        compiled = kernel.KERNEL
-        if compiled is not None:
+        if (compiled := kernel.KERNEL) is not None:
             if not compiled.move(self, start, end, new, new_end, processors):
                 raise ProfileError(
                     f"cannot move {processors} processors from {start:g} to {new:g}: not enough free there"

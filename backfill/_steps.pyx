@@ -1,0 +1,248 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The compiled kernel's profile steps: the searches and updates of :class:`backfill.profile.Profile` in C.
+
+Line-by-line ports of ``Profile``'s methods that work in place on its two lists; see
+:mod:`backfill._kernel` for the promise they keep, and ``_steps.pxd`` for what the compression loops
+of ``_kernel.pyx`` call directly.
+"""
+
+
+cdef Py_ssize_t _bisect_right(list a, double x, Py_ssize_t lo):
+    cdef Py_ssize_t hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < _t(a, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef Py_ssize_t _bisect_left(list a, double x, Py_ssize_t lo):
+    cdef Py_ssize_t hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _t(a, mid) < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef long _min_free(list times, list free, double start, double end):
+    """``Profile.min_free``."""
+    cdef Py_ssize_t i = _bisect_right(times, start, 0) - 1, j, k
+    if i < 0:
+        i = 0
+    j = _bisect_left(times, end, i)
+    if j < i + 1:
+        j = i + 1
+    cdef long low = _f(free, i), f
+    for k in range(i + 1, j):
+        f = _f(free, k)
+        if f < low:
+            low = f
+    return low
+
+
+cdef long _max_free(list times, list free, double start, double end):
+    """``Profile.max_free``."""
+    cdef Py_ssize_t i = _bisect_right(times, start, 0) - 1, j, k
+    if i < 0:
+        i = 0
+    j = _bisect_left(times, end, i)
+    if j < i + 1:
+        j = i + 1
+    cdef long high = _f(free, i), f
+    for k in range(i + 1, j):
+        f = _f(free, k)
+        if f > high:
+            high = f
+    return high
+
+
+def first_below(profile, start, double end, long processors):
+    """``Profile.first_below`` for a non-empty ``[start, end)``: its step's time, or ``start`` itself."""
+    cdef list times = profile._times, free = profile._free
+    cdef double s = start
+    cdef Py_ssize_t i = _bisect_right(times, s, 0) - 1, j, k
+    if i < 0:
+        i = 0
+    j = _bisect_left(times, end, i)
+    if j < i + 1:
+        j = i + 1
+    for k in range(i, j):
+        if _f(free, k) < processors:
+            t = times[k]
+            return t if _t(times, k) > s else start
+    return None
+
+
+def min_free(profile, double start, double end):
+    """``Profile.min_free``."""
+    return _min_free(profile._times, profile._free, start, end)
+
+
+def max_free(profile, double start, double end):
+    """``Profile.max_free``."""
+    return _max_free(profile._times, profile._free, start, end)
+
+
+cdef int _add(list times, list free, object start_o, object end_o, long delta) except -1:
+    """``Profile._add``: add ``delta`` free processors over ``[start, end)``, unchecked."""
+    cdef double start = start_o, end = end_o
+    cdef Py_ssize_t i = _bisect_left(times, start, 0), j, m
+    if i == len(times) or _t(times, i) != start:
+        if i == 0:
+            raise ValueError(f"time {start} is before the profile origin {_t(times, 0)}")
+        times.insert(i, start_o)
+        free.insert(i, free[i - 1])
+    j = _bisect_left(times, end, i)
+    if j == len(times) or _t(times, j) != end:
+        times.insert(j, end_o)
+        free.insert(j, free[j - 1])
+    for m in range(i, j):
+        free[m] = _f(free, m) + delta
+    if j < len(times) and _f(free, j - 1) == _f(free, j):
+        del times[j]
+        del free[j]
+    if i and _f(free, i - 1) == _f(free, i):
+        del times[i]
+        del free[i]
+    return 0
+
+
+cdef bint _move(list times, list free, object start_o, object end_o, object new_o, object new_end_o, long p) except -1:
+    """``Profile.move`` after its checks, given both intervals' ends; False (nothing changed) if no room."""
+    cdef double start = start_o, end = end_o, new = new_o, new_end = new_end_o
+    if new < start:
+        g0 = new_end_o if new_end > start else start_o
+        g1 = end_o
+        l0 = new_o
+        l1 = start_o if start < new_end else new_end_o
+    else:
+        g0 = start_o
+        g1 = new_o if new < end else end_o
+        l0 = end_o if end > new else new_o
+        l1 = new_end_o
+    _add(times, free, g0, g1, p)
+    if _min_free(times, free, l0, l1) < p:
+        _add(times, free, g0, g1, -p)
+        return False
+    _add(times, free, l0, l1, -p)
+    return True
+
+
+cdef double _earliest_move(
+    list times, list free, double time, long p, double duration, double current, double before,
+    Py_ssize_t* examined, Py_ssize_t* at,
+):
+    """``Profile.earliest_move`` with ``before`` given.
+
+    ``at[0]`` tells what the reference returns: ``-2`` None, ``-1`` its ``time`` argument, else the
+    time of step ``at[0]`` (the clamped origin is step 0).
+    """
+    cdef Py_ssize_t i, j, k, m
+    cdef double start, end, bound
+    cdef long top
+    cdef Py_ssize_t time_at = -1
+    at[0] = -2
+    if time < _t(times, 0):
+        time = _t(times, 0)
+        time_at = 0
+    bound = current if before > current else before
+    if not time < bound:
+        return 0.0
+    if not duration > 0:
+        at[0] = time_at
+        return time
+    i = _bisect_right(times, time, 0) - 1
+    k = _bisect_left(times, bound, i)
+    examined[0] += k - i
+    top = _f(free, i)
+    for m in range(i + 1, k):
+        if _f(free, m) > top:
+            top = _f(free, m)
+    if top < p:
+        return 0.0
+    while i < k:
+        if _f(free, i) < p:
+            i += 1
+            continue
+        start = _t(times, i)
+        if start > time:
+            at[0] = i
+        else:
+            start = time
+            at[0] = time_at
+        end = start + duration
+        if end > current:
+            end = current
+        j = _bisect_left(times, end, i + 1)
+        examined[0] += j - i - 1
+        m = i + 1
+        while m < j and _f(free, m) >= p:
+            m += 1
+        if m == j:
+            return start
+        j -= 1
+        while _f(free, j) >= p:
+            j -= 1
+        i = j + 1
+    at[0] = -2
+    return 0.0
+
+
+cdef inline object _value(list times, Py_ssize_t at, object time):
+    """The object the reference returns for a search's ``at`` (see :func:`_earliest_move`)."""
+    if at == -2:
+        return None
+    return time if at == -1 else times[at]
+
+
+def earliest_move(profile, time, long processors, double duration, double current, double before):
+    """``Profile.earliest_move`` with ``before`` given (``current`` where the caller has none)."""
+    cdef Py_ssize_t examined = 0, at
+    cdef list times = profile._times
+    _earliest_move(times, profile._free, time, processors, duration, current, before, &examined, &at)
+    profile.examined += examined
+    return _value(times, at, time)
+
+
+def add(profile, start, end, long delta):
+    """``Profile._add``: ``delta`` free processors over ``[start, end)``, ``start < end``, unchecked."""
+    _add(profile._times, profile._free, start, end, delta)
+
+
+def move(profile, start, end, new, new_end, long processors):
+    """``Profile.move`` after its checks; False (and nothing changed) where the new place does not fit."""
+    return _move(profile._times, profile._free, start, end, new, new_end, processors)
+
+
+def earliest_fit(profile, time, long processors, double duration):
+    """``Profile.earliest_fit`` after its capacity check: the scan from ``time`` in C."""
+    cdef list times = profile._times, free = profile._free
+    cdef Py_ssize_t n = len(times), i, first, j
+    cdef double start, end
+    if time < times[0]:
+        time = times[0]
+    if not duration > 0:
+        return time
+    start = time
+    i = first = _bisect_right(times, start, 0) - 1
+    cdef Py_ssize_t at = -1
+    while True:
+        while _f(free, i) < processors:
+            i += 1
+            start = _t(times, i)
+            at = i
+        end = start + duration
+        j = i + 1
+        while j < n and _t(times, j) < end:
+            if _f(free, j) < processors:
+                break
+            j += 1
+        else:
+            profile.examined += j - first
+            return time if at < 0 else times[at]
+        i = j
