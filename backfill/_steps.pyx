@@ -29,35 +29,35 @@ cdef Py_ssize_t _bisect_left(list a, double x, Py_ssize_t lo):
     return lo
 
 
+cdef inline void _span(list times, double start, double end, Py_ssize_t* i, Py_ssize_t* j):
+    """``Profile._span``: the steps ``i[0]:j[0]`` covering ``[start, end)``, never empty."""
+    i[0] = _bisect_right(times, start, 0) - 1
+    if i[0] < 0:
+        i[0] = 0
+    j[0] = _bisect_left(times, end, i[0])
+    if j[0] < i[0] + 1:
+        j[0] = i[0] + 1
+
+
 cdef long _min_free(list times, list free, double start, double end):
     """``Profile.min_free``."""
-    cdef Py_ssize_t i = _bisect_right(times, start, 0) - 1, j, k
-    if i < 0:
-        i = 0
-    j = _bisect_left(times, end, i)
-    if j < i + 1:
-        j = i + 1
-    cdef long low = _f(free, i), f
+    cdef Py_ssize_t i, j, k
+    _span(times, start, end, &i, &j)
+    cdef long low = _f(free, i)
     for k in range(i + 1, j):
-        f = _f(free, k)
-        if f < low:
-            low = f
+        if _f(free, k) < low:
+            low = _f(free, k)
     return low
 
 
 cdef long _max_free(list times, list free, double start, double end):
     """``Profile.max_free``."""
-    cdef Py_ssize_t i = _bisect_right(times, start, 0) - 1, j, k
-    if i < 0:
-        i = 0
-    j = _bisect_left(times, end, i)
-    if j < i + 1:
-        j = i + 1
-    cdef long high = _f(free, i), f
+    cdef Py_ssize_t i, j, k
+    _span(times, start, end, &i, &j)
+    cdef long high = _f(free, i)
     for k in range(i + 1, j):
-        f = _f(free, k)
-        if f > high:
-            high = f
+        if _f(free, k) > high:
+            high = _f(free, k)
     return high
 
 
@@ -65,12 +65,8 @@ def first_below(profile, start, double end, long processors):
     """``Profile.first_below`` for a non-empty ``[start, end)``: its step's time, or ``start`` itself."""
     cdef list times = profile._times, free = profile._free
     cdef double s = start
-    cdef Py_ssize_t i = _bisect_right(times, s, 0) - 1, j, k
-    if i < 0:
-        i = 0
-    j = _bisect_left(times, end, i)
-    if j < i + 1:
-        j = i + 1
+    cdef Py_ssize_t i, j, k
+    _span(times, s, end, &i, &j)
     for k in range(i, j):
         if _f(free, k) < processors:
             t = times[k]

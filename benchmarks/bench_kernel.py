@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
 import itertools
 import json
 import os
@@ -39,6 +38,7 @@ from typing import Any
 
 import numpy as np
 from _common import DEFAULT_TRACE_DIR, markdown
+from schedule_digests import digest
 
 from backfill import (
     DC,
@@ -71,14 +71,6 @@ SCHEDULERS: dict[str, Callable[[], Scheduler]] = {
     "SlackBackfill": SlackBackfill,
 }
 BINS = (0, 1, 4, 16, 64, 256, 1024, 4096, 16384)
-
-
-def digest(schedule: Schedule) -> str:
-    """SHA-256 of everything a schedule decided (as ``schedule_digests.py``)."""
-    h = hashlib.sha256()
-    for a in (schedule.start, schedule.end, schedule.start_order, schedule.reservations):
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
 
 
 def timed_run(w: Workload, make: Callable[[], Scheduler]) -> tuple[float, Schedule]:
