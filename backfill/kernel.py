@@ -70,6 +70,19 @@ class _Kernel(Protocol):
         per_width: int,
     ) -> bool: ...
 
+    def start_unreserved(
+        self, profile: Any, running: dict[int, Any], entries: Any, now: float
+    ) -> list[Any]: ...
+
+    def promotion_items(
+        self,
+        waiting: Any,
+        values: list[float],
+        per_category: bool,
+        runtime_boundary: float,
+        width_boundary: int,
+    ) -> tuple[list[Any], dict[int, float]]: ...
+
     def compress_conservative(
         self,
         profile: Any,

@@ -27,6 +27,7 @@ from backfill import (
     Conservative,
     Schedule,
     Scheduler,
+    Selective,
     SlackBackfill,
     Workload,
     kernel,
@@ -167,6 +168,13 @@ def test_the_profile_and_the_schedulers_go_through_the_kernel(monkeypatch: pytes
     simulate(w, SlackBackfill())
     simulate(w, PC())
     simulate(w, PC(restart=False))
+    simulate(w, Selective())
     expected = {"earliest_fit", "earliest_move", "add", "move", "min_free", "max_free", "first_below"}
-    expected |= {"compress_conservative", "guarantee_loop"}
+    expected |= {
+        "compress_conservative",
+        "guarantee_loop",
+        "queue_arrays",
+        "start_unreserved",
+        "promotion_items",
+    }
     assert expected <= set(counting.calls), counting.calls

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import attrs
 from sortedcontainers import SortedList
 
+import backfill.kernel as kernel
 from backfill.errors import ScheduleError
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import LongQueueConservative
@@ -143,8 +144,10 @@ class Conservative(LongQueueConservative, SchedulerBase):
             started.append(job)
         return started
 
-    def _start_unreserved(self, jobs: Iterable[Job], now: float) -> list[Job]:
+    def _start_unreserved(self, entries: Iterable[tuple[Any, Any, Job]], now: float) -> list[Job]:
         """Start, in the given order, every job that fits now without touching any reservation.
+
+        ``entries`` are queue entries, each with the job last (``(key, seq, job)``).
 
         For schedulers built on Conservative whose other jobs hold no reservation (Selective's entry
         queue): a job starts if it fits over ``[now, now + estimate)`` in the profile, and then counts
@@ -152,11 +155,13 @@ class Conservative(LongQueueConservative, SchedulerBase):
         A job of zero estimate occupies nothing and always fits. O(1) for a job wider than the
         processors free now, else O(log n + k) on the profile.
         """
+        if (compiled := kernel.KERNEL) is not None:
+            return compiled.start_unreserved(self._profile, self._running, entries, now)
         profile = self._profile
         running = self._running
         free = profile.free_at(now)
         started: list[Job] = []
-        for job in jobs:
+        for _, _, job in entries:
             p = job.processors
             end = now + job.estimate
             if end > now:

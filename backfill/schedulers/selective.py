@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 from sortedcontainers import SortedList
 
+import backfill.kernel as kernel
 from backfill._moved import moved_name
 from backfill.errors import ScheduleError
 from backfill.schedulers.base import SchedulerBase
@@ -204,14 +205,38 @@ class Selective(SchedulerBase):
         return job.submit + (t - 1) * job.estimate
 
     def _recompute(self) -> None:
-        """Recompute every waiting job's promotion time after the threshold changed. O(q log q)."""
-        items = []
-        promote_at = {}
-        for seq, job in self._waiting.values():
-            t = self.promotion_time(job)
-            if t < math.inf:
-                items.append((t, seq, job))
-                promote_at[job.id] = t
+        """Recompute every waiting job's promotion time after the threshold changed. O(q log q).
+
+        Only an adaptive threshold changes. Its value per category is worked out once here rather
+        than once per job, then each job's time follows :meth:`promotion_time`'s formula (a subclass
+        that redefines that method has it called for every job instead).
+        """
+        items: list[tuple[float, int, Job]] = []
+        promote_at: dict[int, float] = {}
+        th = self.threshold
+        if isinstance(th, AdaptiveThreshold) and type(self).promotion_time is Selective.promotion_time:
+            sums, counts = self._sums, self._counts
+            values = [th.value(sums[i] / counts[i] if counts[i] else None) for i in range(_OVERALL + 1)]
+            per_category, rb, wb = th.per_category, th.runtime_boundary, th.width_boundary
+            if (compiled := kernel.KERNEL) is not None:
+                items, promote_at = compiled.promotion_items(
+                    self._waiting.values(), values, per_category, rb, wb
+                )
+            else:
+                for seq, job in self._waiting.values():
+                    t = values[category_index(job, rb, wb) if per_category else _OVERALL]
+                    if t == math.inf:
+                        continue
+                    estimate = job.estimate
+                    at = job.submit if t <= 1 or not estimate > 0 else job.submit + (t - 1) * estimate
+                    items.append((at, seq, job))
+                    promote_at[job.id] = at
+        else:
+            for seq, job in self._waiting.values():
+                t = self.promotion_time(job)
+                if t < math.inf:
+                    items.append((t, seq, job))
+                    promote_at[job.id] = t
         self._promotions = SortedList(items)
         self._promote_at = promote_at
         self._stale = False
@@ -319,7 +344,7 @@ class Selective(SchedulerBase):
             ordered = sorted((priority(job, now), seq, job) for seq, job in self._waiting.values())
         # The guaranteed part owns the profile and the running jobs; an entry job joins them exactly
         # as a guaranteed one does when it starts, so completions and compression treat both alike.
-        started = self._core._start_unreserved((job for _, _, job in ordered), now)
+        started = self._core._start_unreserved(ordered, now)
         for job in started:
             self._started[job.id] = now
             seq = self._waiting[job.id][0]
