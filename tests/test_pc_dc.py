@@ -111,14 +111,17 @@ def test_trimming_the_freed_log_keeps_every_decision() -> None:
 
 
 def test_narrowing_is_exercised_on_a_busy_workload() -> None:
-    # Narrowing every vacated interval, on a workload where that certainly happens, and often.
+    # Narrowing every vacated interval, on a workload where that certainly happens, and often. The
+    # profile's own free_run_start and earliest_moves are counted, so this runs the pure-Python
+    # narrowing; tests/test_kernel.py compares the kernel's with it.
     from backfill import lublin_feitelson
+    from backfill.kernel import pure_python
 
     w = lublin_feitelson(300, machine_size=16, seed=3, estimates="f-model").scaled(1.6)
     narrowed = mock.patch.object(Profile, "free_run_start", autospec=True, side_effect=Profile.free_run_start)
     passes = mock.patch.object(Profile, "earliest_moves", autospec=True, side_effect=Profile.earliest_moves)
     for scheduler, naive in ((PC(sjf), NaivePC(sjf)), (DC(ljf), NaiveDC(ljf))):
-        with narrowing_everything(), narrowed as calls, passes as pass_calls:
+        with pure_python(), narrowing_everything(), narrowed as calls, passes as pass_calls:
             fast = simulate(w, scheduler)
         assert calls.call_count > 50
         assert pass_calls.call_count > 50
