@@ -474,9 +474,10 @@ def guarantee_loop(
 ):
     """``LongQueueCompression._candidate_loop``: PC's and DC's candidates, searched in priority order.
 
-    Vacated intervals that reach more than ``narrow`` jobs go to the scheduler's own
-    ``_spread_vacated`` (its numpy narrowing); the others widen their jobs' ranges here, as the
-    reference's ``_widen_ranges`` does. Returns whether a job moved.
+    Each vacated interval is spread as the reference's ``_spread_vacated`` does: to at most
+    ``narrow`` jobs one by one (its ``_widen_ranges``), to more through :func:`_spread_wide` (its
+    narrowing, with ``per_width`` deciding when ``Profile.earliest_moves`` is worth a pass).
+    Returns whether a job moved.
     """
     cdef list jobs = loop.jobs, heap = loop.heap
     cdef double[:] starts = loop.starts
@@ -528,8 +529,8 @@ def guarantee_loop(
                 if until < start and <double>no_fit_before[jid] < <double>no_fit_from[jid]:
                     cutv[i] = 1
                 continue
-            # The profile's examined count is read by _move's callers' hooks only through the
-            # profile, so it is brought up to date before any Python code runs.
+            # The count goes to the profile before any Python code runs (a subclass's _move may
+            # read it).
             profile.examined += examined
             examined = 0
             vacated = move(job, start_o, new)
