@@ -32,7 +32,17 @@ from backfill._steps cimport (
 )
 
 # The profile's steps, re-exported so that this module is the whole kernel.
-from backfill._steps import add, earliest_fit, earliest_move, first_below, max_free, min_free, move
+from backfill._steps import (
+    add,
+    earliest_fit,
+    earliest_move,
+    first_below,
+    max_free,
+    min_free,
+    move,
+    promotion_items,
+    start_unreserved,
+)
 
 
 cdef struct _Freed:
@@ -300,11 +310,35 @@ cdef Py_ssize_t _first_below(long* room, Py_ssize_t size, long w):
     return lo
 
 
+cdef long* _minima(list free, Py_ssize_t lo, Py_ssize_t size, bint suffix) except NULL:
+    """The minima of ``free[lo:lo + size]`` over each suffix (or prefix), in a new C array (size >= 1).
+
+    The ``np.minimum.accumulate`` of ``free_run_start`` (suffixes) and ``free_run_end`` (prefixes).
+    """
+    cdef long* room = <long*>malloc((size + 1) * sizeof(long))
+    cdef Py_ssize_t f
+    if not room:
+        raise MemoryError()
+    if suffix:
+        room[size - 1] = _f(free, lo + size - 1)
+        for f in range(size - 2, -1, -1):
+            room[f] = _f(free, lo + f)
+            if room[f + 1] < room[f]:
+                room[f] = room[f + 1]
+    else:
+        room[0] = _f(free, lo)
+        for f in range(1, size):
+            room[f] = _f(free, lo + f)
+            if room[f - 1] < room[f]:
+                room[f] = room[f - 1]
+    return room
+
+
 cdef int _spread_wide(
-    object sched, object loop, list times, list free, double now, double a, double b, long most,
-    Py_ssize_t narrow, Py_ssize_t per_width, Py_ssize_t* examined,
+    object sched, object loop, list times, list free, double now, double a, double b,
+    Py_ssize_t* more, Py_ssize_t m, Py_ssize_t narrow, Py_ssize_t per_width, Py_ssize_t* examined,
 ) except -1:
-    """The long branch of ``LongQueueCompression._spread_vacated``, after its ``more`` test.
+    """The long branch of ``LongQueueCompression._spread_vacated`` for the ``m`` jobs ``more`` it reaches.
 
     ``free_run_start`` and ``free_run_end`` are answered per job by a binary search over the same
     suffix and prefix minima (a function of the width alone, so the answers are the reference's per
@@ -316,24 +350,19 @@ cdef int _spread_wide(
     cdef double[:] estimates = loop.estimates
     cdef unsigned char[:] queued = loop.queued
     cdef unsigned char[:] widened = loop.widened
-    cdef Py_ssize_t n = len(jobs), m = 0, k, r, i1, j1, i2, j2, f, size, dips = 0, useful_count = 0
+    cdef Py_ssize_t k, r, i1, j1, i2, j2, f, size, dips = 0, useful_count = 0
     cdef double since, t0 = _t(times, 0), time, until, v
     cdef long* room = NULL
     cdef double[:] lows
     cdef double[:] highs
-    cdef Py_ssize_t* more = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
-    cdef double* earliest = <double*>malloc((n + 1) * sizeof(double))
-    cdef double* needs = <double*>malloc((n + 1) * sizeof(double))
-    cdef double* ends = <double*>malloc((n + 1) * sizeof(double))
-    cdef unsigned char* useful = <unsigned char*>malloc(n + 1)
-    if not (more and earliest and needs and ends and useful):
-        c_free(more); c_free(earliest); c_free(needs); c_free(ends); c_free(useful)
+    cdef double* earliest = <double*>malloc((m + 1) * sizeof(double))
+    cdef double* needs = <double*>malloc((m + 1) * sizeof(double))
+    cdef double* ends = <double*>malloc((m + 1) * sizeof(double))
+    cdef unsigned char* useful = <unsigned char*>malloc(m + 1)
+    if not (earliest and needs and ends and useful):
+        c_free(earliest); c_free(needs); c_free(ends); c_free(useful)
         raise MemoryError()
     try:
-        for k in range(n):
-            if starts[k] > a and widths[k] <= most:
-                more[m] = k
-                m += 1
         since = a - estimates[more[0]]
         for r in range(1, m):
             v = a - estimates[more[r]]
@@ -354,14 +383,7 @@ cdef int _spread_wide(
             j1 = _bisect_left(times, a, i1)
             examined[0] += j1 - i1
             size = j1 - i1
-            room = <long*>malloc((size + 1) * sizeof(long))
-            if not room:
-                raise MemoryError()
-            room[size - 1] = _f(free, j1 - 1)
-            for f in range(size - 2, -1, -1):
-                room[f] = _f(free, i1 + f)
-                if room[f + 1] < room[f]:
-                    room[f] = room[f + 1]
+            room = _minima(free, i1, size, True)
             for r in range(m):
                 k = more[r]
                 f = _first_at_least(room, size, widths[k])
@@ -391,14 +413,7 @@ cdef int _spread_wide(
             j2 = _bisect_left(times, until, i2)
             examined[0] += j2 - i2
             size = j2 - i2
-            room = <long*>malloc((size + 1) * sizeof(long))
-            if not room:
-                raise MemoryError()
-            room[0] = _f(free, i2)
-            for f in range(1, size):
-                room[f] = _f(free, i2 + f)
-                if room[f - 1] < room[f]:
-                    room[f] = room[f - 1]
+            room = _minima(free, i2, size, False)
             for r in range(m):
                 f = _first_below(room, size, widths[more[r]])
                 v = _t(times, i2 + f) if f < size else until
@@ -465,7 +480,7 @@ cdef int _spread_wide(
                     queued[k] = 1
                     _heappush(heap, k)
     finally:
-        c_free(more); c_free(earliest); c_free(needs); c_free(ends); c_free(useful); c_free(room)
+        c_free(earliest); c_free(needs); c_free(ends); c_free(useful); c_free(room)
     return 0
 
 
@@ -486,7 +501,7 @@ def guarantee_loop(
     cdef unsigned char[:] queued = loop.queued
     cdef unsigned char[:] widened = loop.widened
     cdef unsigned char[:] cutv = cut
-    cdef Py_ssize_t n = len(jobs), i, k, count, examined = 0
+    cdef Py_ssize_t n = len(jobs), i, k, r, count, examined = 0
     cdef bytearray read_flags = bytearray(n)
     cdef unsigned char[:] read = read_flags
     cdef dict reserved = sched._reserved, no_fit_before = sched._no_fit_before, no_fit_from = sched._no_fit_from
@@ -496,6 +511,10 @@ def guarantee_loop(
     cdef double start, until, low, hi, spread, was, a, b
     cdef long most
     cdef bint moved = False
+    # The jobs a vacated interval reaches, found in one pass and shared by both ways of spreading it.
+    cdef Py_ssize_t* more = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    if not more:
+        raise MemoryError()
     move = sched._move
     try:
         while heap:
@@ -553,83 +572,26 @@ def guarantee_loop(
                 count = 0
                 for k in range(n):
                     if starts[k] > a and widths[k] <= most:
+                        more[count] = k
                         count += 1
                 if count == 0:
                     continue
                 if count > narrow:
-                    _spread_wide(sched, loop, times, free, now, a, b, most, narrow, per_width, &examined)
+                    _spread_wide(sched, loop, times, free, now, a, b, more, count, narrow, per_width, &examined)
                     continue
                 # _widen_ranges over the few jobs, in queue order.
-                for k in range(n):
-                    if starts[k] > a and widths[k] <= most:
-                        kid = (<object>jobs[k]).id
-                        spread = a - estimates[k]
-                        if spread < <double>no_fit_before[kid]:
-                            no_fit_before[kid] = spread
-                        if b > <double>no_fit_from[kid]:
-                            no_fit_from[kid] = b
-                        if not queued[k]:
-                            queued[k] = 1
-                            _heappush(heap, k)
+                for r in range(count):
+                    k = more[r]
+                    kid = (<object>jobs[k]).id
+                    spread = a - estimates[k]
+                    if spread < <double>no_fit_before[kid]:
+                        no_fit_before[kid] = spread
+                    if b > <double>no_fit_from[kid]:
+                        no_fit_from[kid] = b
+                    if not queued[k]:
+                        queued[k] = 1
+                        _heappush(heap, k)
     finally:
         profile.examined += examined
+        c_free(more)
     return moved
-
-
-# -- Selective's entry queue --------------------------------------------------------------------------
-
-
-def start_unreserved(profile, dict running, entries, now_o):
-    """``Conservative._start_unreserved``: start each job that fits now without touching a reservation."""
-    cdef list times = profile._times, free = profile._free
-    cdef double now = now_o, end
-    cdef Py_ssize_t i = _bisect_right(times, now, 0) - 1
-    cdef long free_now = _f(free, i if i > 0 else 0), p
-    cdef list started = []
-    for entry in entries:
-        job = (<tuple>entry)[2]
-        p = job.processors
-        end_o = now_o + job.estimate
-        end = end_o
-        if end > now:
-            if p > free_now or _min_free(times, free, now, end) < p:
-                continue
-            if now < _t(times, 0):
-                profile.reserve(now_o, end_o, p)  # raises the profile's own error
-            _add(times, free, now_o, end_o, -p)
-            free_now -= p
-        running[job.id] = (end_o, p)
-        started.append(job)
-    return started
-
-
-def promotion_items(waiting, list values, bint per_category, double runtime_boundary, long width_boundary):
-    """Selective's promotion times under an adaptive threshold (``Selective._recompute``'s loop).
-
-    ``values`` holds the threshold of each category and, last, the overall one. Returns the
-    ``(time, seq, job)`` items of the jobs with a finite time and those times by job id.
-    """
-    cdef list items = []
-    cdef dict promote_at = {}
-    cdef double t, estimate, overall = values[len(values) - 1]
-    cdef long category
-    for entry in waiting:
-        seq = (<tuple>entry)[0]
-        job = (<tuple>entry)[1]
-        if per_category:
-            estimate = job.estimate
-            category = (0 if estimate <= runtime_boundary else 2) + (1 if job.processors > width_boundary else 0)
-            t = values[category]
-        else:
-            t = overall
-        if t == _INF:
-            continue
-        submit = job.submit
-        estimate = job.estimate
-        if t <= 1 or not estimate > 0:
-            at = submit
-        else:
-            at = submit + (t - 1) * estimate
-        items.append((at, seq, job))
-        promote_at[job.id] = at
-    return items, promote_at

@@ -1,10 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The compiled kernel's profile steps: the searches and updates of :class:`backfill.profile.Profile` in C.
 
-Line-by-line ports of ``Profile``'s methods that work in place on its two lists; see
-:mod:`backfill._kernel` for the promise they keep, and ``_steps.pxd`` for what the compression loops
-of ``_kernel.pyx`` call directly.
+Line-by-line ports of ``Profile``'s methods that work in place on its two lists, and of Selective's
+two entry-queue loops that need nothing else; see :mod:`backfill._kernel` for the promise they keep,
+and ``_steps.pxd`` for what the compression loops of ``_kernel.pyx`` call directly.
 """
+
+cdef double _INFINITY = float("inf")
 
 
 cdef Py_ssize_t _bisect_right(list a, double x, Py_ssize_t lo):
@@ -242,3 +244,62 @@ def earliest_fit(profile, time, long processors, double duration):
             profile.examined += j - first
             return time if at < 0 else times[at]
         i = j
+
+
+# -- Selective's entry queue --------------------------------------------------------------------------
+
+
+def start_unreserved(profile, dict running, entries, now_o):
+    """``Conservative._start_unreserved``: start each job that fits now without touching a reservation."""
+    cdef list times = profile._times, free = profile._free
+    cdef double now = now_o, end
+    cdef Py_ssize_t i = _bisect_right(times, now, 0) - 1
+    cdef long free_now = _f(free, i if i > 0 else 0), p
+    cdef list started = []
+    for entry in entries:
+        job = (<tuple>entry)[2]
+        p = job.processors
+        end_o = now_o + job.estimate
+        end = end_o
+        if end > now:
+            if p > free_now or _min_free(times, free, now, end) < p:
+                continue
+            if now < _t(times, 0):
+                profile.reserve(now_o, end_o, p)  # raises the profile's own error
+            _add(times, free, now_o, end_o, -p)
+            free_now -= p
+        running[job.id] = (end_o, p)
+        started.append(job)
+    return started
+
+
+def promotion_items(waiting, list values, bint per_category, double runtime_boundary, long width_boundary):
+    """Selective's promotion times under an adaptive threshold (``Selective._recompute``'s loop).
+
+    ``values`` holds the threshold of each category and, last, the overall one. Returns the
+    ``(time, seq, job)`` items of the jobs with a finite time and those times by job id.
+    """
+    cdef list items = []
+    cdef dict promote_at = {}
+    cdef double t, estimate, overall = values[len(values) - 1]
+    cdef long category
+    for entry in waiting:
+        seq = (<tuple>entry)[0]
+        job = (<tuple>entry)[1]
+        if per_category:
+            estimate = job.estimate
+            category = (0 if estimate <= runtime_boundary else 2) + (1 if job.processors > width_boundary else 0)
+            t = values[category]
+        else:
+            t = overall
+        if t == _INFINITY:
+            continue
+        submit = job.submit
+        estimate = job.estimate
+        if t <= 1 or not estimate > 0:
+            at = submit
+        else:
+            at = submit + (t - 1) * estimate
+        items.append((at, seq, job))
+        promote_at[job.id] = at
+    return items, promote_at

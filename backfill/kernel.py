@@ -1,13 +1,14 @@
 """The optional compiled kernel: whether it is in use, and how to run the pure-Python reference instead.
 
-``pip install`` compiles ``backfill/_kernel.pyx`` (Cython) where a C compiler is present; without one,
-or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed or imported, the library runs its
-pure-Python code alone. The kernel ports the hottest loops to C: :meth:`Profile.earliest_fit
-<backfill.profile.Profile.earliest_fit>`'s scan and Conservative's compression pass (including the
-searches and moves it makes on the profile). Each is a line-by-line port of the Python code it
-replaces, which stays the reference: the same comparisons on the same IEEE doubles, so schedules,
-reservation logs and :attr:`Profile.examined <backfill.profile.Profile.examined>` are identical with
-or without it (``tests/test_kernel.py`` checks this on random workloads and archive-trace prefixes).
+``pip install`` compiles ``backfill/_steps.pyx`` and ``backfill/_kernel.pyx`` (Cython) where a C
+compiler is present; without one, or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed
+or imported, the library runs its pure-Python code alone. The kernel ports the hottest loops to C: the
+searches and updates of :class:`~backfill.profile.Profile`, the compression loops of Conservative, PC
+and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page).
+Each is a line-by-line port of the Python code it replaces, which stays the reference: the same
+comparisons on the same IEEE doubles, so schedules, reservation logs and :attr:`Profile.examined
+<backfill.profile.Profile.examined>` are identical with or without it (``tests/test_kernel.py``
+checks this on random workloads and archive-trace prefixes).
 
 Examples:
     >>> from backfill.kernel import compiled, pure_python
@@ -34,7 +35,7 @@ ENVIRONMENT_VARIABLE = "BACKFILL_PURE_PYTHON"
 
 
 class _Kernel(Protocol):
-    """What ``backfill/_kernel.pyx`` provides; each function is named after the reference it ports."""
+    """What ``backfill._kernel`` provides; each function is named after the reference it ports."""
 
     def earliest_fit(self, profile: Any, time: float, processors: int, duration: float) -> float: ...
 

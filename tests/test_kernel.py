@@ -14,11 +14,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import narrowing_everything, registered_schedulers, workloads
+from test_compression_paths import assert_same
 from test_profile import ProfileMachine
 
 from backfill import (
@@ -52,9 +52,7 @@ def assert_same_as_reference(w: Workload, scheduler: Scheduler) -> None:
     with pure_python():
         assert not compiled()
         plain, plain_events = _run(w, scheduler)
-    assert np.array_equal(fast.start, plain.start, equal_nan=True)
-    assert np.array_equal(fast.start_order, plain.start_order)
-    assert fast.reservations.tobytes() == plain.reservations.tobytes()
+    assert_same(fast, plain)
     assert fast_events == plain_events
 
 

@@ -44,6 +44,15 @@ __all__ = [
 _OVERALL = len(CATEGORIES)  # index of the all-jobs statistics, after the four categories
 
 
+def _promotion_at(job: Job, threshold: float) -> float:
+    """When ``job``'s XFactor reaches ``threshold``: see :meth:`Selective.promotion_time`."""
+    if threshold == math.inf:
+        return math.inf
+    if threshold <= 1 or not job.estimate > 0:
+        return job.submit
+    return job.submit + (threshold - 1) * job.estimate
+
+
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
 class Selective(SchedulerBase):
     """Selective reservation: only jobs that have waited too long get a Conservative guarantee.
@@ -197,12 +206,7 @@ class Selective(SchedulerBase):
             >>> Selective(3.0).promotion_time(Job(id=1, submit=5.0, processors=1, runtime=1.0, estimate=10.0))
             25.0
         """
-        t = self._threshold_of(job)
-        if t == math.inf:
-            return math.inf
-        if t <= 1 or not job.estimate > 0:
-            return job.submit
-        return job.submit + (t - 1) * job.estimate
+        return _promotion_at(job, self._threshold_of(job))
 
     def _recompute(self) -> None:
         """Recompute every waiting job's promotion time after the threshold changed. O(q log q).
@@ -224,13 +228,10 @@ class Selective(SchedulerBase):
                 )
             else:
                 for seq, job in self._waiting.values():
-                    t = values[category_index(job, rb, wb) if per_category else _OVERALL]
-                    if t == math.inf:
-                        continue
-                    estimate = job.estimate
-                    at = job.submit if t <= 1 or not estimate > 0 else job.submit + (t - 1) * estimate
-                    items.append((at, seq, job))
-                    promote_at[job.id] = at
+                    at = _promotion_at(job, values[category_index(job, rb, wb) if per_category else _OVERALL])
+                    if at < math.inf:
+                        items.append((at, seq, job))
+                        promote_at[job.id] = at
         else:
             for seq, job in self._waiting.values():
                 t = self.promotion_time(job)
