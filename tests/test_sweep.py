@@ -597,3 +597,24 @@ def test_an_interrupted_sweep_says_how_far_it_got(monkeypatch: pytest.MonkeyPatc
     assert (info.value.finished, info.value.total, info.value.cache) == (2, 40, tmp_path)
     assert isinstance(info.value, KeyboardInterrupt)
     assert "2 of 40 cells finished" in str(info.value)
+
+
+def test_an_interrupt_while_a_cell_is_saved_does_not_count_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The message promises the cache keeps every cell it counts: a signal landing while a
+    # finished cell is being written must leave the count at what the cache holds.
+    saves = 0
+    save = sweep.CellStore.save
+
+    def interrupted_save(self: Any, *args: Any) -> None:
+        nonlocal saves
+        saves += 1
+        if saves == 3:
+            raise KeyboardInterrupt
+        save(self, *args)
+
+    monkeypatch.setattr(sweep.CellStore, "save", interrupted_save)
+    with pytest.raises(sweep.SweepInterrupted) as info:
+        run_sweep(GRID, workers=1, cache=tmp_path)
+    assert info.value.finished == len(list(tmp_path.glob("*.json"))) == 2

@@ -403,11 +403,12 @@ def run_sweep(
     todo = [i for i, m in enumerate(metrics) if m is None]
 
     def finish(i: int, m: dict[str, Any]) -> None:
-        metrics[i] = m
+        # Saved first, counted after: an interrupt between the two must not count a cell the cache lacks.
         if store is not None:
             store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k != _JOBS})
             if jobs:
                 store.save_jobs(keys[i], m[_JOBS])
+        metrics[i] = m
         if bar is not None:
             bar.update(1)
 
