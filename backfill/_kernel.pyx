@@ -3,10 +3,10 @@
 
 Every function here is a line-by-line port of a pure-Python reference that stays the definition: the
 searches and updates of :class:`backfill.profile.Profile` (``earliest_fit``, ``earliest_move``,
-``min_free``, ``max_free``, ``first_below``, ``move``, ``_add``), Conservative's compression pass
-(``LongQueueConservative._compress_long_queue``) and PC's and DC's candidate loop
+``earliest_moves``, ``min_free``, ``max_free``, ``first_below``, ``move``, ``_add``), Conservative's
+compression pass (``LongQueueConservative._compress_long_queue``) and PC's and DC's candidate loop
 (``LongQueueCompression._candidate_loop`` with ``_search_range``, ``_search_range_then_profile``,
-``_widen_ranges`` and ``_spread_vacated``, whose call of ``Profile.earliest_moves`` stays in Python).
+``_widen_ranges`` and ``_spread_vacated``) with the queue's arrays around it.
 They work in place on the profile's own two lists (``_times``, ``_free``) and on the schedulers' own
 state, so a profile or a scheduler is the same object whether or not the kernel runs, and they make
 the same comparisons with the same IEEE doubles, so the schedules, the reservation logs and the
@@ -36,6 +36,7 @@ from backfill._steps import (
     add,
     earliest_fit,
     earliest_move,
+    earliest_moves,
     first_below,
     max_free,
     min_free,
@@ -267,6 +268,32 @@ cdef object _search_then_profile(
         no_fit_before[jid] = origin
         no_fit_from[jid] = high
     return None
+
+
+def trim(sched):
+    """``LongQueueCompression._trim``: every stale job widens its range by the log, which is dropped."""
+    cdef Py_ssize_t top = sched._base + len(sched._freed)
+    cdef double now = sched._profile.origin, start, low, high
+    cdef dict reserved = sched._reserved, entry = sched._entry
+    cdef dict no_fit_before = sched._no_fit_before, no_fit_from = sched._no_fit_from
+    for jid, mark in sched._seen.items():
+        if <Py_ssize_t>mark < top:
+            start = reserved[jid]
+            _search_range(sched, jid, (<object>entry[jid])[2].estimate, start, now, top, &low, &high)
+            # _record_no_fit
+            if low >= high:
+                low = start
+                high = -_INF
+            no_fit_before[jid] = low
+            no_fit_from[jid] = high
+    sched._freed = []
+    sched._base = top
+
+
+def mark_seen(list jobs, dict seen, top):
+    """The end of ``_compress_long_queue``: every job has read the log up to ``top``."""
+    for job in jobs:
+        seen[job.id] = top
 
 
 def queue_arrays(list jobs, dict reserved):

@@ -6,6 +6,10 @@ two entry-queue loops that need nothing else; see :mod:`backfill._kernel` for th
 and ``_steps.pxd`` for what the compression loops of ``_kernel.pyx`` call directly.
 """
 
+import numpy as np
+from libc.stdlib cimport free as c_free
+from libc.stdlib cimport malloc
+
 cdef double _INFINITY = float("inf")
 
 
@@ -245,6 +249,118 @@ def earliest_fit(profile, time, long processors, double duration):
             return time if at < 0 else times[at]
         i = j
 
+
+
+def earliest_moves(profile, time, widths_a, durations_a, currents_a):
+    """``Profile.earliest_moves``: one pass over the steps per distinct width, in C."""
+    cdef list times = profile._times, free = profile._free
+    cdef long long[:] widths = widths_a
+    cdef double[:] durations = durations_a
+    cdef double[:] currents = currents_a
+    cdef Py_ssize_t n = widths.shape[0], i, j, k, s, size, r, runs, a, b, g, examined = 0
+    cdef double t, horizon = -_INFINITY, longest_d = -_INFINITY, slack, d, current, best, run_a
+    cdef long w
+    cdef bint a_ok, a_fits
+    if time < times[0]:
+        time = times[0]
+    t = time
+    moves_a = np.full(n, np.inf)
+    cdef double[:] moves = moves_a
+    live_list = []
+    for k in range(n):
+        if currents[k] > t:
+            if not durations[k] > 0:
+                moves[k] = t  # a zero duration occupies nothing, as in earliest_move
+            else:
+                live_list.append(k)
+                if currents[k] > horizon:
+                    horizon = currents[k]
+                if durations[k] > longest_d:
+                    longest_d = durations[k]
+    if not live_list:
+        return moves_a
+    live_a = np.array(live_list, dtype=np.intp)
+    order_a = live_a[np.argsort(widths_a[live_a], kind="stable")]
+    cdef Py_ssize_t[:] order = order_a
+    cdef Py_ssize_t m = order.shape[0]
+    i = _bisect_right(times, t, 0) - 1
+    j = _bisect_left(times, horizon, i)  # steps i..j-1 start before every window ends
+    size = j - i
+    slack = 8 * np.finfo(np.float64).eps * (abs(horizon) + longest_d)
+    cdef double* start = <double*>malloc((size + 1) * sizeof(double))
+    cdef long* room = <long*>malloc(size * sizeof(long))
+    cdef double* run_start = <double*>malloc((size + 1) * sizeof(double))
+    cdef double* run_end = <double*>malloc((size + 1) * sizeof(double))
+    cdef double* longest = <double*>malloc((size + 1) * sizeof(double))
+    unsure = []
+    try:
+        if not (start and room and run_start and run_end and longest):
+            raise MemoryError()
+        for s in range(size):
+            start[s] = _t(times, i + s)
+            room[s] = _f(free, i + s)
+        start[0] = t
+        start[size] = _INFINITY  # the last step reaches past every window
+        g = 0
+        while g < m:
+            w = widths[order[g]]
+            examined += size
+            # Runs of steps with room for the width, and the longest run up to each.
+            runs = 0
+            s = 0
+            while s < size:
+                if room[s] < w:
+                    s += 1
+                    continue
+                run_start[runs] = start[s]
+                while s < size and room[s] >= w:
+                    s += 1
+                run_end[runs] = start[s]
+                d = run_end[runs] - run_start[runs]
+                longest[runs] = d if runs == 0 or d > longest[runs - 1] else longest[runs - 1]
+                runs += 1
+            while g < m and widths[order[g]] == w:
+                k = order[g]
+                g += 1
+                if runs == 0:
+                    continue
+                d = durations[k]
+                current = currents[k]
+                # The first run that may be long enough, tested as the search tests a window, and
+                # the run that reaches the job's own reservation, if one does.
+                a = _first_not_below(longest, runs, d - slack)
+                if a > runs - 1:
+                    a = runs - 1
+                run_a = run_start[a]
+                a_ok = longest[a] >= d - slack
+                a_fits = run_a + d <= run_end[a]
+                best = run_a if a_ok and a_fits else _INFINITY
+                b = _first_not_below(run_start, runs, current) - 1
+                if b >= 0 and run_end[b] >= current and run_start[b] < best:
+                    best = run_start[b]
+                moves[k] = best if best < current else _INFINITY
+                if a_ok and not a_fits and run_a < (best if best < current else current):
+                    unsure.append((k, w))
+    finally:
+        c_free(start); c_free(room); c_free(run_start); c_free(run_end); c_free(longest)
+    profile.examined += examined
+    # A candidate run that rounding may have let through, with no answer earlier: a search says.
+    for k, w in unsure:
+        found = profile.earliest_move(time, w, float(durations[k]), float(currents[k]))
+        moves[k] = _INFINITY if found is None else found
+    return moves_a
+
+
+cdef Py_ssize_t _first_not_below(double* a, Py_ssize_t size, double x):
+    """``np.searchsorted(a[:size], x, side="left")`` on a nondecreasing ``a``."""
+    cdef Py_ssize_t lo = 0, hi = size, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 # -- Selective's entry queue --------------------------------------------------------------------------
 

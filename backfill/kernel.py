@@ -43,6 +43,15 @@ class _Kernel(Protocol):
         self, profile: Any, time: float, processors: int, duration: float, current: float, before: float
     ) -> float | None: ...
 
+    def earliest_moves(
+        self,
+        profile: Any,
+        time: float,
+        widths: npt.NDArray[np.int64],
+        durations: npt.NDArray[np.float64],
+        currents: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]: ...
+
     def first_below(self, profile: Any, start: float, end: float, processors: int) -> float | None: ...
 
     def min_free(self, profile: Any, start: float, end: float) -> int: ...
@@ -54,6 +63,10 @@ class _Kernel(Protocol):
     def move(
         self, profile: Any, start: float, end: float, new: float, new_end: float, processors: int
     ) -> bool: ...
+
+    def mark_seen(self, jobs: list[Any], seen: dict[int, int], top: int) -> None: ...
+
+    def trim(self, scheduler: Any) -> None: ...
 
     def queue_arrays(
         self, jobs: list[Any], reserved: dict[int, float]

@@ -361,6 +361,14 @@ class Profile:
             ... ).tolist()
             [5.0, 0.0, inf]
         """
+        if (compiled := kernel.KERNEL) is not None:
+            return compiled.earliest_moves(
+                self,
+                time,
+                np.asarray(widths, dtype=np.int64),
+                np.asarray(durations, dtype=np.float64),
+                np.asarray(currents, dtype=np.float64),
+            )
         times = self._times
         if time < times[0]:
             time = times[0]

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,6 +26,7 @@ from backfill import (
     DC,
     PC,
     Conservative,
+    Profile,
     Schedule,
     Scheduler,
     Selective,
@@ -110,6 +112,43 @@ def test_the_same_schedules_on_archive_trace_prefixes(trace: str, jobs: int, loa
         assert_same_as_reference(w, scheduler)
 
 
+_RESERVATIONS = st.lists(
+    st.tuples(st.integers(0, 200), st.sampled_from([1, 7, 20, 0.5, 33.25]), st.integers(1, 16)), max_size=40
+)
+_JOBS = st.lists(
+    st.tuples(
+        st.integers(1, 16),
+        st.sampled_from([0.0, 1.0, 10.0, 30.0, 2.5, 1e-12, float(np.nextafter(20.0, np.inf))]),
+        st.sampled_from([0.0, 5.0, 50.0, 99.5, 150.0, 300.0]),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(reservations=_RESERVATIONS, jobs=_JOBS, time=st.sampled_from([-5.0, 0.0, 3.0, 40.5]))
+def test_earliest_moves_as_the_reference(
+    reservations: list[tuple[int, float, int]], jobs: list[tuple[int, float, float]], time: float
+) -> None:
+    # The answers and the steps counted, for every width, duration and planned start, including
+    # durations one ulp off a run length (the reference's search of last resort).
+    fast = Profile(16)
+    for start, duration, width in reservations:
+        if fast.min_free(start, start + duration) >= width:
+            fast.reserve(start, start + duration, width)
+            # As in a compression, the job planned there is asked about too.
+            jobs = [*jobs, (width, duration, float(start))]
+    plain = fast.copy()
+    widths = np.array([w for w, _, _ in jobs], dtype=np.int64)
+    durations = np.array([d for _, d, _ in jobs], dtype=np.float64)
+    currents = np.array([c for _, _, c in jobs], dtype=np.float64)
+    got = fast.earliest_moves(time, widths, durations, currents)
+    with pure_python():
+        expected = plain.earliest_moves(time, widths, durations, currents)
+    assert got.tolist() == expected.tolist()
+    assert fast.examined == plain.examined
+
+
 @pytest.mark.parametrize("scheduler", [PC(), PC(sjf), PC(restart=False), DC(), DC(sjf)], ids=str)
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6))
@@ -167,11 +206,16 @@ def test_the_profile_and_the_schedulers_go_through_the_kernel(monkeypatch: pytes
     simulate(w, PC())
     simulate(w, PC(restart=False))
     simulate(w, Selective())
+    # A queue long enough for the compression to rule jobs out a width at a time.
+    simulate(lublin_feitelson(800, machine_size=32, seed=3, estimates="f-model").scaled(3.0), DC())
     expected = {"earliest_fit", "earliest_move", "add", "move", "min_free", "max_free", "first_below"}
     expected |= {
+        "earliest_moves",
         "compress_conservative",
         "guarantee_loop",
+        "mark_seen",
         "queue_arrays",
+        "trim",
         "start_unreserved",
         "promotion_items",
     }

@@ -197,8 +197,12 @@ class LongQueueCompression:
 
         A job that has not looked for long (DC skips jobs too wide to start now) would hold the whole
         log back, so stale jobs widen their ranges by the log first. O(q + log length), amortised
-        O(1) per logged interval.
+        O(1) per logged interval. Where the compiled kernel is in use, its port of this method runs
+        instead.
         """
+        if (compiled := kernel.KERNEL) is not None:
+            compiled.trim(self)
+            return
         top = self._base + len(self._freed)
         now = self._profile.origin
         reserved = self._reserved
@@ -293,9 +297,12 @@ class LongQueueCompression:
         assert 1 not in loop.widened
         # Every job not searched was ruled out for every interval logged so far.
         top = self._base + len(self._freed)
-        seen = self._seen
-        for job in jobs:
-            seen[job.id] = top
+        if compiled is not None:
+            compiled.mark_seen(jobs, self._seen, top)
+        else:
+            seen = self._seen
+            for job in jobs:
+                seen[job.id] = top
         return moved
 
     def _candidate_loop(
@@ -449,13 +456,17 @@ class LongQueueCompression:
             return
         reserved = self._reserved
         jobs = [e[2] for e in self._ordered(now)]
-        n = len(jobs)
-        starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
-        widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
+        if (compiled := kernel.KERNEL) is not None:
+            starts, widths, estimates = compiled.queue_arrays(jobs, reserved)
+        else:
+            n = len(jobs)
+            starts = np.fromiter((reserved[job.id] for job in jobs), dtype=np.float64, count=n)
+            widths = np.fromiter((job.processors for job in jobs), dtype=np.int64, count=n)
+            estimates = np.fromiter((job.estimate for job in jobs), np.float64, n)
         # A job fits now if its window up to its own reservation has room all the way: one pass over
         # the profile tells that for the whole queue, where a search per job took most of DC's time
         # on long queues (every move sends the loop back to the head).
-        needs = np.minimum(now + np.fromiter((job.estimate for job in jobs), np.float64, n), starts)
+        needs = np.minimum(now + estimates, starts)
         while idle > 0:
             candidates = np.flatnonzero((starts > now) & (widths <= idle))
             if not candidates.size:
