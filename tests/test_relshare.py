@@ -52,7 +52,9 @@ class Audited:
         inner = self.inner
         inner._advance(now)
         core = inner._core
-        by_key = sorted((-inner.fair_share_priority(job, now), seq, job) for seq, job in core._dynamic)
+        queued = [(seq, inner._waiting[jid]) for jid, (_, seq) in core._where.items()]
+        assert len(queued) == core.queued() == len(inner._waiting)
+        by_key = sorted((-inner.fair_share_priority(job, now), seq, job) for seq, job in queued)
         assert [e[2].id for e in core._ordered(now)] == [e[2].id for e in by_key]
         started = inner.schedule(now)
         for job in started:

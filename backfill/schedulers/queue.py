@@ -159,8 +159,17 @@ class QueueScheduler(SchedulerBase):
             return entry
         if self._stateful is not None:
             self._stateful.submitted(job, now)
-        self._dynamic.append((seq, job))
+        self._hold(seq, job)
         return None
+
+    def _hold(self, seq: int, job: Job) -> None:
+        """Keep a job queued under a time-dependent or stateful priority (a subclass may index it)."""
+        self._dynamic.append((seq, job))
+
+    def _drop(self, entries: list[Entry]) -> None:
+        """Forget the started ``entries`` of a time-dependent or stateful priority. O(q)."""
+        gone = {seq for _, seq, _ in entries}
+        self._dynamic = [(s, j) for s, j in self._dynamic if s not in gone]
 
     def complete(self, job: Job, now: float) -> None:
         """Free the processors of a finished job."""
@@ -229,8 +238,7 @@ class QueueScheduler(SchedulerBase):
             for entry in entries:
                 self._queue.remove(entry)
         else:
-            gone = {seq for _, seq, _ in entries}
-            self._dynamic = [(s, j) for s, j in self._dynamic if s not in gone]
+            self._drop(entries)
         if self._stateful is not None:
             started = self._stateful.started
             for entry in entries:
