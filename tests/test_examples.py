@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from backfill.kernel import compiled
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -117,6 +119,41 @@ def test_rajbhandary_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path
     assert len(list(tmp_path.glob("*.npz"))) == 4  # start times and FSTs: a second run reports from them
     again = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     assert again.stdout == done.stdout and again.stderr == ""
+
+
+@pytest.mark.skipif(not compiled(), reason="the benchmark compares the compiled kernel with pure Python")
+def test_queue_growth_benchmark_compares_a_prefix_with_the_whole(traces: Path) -> None:
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "bench_queue_growth.py"),
+        "--trace",
+        "KTH-SP2-1996-2",
+    ]
+    done = subprocess.run(
+        [
+            *command,
+            "--prefix",
+            "500",
+            "--jobs",
+            "2000",
+            "--repeat",
+            "1",
+            "--schedulers",
+            "Conservative",
+            "DC-sjf",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = re.findall(r"^\| (Conservative|DC-sjf) \| (kernel|pure) \| ([\d,]+) \|", done.stdout, re.MULTILINE)
+    jobs = {"500", "2,000"}
+    assert {(s, m, n) for s, m, n in rows} == {
+        (s, m, n) for s in ("Conservative", "DC-sjf") for m in ("kernel", "pure") for n in jobs
+    }
+    assert re.search(r"whole / prefix \| +\| +\| \d+\.\d\dx", done.stdout), done.stdout
 
 
 @pytest.mark.slow
