@@ -24,6 +24,7 @@ from backfill._steps cimport (
     _bisect_left,
     _bisect_right,
     _earliest_move,
+    _first_not_below,
     _f,
     _max_free,
     _min_free,
@@ -313,18 +314,6 @@ def queue_arrays(list jobs, dict reserved):
     return starts_a, widths_a, estimates_a
 
 
-cdef Py_ssize_t _first_at_least(long* room, Py_ssize_t size, long w):
-    """First index of the nondecreasing ``room`` holding at least ``w`` (``size`` if none)."""
-    cdef Py_ssize_t lo = 0, hi = size, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if room[mid] < w:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef Py_ssize_t _first_below(long* room, Py_ssize_t size, long w):
     """First index of the nonincreasing ``room`` holding less than ``w`` (``size`` if none)."""
     cdef Py_ssize_t lo = 0, hi = size, mid
@@ -413,7 +402,7 @@ cdef int _spread_wide(
             room = _minima(free, i1, size, True)
             for r in range(m):
                 k = more[r]
-                f = _first_at_least(room, size, widths[k])
+                f = _first_not_below(room, size, <long>widths[k])
                 v = _t(times, i1 + f) if f < size else a
                 if since > v:
                     v = since

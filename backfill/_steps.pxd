@@ -14,6 +14,12 @@ cdef inline long _f(list a, Py_ssize_t i):
     return <long>a[i]
 
 
+ctypedef fused _number:
+    double
+    long
+
+
+cdef Py_ssize_t _first_not_below(_number* a, Py_ssize_t size, _number x)
 cdef Py_ssize_t _bisect_right(list a, double x, Py_ssize_t lo)
 cdef Py_ssize_t _bisect_left(list a, double x, Py_ssize_t lo)
 cdef long _min_free(list times, list free, double start, double end)

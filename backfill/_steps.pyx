@@ -351,8 +351,11 @@ def earliest_moves(profile, time, widths_a, durations_a, currents_a):
     return moves_a
 
 
-cdef Py_ssize_t _first_not_below(double* a, Py_ssize_t size, double x):
-    """``np.searchsorted(a[:size], x, side="left")`` on a nondecreasing ``a``."""
+cdef Py_ssize_t _first_not_below(_number* a, Py_ssize_t size, _number x):
+    """First index of the nondecreasing ``a[:size]`` holding at least ``x`` (``size`` if none).
+
+    That is ``np.searchsorted(a[:size], x, side="left")``, for doubles and for longs.
+    """
     cdef Py_ssize_t lo = 0, hi = size, mid
     while lo < hi:
         mid = (lo + hi) >> 1
