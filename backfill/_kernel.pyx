@@ -32,7 +32,7 @@ from backfill._steps cimport (
     _t,
 )
 
-# The profile's steps, re-exported so that this module is the whole kernel.
+# What _steps.pyx defines, re-exported so that this module is the whole kernel.
 from backfill._steps import (
     add,
     earliest_fit,
@@ -41,8 +41,10 @@ from backfill._steps import (
     first_below,
     max_free,
     min_free,
+    mark_seen,
     move,
     promotion_items,
+    queue_arrays,
     start_unreserved,
 )
 
@@ -289,29 +291,6 @@ def trim(sched):
             no_fit_from[jid] = high
     sched._freed = []
     sched._base = top
-
-
-def mark_seen(list jobs, dict seen, top):
-    """The end of ``_compress_long_queue``: every job has read the log up to ``top``."""
-    for job in jobs:
-        seen[job.id] = top
-
-
-def queue_arrays(list jobs, dict reserved):
-    """Planned starts, widths and estimates of ``jobs`` as numpy arrays (the loop's ``np.fromiter``s)."""
-    cdef Py_ssize_t n = len(jobs), i
-    starts_a = np.empty(n, dtype=np.float64)
-    widths_a = np.empty(n, dtype=np.int64)
-    estimates_a = np.empty(n, dtype=np.float64)
-    cdef double[:] starts = starts_a
-    cdef long long[:] widths = widths_a
-    cdef double[:] estimates = estimates_a
-    for i in range(n):
-        job = jobs[i]
-        starts[i] = reserved[job.id]
-        widths[i] = job.processors
-        estimates[i] = job.estimate
-    return starts_a, widths_a, estimates_a
 
 
 cdef Py_ssize_t _first_below(long* room, Py_ssize_t size, long w):

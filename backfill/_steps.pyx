@@ -1,9 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The compiled kernel's profile steps: the searches and updates of :class:`backfill.profile.Profile` in C.
 
-Line-by-line ports of ``Profile``'s methods that work in place on its two lists, and of Selective's
-two entry-queue loops that need nothing else; see :mod:`backfill._kernel` for the promise they keep,
-and ``_steps.pxd`` for what the compression loops of ``_kernel.pyx`` call directly.
+Line-by-line ports of ``Profile``'s methods that work in place on its two lists, and of the loops
+over PC's and DC's queue and Selective's entry queue that need nothing else; see
+:mod:`backfill._kernel` for the promise they keep, and ``_steps.pxd`` for what the compression loops
+of ``_kernel.pyx`` call directly.
 """
 
 import numpy as np
@@ -364,6 +365,33 @@ cdef Py_ssize_t _first_not_below(_number* a, Py_ssize_t size, _number x):
         else:
             hi = mid
     return lo
+
+
+# -- PC's and DC's queue -----------------------------------------------------------------------------
+
+
+def mark_seen(list jobs, dict seen, top):
+    """The end of ``_compress_long_queue``: every job has read the log up to ``top``."""
+    for job in jobs:
+        seen[job.id] = top
+
+
+def queue_arrays(list jobs, dict reserved):
+    """Planned starts, widths and estimates of ``jobs`` as numpy arrays (the loop's ``np.fromiter``s)."""
+    cdef Py_ssize_t n = len(jobs), i
+    starts_a = np.empty(n, dtype=np.float64)
+    widths_a = np.empty(n, dtype=np.int64)
+    estimates_a = np.empty(n, dtype=np.float64)
+    cdef double[:] starts = starts_a
+    cdef long long[:] widths = widths_a
+    cdef double[:] estimates = estimates_a
+    for i in range(n):
+        job = jobs[i]
+        starts[i] = reserved[job.id]
+        widths[i] = job.processors
+        estimates[i] = job.estimate
+    return starts_a, widths_a, estimates_a
+
 
 # -- Selective's entry queue --------------------------------------------------------------------------
 
