@@ -362,13 +362,8 @@ class Profile:
             [5.0, 0.0, inf]
         """
         if (compiled := kernel.KERNEL) is not None:
-            return compiled.earliest_moves(
-                self,
-                time,
-                np.asarray(widths, dtype=np.int64),
-                np.asarray(durations, dtype=np.float64),
-                np.asarray(currents, dtype=np.float64),
-            )
+            floats = np.asarray(durations, np.float64), np.asarray(currents, np.float64)
+            return compiled.earliest_moves(self, time, np.asarray(widths, np.int64), *floats)
         times = self._times
         if time < times[0]:
             time = times[0]
