@@ -263,14 +263,19 @@ cdef object _search_then_profile(
             no_fit_from[jid] = -_INF
             return found
         origin = end
-    # _record_no_fit
-    if origin >= high:
-        no_fit_before[jid] = start
-        no_fit_from[jid] = -_INF
-    else:
-        no_fit_before[jid] = origin
-        no_fit_from[jid] = high
+    _record_no_fit(no_fit_before, no_fit_from, jid, start, origin, high)
     return None
+
+
+cdef inline void _record_no_fit(
+    dict no_fit_before, dict no_fit_from, object jid, double start, double low, double high
+):
+    """``LongQueueCompression._record_no_fit``: no fit in ``[now, low)`` nor in ``[high, start)``."""
+    if low >= high:
+        low = start
+        high = -_INF
+    no_fit_before[jid] = low
+    no_fit_from[jid] = high
 
 
 def trim(sched):
@@ -283,12 +288,7 @@ def trim(sched):
         if <Py_ssize_t>mark < top:
             start = reserved[jid]
             _search_range(sched, jid, (<object>entry[jid])[2].estimate, start, now, top, &low, &high)
-            # _record_no_fit
-            if low >= high:
-                low = start
-                high = -_INF
-            no_fit_before[jid] = low
-            no_fit_from[jid] = high
+            _record_no_fit(no_fit_before, no_fit_from, jid, start, low, high)
     sched._freed = []
     sched._base = top
 

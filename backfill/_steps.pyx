@@ -12,6 +12,7 @@ from libc.stdlib cimport free as c_free
 from libc.stdlib cimport malloc
 
 cdef double _INFINITY = float("inf")
+cdef double _EPSILON = np.finfo(np.float64).eps
 
 
 cdef Py_ssize_t _bisect_right(list a, double x, Py_ssize_t lo):
@@ -251,7 +252,6 @@ def earliest_fit(profile, time, long processors, double duration):
         i = j
 
 
-
 def earliest_moves(profile, time, widths_a, durations_a, currents_a):
     """``Profile.earliest_moves``: one pass over the steps per distinct width, in C."""
     cdef list times = profile._times, free = profile._free
@@ -287,7 +287,7 @@ def earliest_moves(profile, time, widths_a, durations_a, currents_a):
     i = _bisect_right(times, t, 0) - 1
     j = _bisect_left(times, horizon, i)  # steps i..j-1 start before every window ends
     size = j - i
-    slack = 8 * np.finfo(np.float64).eps * (abs(horizon) + longest_d)
+    slack = 8 * _EPSILON * (abs(horizon) + longest_d)
     cdef double* start = <double*>malloc((size + 1) * sizeof(double))
     cdef long* room = <long*>malloc(size * sizeof(long))
     cdef double* run_start = <double*>malloc((size + 1) * sizeof(double))
