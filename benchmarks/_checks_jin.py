@@ -29,6 +29,7 @@ from reproduce_jin import (
     _improvement,
     build_parser,
     collect,
+    report,
 )
 
 from backfill.measures.metrics import percent_improvement
@@ -562,3 +563,10 @@ def checks(
         ours, verdict, why = check(g, args.threshold) if check is _utilization else check(g)
         out.append(Check(source, statement, ours + _missing(g, names), verdict, why))
     return out
+
+
+def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:
+    """Return the page's tables, from the kept results only (``reproduce.py`` puts them in the page)."""
+    args = build_parser().parse_args([])
+    args.trace_dir, args.cache, args.report_only = Path(trace_dir), Path(cache), True
+    return report(collect(args), args)

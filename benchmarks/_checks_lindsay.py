@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS, Check, verdict_of
-from reproduce_lindsay import DEFAULT_CACHE, TRACES, collect
+from reproduce_lindsay import DEFAULT_CACHE, TRACES, collect, report
 
 from backfill.measures.metrics import percent_improvement
 
@@ -502,3 +502,9 @@ def checks(
     cells = collect(trace_dir, [stem for _, stem in TRACES], _SPECS, cache, workers, run=run)
     missing = ("no cached results yet", "not checkable", "The simulations this needs have not been run.")
     return [Check(source, statement, *(find(cells) or missing)) for source, statement, find in _STATEMENTS]
+
+
+def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:
+    """Return the page's tables, from the kept results only (``reproduce.py`` puts them in the page)."""
+    cells = collect(trace_dir, [stem for _, stem in TRACES], _SPECS, cache, 1, run=False)
+    return report(cells, list(_PRIORITIES))

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS, Check, verdict_of
-from reproduce_rajbhandary import DEFAULT_CACHE, SCHEDULERS, TRACES, collect
+from reproduce_rajbhandary import DEFAULT_CACHE, SCHEDULERS, TRACES, collect, report
 
 from backfill.measures.metrics import percent_improvement
 
@@ -491,3 +491,9 @@ def _strict_above_relaxed(fig: _Figures) -> Check:
     return Check(
         "§3.1", 'Strict FST above relaxed happens "rarely"', "; ".join(parts), verdict_of(agree, total), why
     )
+
+
+def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:
+    """Return the page's tables, from the kept results only (``reproduce.py`` puts them in the page)."""
+    figures, times = collect(trace_dir, [stem for _, stem in TRACES], list(SCHEDULERS), cache, run=False)
+    return report(figures, times)

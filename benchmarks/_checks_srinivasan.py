@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import DEFAULT_TRACE_DIR, Check, verdict_of
-from reproduce_srinivasan import DEFAULT_CACHE, DEFAULT_LOADS, TRACES, _key, collect, our_shares
+from reproduce_srinivasan import DEFAULT_CACHE, DEFAULT_LOADS, TRACES, _key, collect, our_shares, report
 
 from backfill.measures.groups import CATEGORIES
 from backfill.measures.metrics import percent_improvement
@@ -42,18 +42,22 @@ _CTC_SIZES = "CTC-SP2 3.1 has 338 processors where the paper's CTC had 430"
 _Group = dict[str, Any]
 
 
-def category_shares(trace_dir: Path = DEFAULT_TRACE_DIR) -> dict[str, tuple[float, float, float, float]]:
+def category_shares(
+    trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE, *, run: bool = True
+) -> dict[str, tuple[float, float, float, float]] | None:
     """Return our SN/SW/LN/LW job shares in percent per paper trace name, in the order of Tables 3-6.
 
     Args:
         trace_dir: The folder of the archive traces.
+        cache: The results folder that keeps the shares once read from the traces.
+        run: Read the traces when the shares are not kept yet; without it, None in that case.
 
     Returns:
         The shares of each trace's jobs by actual runtime (1 h) and allocated width (8 processors,
         64 for LANL), the paper's boundaries.
     """
-    shares = our_shares(trace_dir)
-    return {n: shares[n][1] for n in _ORDER}
+    shares = our_shares(trace_dir, cache, run=run)
+    return None if shares is None else {n: shares[n][1] for n in _ORDER}
 
 
 def _f(x: float, digits: int = 1) -> str:
@@ -100,17 +104,16 @@ def _vs(g: _Group, scheme: str, reference: str, metric: str = "mean_bsld") -> fl
     return -percent_improvement(figures[reference]["overall"][metric], figures[scheme]["overall"][metric])
 
 
-def _shares_check(trace_dir: Path) -> Check:
+def _shares_check(trace_dir: Path, cache: Path, run: bool) -> Check:
     source = "Tables 3-6"
     statement = "Job shares SN / SW / LN / LW (%): " + ", ".join(
         f"{n} " + " / ".join(f"{x:.2f}" for x in PUBLISHED_SHARES[n]) for n in _ORDER
     )
     statement += " (narrow: up to 8 processors, 64 on LANL)"
-    if not all((trace_dir / f"{_STEM[n]}.swf.gz").exists() for n in _ORDER):
-        return Check(
-            source, statement, f"no traces in {trace_dir}", "not checkable", "The traces are missing."
-        )
-    ours = category_shares(trace_dir)
+    have = all((trace_dir / f"{_STEM[n]}.swf.gz").exists() for n in _ORDER)
+    ours = category_shares(trace_dir, cache, run=run and have)
+    if ours is None:
+        return Check(source, statement, "not measured", "not checkable", "The shares are not in the results.")
     gaps = {
         (n, c): o - p
         for n in _ORDER
@@ -577,7 +580,7 @@ def checks(
     stems = [t[1] for t in TRACES]
     groups = collect(trace_dir, stems, list(DEFAULT_LOADS), cache, workers=workers, run=run)
     return [
-        _shares_check(trace_dir),
+        _shares_check(trace_dir, cache, run),
         _fig1(groups),
         _fig2(groups),
         _thresholds(groups, "exact", "Table 7", [26.69, 22.30, 72.40, 1.72, 2.59]),
@@ -592,3 +595,9 @@ def checks(
         _table9(groups),
         _starvation(groups),
     ]
+
+
+def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:
+    """Return the page's tables, from the kept results only (``reproduce.py`` puts them in the page)."""
+    groups = collect(trace_dir, [t[1] for t in TRACES], list(DEFAULT_LOADS), cache, run=False)
+    return report(our_shares(trace_dir, cache, run=False), groups, sorted(DEFAULT_LOADS))

@@ -1,11 +1,23 @@
-"""What the benchmark and reproduction scripts share: where the traces are, and markdown tables."""
+"""What the benchmark and reproduction scripts share: where the traces are, markdown tables, and the
+reproduction results as small JSON files that record when and with which code they were measured."""
 
 from __future__ import annotations
 
+import datetime
+import functools
+import json
+import subprocess
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: The reproduction results the report is written from, one folder per paper: small JSON files, one per
+#: cell (a trace under a scheduler, a month, a seed), committed so that ``reproduce.py --cached``
+#: rewrites every reproduction page from a fresh clone without running anything.
+RESULTS = ROOT / "benchmarks" / "reproduction"
 
 #: The Parallel Workloads Archive traces, in ../shared/traces beside the project.
 DEFAULT_TRACE_DIR = ROOT.parent / "shared" / "traces"
@@ -75,3 +87,65 @@ def verdict_of(agree: int, total: int, *, most: float = 0.75) -> str:
     if agree == total or agree >= most * total:
         return "holds"
     return "partly" if 2 * agree >= total else "differs"
+
+
+@functools.cache
+def measured_stamp() -> dict[str, str]:
+    """Return the stamp every new result carries: today's date (UTC) and the code that measured it.
+
+    The code is ``git describe --always --dirty`` of this checkout (a commit, marked ``-dirty`` when the
+    working tree had changes), or ``unknown`` outside a git checkout.
+    """
+    try:
+        described = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--abbrev=7"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        described = "unknown"
+    return {"date": datetime.datetime.now(datetime.UTC).date().isoformat(), "code": described}
+
+
+def save_result(path: Path, result: dict[str, Any], *, stamp: bool = True) -> dict[str, Any]:
+    """Write one result as JSON (sorted keys, one item per line, so that diffs read well), stamped
+    with :func:`measured_stamp` unless it already carries a stamp or ``stamp`` is false (a result
+    rewritten with figures derived from what it holds); return what was written."""
+    fresh = stamp and "measured" not in result
+    stamped = {**result, "measured": measured_stamp()} if fresh else result
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(stamped, indent=1, sort_keys=True) + "\n")
+    return stamped
+
+
+def load_result(path: Path) -> dict[str, Any]:
+    """Read a result written by :func:`save_result`."""
+    result: dict[str, Any] = json.loads(path.read_text())
+    return result
+
+
+def cached_result(path: Path, compute: Callable[[], dict[str, Any]], *, run: bool) -> dict[str, Any] | None:
+    """Return the result saved at ``path``; if there is none, compute and save it when ``run`` is true,
+    else return None."""
+    if path.exists():
+        return load_result(path)
+    if not run:
+        return None
+    return save_result(path, compute())
+
+
+def provenance(results: Iterable[dict[str, Any]]) -> tuple[int, str, str]:
+    """Return how many results there are, the span of their dates and the codes that measured them
+    (each with its count, most first), for the report's table of when each figure was measured."""
+    dates: list[str] = []
+    codes: dict[str, int] = {}
+    for result in results:
+        stamp = result.get("measured", {"date": "unrecorded", "code": "unrecorded"})
+        dates.append(stamp["date"])
+        codes[stamp["code"]] = codes.get(stamp["code"], 0) + 1
+    if not dates:
+        return 0, "-", "-"
+    span = min(dates) if min(dates) == max(dates) else f"{min(dates)} to {max(dates)}"
+    ranked = sorted(codes.items(), key=lambda item: (-item[1], item[0]))
+    return len(dates), span, ", ".join(f"`{code}` ({count})" for code, count in ranked)

@@ -1,18 +1,22 @@
-"""Write ``docs/reproduction.md``: every paper's checkable statements beside what we measure.
+"""Write the reproduction report: ``docs/reproduction.md`` and the generated parts of each paper's page.
 
 One command for the whole reproduction report. For each of the five papers it calls the ``checks``
-function of that paper's reproduction script, which runs whatever cells are missing from the script's
-cache (simulations, fair start times) and turns the results into rows: the paper's statement with its
-value or direction, ours, a verdict and why they differ. It adds the traces' published job counts,
-shares of jobs with estimates and Srinivasan's category shares beside ours. Usage::
+function of that paper's reproduction script, which runs whatever cells are missing from the paper's
+results (simulations, fair start times) and turns them into rows: the paper's statement with its
+value or direction, ours, a verdict and why they differ. ``docs/reproduction.md`` gathers every
+paper's rows, with the traces' published job counts and Srinivasan's category shares beside ours,
+and the day and commit each paper's results were measured with. Each paper's page
+(``docs/reproduction-<paper>.md``) is written by hand except two blocks this command rewrites: the
+paper's rows (``statements``) and its full tables (``tables``). Usage::
 
-    python benchmarks/reproduce.py                    # run what is missing, then write the report
-    python benchmarks/reproduce.py --cached           # write from the caches only, run nothing
-    python benchmarks/reproduce.py --papers lindsay jin --output report.md
+    python benchmarks/reproduce.py                    # run what is missing, then write the pages
+    python benchmarks/reproduce.py --cached           # write from the kept results only, run nothing
+    python benchmarks/reproduce.py --papers lindsay jin --docs /tmp/docs
 
-From empty caches the full run takes many hours on two cores, almost all of it the Rajbhandary fair
-start times (docs/reproduction-rajbhandary.md gives the costs); every cell is cached as it finishes,
-so an interrupted run resumes.
+The results are small JSON files under ``benchmarks/reproduction/<paper>/``, committed, so ``--cached``
+rewrites every page from a fresh clone in about a minute without the traces. From empty results the
+full run takes hours on two cores, most of it the Rajbhandary fair start times; every cell is kept as
+it finishes, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -23,13 +27,24 @@ import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, VERDICTS, Check, markdown
+from _common import (
+    DEFAULT_TRACE_DIR,
+    RESULTS,
+    ROOT,
+    TRACE_STEMS,
+    VERDICTS,
+    Check,
+    cached_result,
+    load_result,
+    markdown,
+    provenance,
+)
 
 from backfill import BackfillError, read_swf
 
-DEFAULT_RESULTS = ROOT / "benchmarks" / "results"
-DEFAULT_OUTPUT = ROOT / "docs" / "reproduction.md"
+DEFAULT_DOCS = ROOT / "docs"
 
 #: Each paper's key (its cache folder under ``--results``) and the module holding its ``checks``.
 PAPERS: dict[str, str] = {
@@ -64,12 +79,12 @@ Every statement of the five papers `backfill` implements that our traces (`../sh
 check, beside what we measure. This page is written by one command; do not edit it by hand:
 
 ```sh
-python benchmarks/reproduce.py            # runs the missing cells (hours from scratch), then writes this page
-python benchmarks/reproduce.py --cached   # rewrites this page from the cached results, in about a minute
+python benchmarks/reproduce.py            # runs the missing cells (hours from scratch), then writes the pages
+python benchmarks/reproduce.py --cached   # rewrites the pages from the committed results, in about a minute
 ```
 
 Each paper has its own page with the full tables, the set-up and the cost of its runs; this page
-gathers the statements. "Ours" is computed from the cached results, and so is the verdict:
+gathers the statements. "Ours" is computed from the committed results, and so is the verdict:
 **holds** when the statement holds on all cases or at least three quarters of them (traces, months,
 seeds), **partly** when it holds on at least half, **differs** otherwise, and **not checkable**
 when the cells it needs are not there. Percent improvements are `(baseline - other) / baseline`,
@@ -82,27 +97,46 @@ def _load(key: str) -> ModuleType:
     return importlib.import_module(PAPERS[key])
 
 
-def trace_rows(trace_dir: Path) -> list[list[str]]:
+def trace_facts(trace_dir: Path, results: Path, *, run: bool) -> dict[str, Any] | None:
+    """Our job count and share of jobs with a user estimate for each trace of :data:`PUBLISHED_TRACES`,
+    read from the traces once and kept in ``results/traces.json`` (None without ``run`` if not kept)."""
+
+    def compute() -> dict[str, Any]:
+        facts = {}
+        for name in PUBLISHED_TRACES:
+            path = trace_dir / f"{TRACE_STEMS[name]}.swf.gz"
+            if path.exists():
+                workload, report = read_swf(path)
+                kept = len(workload)
+                estimated = (
+                    100.0 * (1.0 - report.altered.get("estimate_from_runtime", 0) / kept) if kept else 0.0
+                )
+                facts[name] = {"jobs": kept, "estimated": estimated}
+        return {"traces": facts}
+
+    return cached_result(results / "traces.json", compute, run=run)
+
+
+def trace_rows(facts: dict[str, Any] | None) -> list[list[str]]:
     """One row per trace: the papers' file and job count beside ours, and the share with estimates."""
+    known = {} if facts is None else facts["traces"]
     rows = []
     for name, (paper_file, jobs, estimated) in PUBLISHED_TRACES.items():
         stem = TRACE_STEMS[name]
-        path = trace_dir / f"{stem}.swf.gz"
-        if not path.exists():
-            rows.append([name, paper_file, stem, f"{jobs:,}", "trace missing", f"{estimated:.2f}", "-"])
+        if name not in known:
+            rows.append([name, paper_file, stem, f"{jobs:,}", "not measured", f"{estimated:.2f}", "-"])
             continue
-        workload, report = read_swf(path)
-        kept = len(workload)
-        ours = 100.0 * (1.0 - report.altered.get("estimate_from_runtime", 0) / kept) if kept else 0.0
+        kept = known[name]["jobs"]
         count = f"{kept:,}" + ("" if kept == jobs else f" ({kept - jobs:+,})")
+        ours = known[name]["estimated"]
         rows.append([name, paper_file, stem, f"{jobs:,}", count, f"{estimated:.2f}", f"{ours:.2f}"])
     return rows
 
 
-def share_rows(trace_dir: Path) -> list[list[str]]:
+def share_rows(trace_dir: Path, results: Path, *, run: bool) -> list[list[str]]:
     """Srinivasan et al.'s category shares (Tables 3-6) beside ours."""
     srinivasan = _load("srinivasan")
-    ours = srinivasan.category_shares(trace_dir)
+    ours = srinivasan.category_shares(trace_dir, results / "srinivasan", run=run) or {}
     rows = []
     for name, published in srinivasan.PUBLISHED_SHARES.items():
         mine = ours.get(name)
@@ -110,7 +144,7 @@ def share_rows(trace_dir: Path) -> list[list[str]]:
             [
                 name,
                 " / ".join(f"{x:.2f}" for x in published),
-                " / ".join(f"{x:.2f}" for x in mine) if mine else "trace missing",
+                " / ".join(f"{x:.2f}" for x in mine) if mine else "not measured",
             ]
         )
     return rows
@@ -120,32 +154,60 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def statements_table(checks: list[Check]) -> str:
+    """A paper's checks as a table: one row per statement, with its verdict."""
+    rows = [[_cell(c.source), _cell(c.statement), _cell(c.ours), c.verdict, _cell(c.why)] for c in checks]
+    return markdown(["where", "the paper", "ours", "verdict", "why they differ"], rows, right=5)
+
+
+def tally(checks: list[Check]) -> str:
+    """How many statements, and how many of each verdict: "21 statements: 13 holds, 7 partly"."""
+    counts = Counter(check.verdict for check in checks)
+    return f"{len(checks)} statements: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+
+
 def paper_section(module: ModuleType, checks: list[Check]) -> str:
     """The section of one paper: a link to its page and its checks as a table."""
-    counts = Counter(check.verdict for check in checks)
-    tally = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-    rows = [[_cell(c.source), _cell(c.statement), _cell(c.ours), c.verdict, _cell(c.why)] for c in checks]
     return "\n".join(
         [
             f"## {module.PAPER}",
             "",
-            f"{len(checks)} statements: {tally}. Full tables and set-up: [{module.PAGE}]({module.PAGE}).",
+            f"{tally(checks)}. Full tables and set-up: [{module.PAGE}]({module.PAGE}).",
             "",
-            markdown(["where", "the paper", "ours", "verdict", "why they differ"], rows, right=5),
+            statements_table(checks),
         ]
     )
 
 
-def report(trace_dir: Path, sections: list[tuple[ModuleType, list[Check]]]) -> str:
+def provenance_rows(results: Path, papers: list[str]) -> list[list[str]]:
+    """For each paper, how many results its figures come from, when they were measured and with
+    which code (the commits that wrote them, with how many each)."""
+    rows = []
+    for key in papers:
+        module = _load(key)
+        found = [load_result(path) for path in sorted((results / key).glob("*.json"))]
+        count, span, codes = provenance(found)
+        rows.append([module.PAPER.split(",")[0].split(" (")[0], span, codes, str(count)])
+    return rows
+
+
+def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]]], *, run: bool) -> str:
     """The whole page."""
     summary = []
-    for module, checks in sections:
+    for key, checks in sections:
         counts = Counter(check.verdict for check in checks)
-        summary.append([module.PAPER, str(len(checks)), *(str(counts[v]) for v in VERDICTS)])
+        summary.append([_load(key).PAPER, str(len(checks)), *(str(counts[v]) for v in VERDICTS)])
     parts = [
         _INTRO,
         "## Summary\n",
         markdown(["paper", "statements", *VERDICTS], summary),
+        "\n## When and with which code\n",
+        "Every result the figures come from records the day it was measured and the commit of this",
+        "repository that measured it (`-dirty`: with changes not yet committed); the results are the",
+        "JSON files under `benchmarks/reproduction/`.\n",
+        markdown(
+            ["paper", "results", "measured", "code"], provenance_rows(results, [k for k, _ in sections])
+        ),
         "\n## The traces\n",
         "The papers' trace files and job counts (Lindsay et al. Fig. 4; Rajbhandary et al. Fig. 3 gives",
         "the same counts) beside ours after cleaning with `read_swf`'s default policy, which drops what",
@@ -154,43 +216,74 @@ def report(trace_dir: Path, sections: list[tuple[ModuleType, list[Check]]]) -> s
         "CTC-SP2 3.1 declares 338 processors where the version the papers used declared 430.\n",
         markdown(
             ["trace", "papers' file", "our file", "papers' jobs", "our jobs", "papers' % estimated", "our %"],
-            trace_rows(trace_dir),
+            trace_rows(trace_facts(trace_dir, results, run=run)),
             right=3,
         ),
         "\nSrinivasan et al.'s job categories (Tables 3-6: SN / SW / LN / LW, percent of jobs; short",
         "means at most 1 h, narrow at most 8 processors, 64 on LANL-CM5) beside ours:\n",
-        markdown(["trace", "paper", "ours"], share_rows(trace_dir)),
+        markdown(["trace", "paper", "ours"], share_rows(trace_dir, results, run=run)),
     ]
-    parts.extend("\n" + paper_section(module, checks) for module, checks in sections)
+    parts.extend("\n" + paper_section(_load(key), checks) for key, checks in sections)
     return "\n".join(parts) + "\n"
+
+
+#: The generated parts of each paper's page lie between these lines; the rest is written by hand.
+_BEGIN = "<!-- written by benchmarks/reproduce.py from the results: {} -->"
+_END = "<!-- end of {} -->"
+
+
+def fill_page(text: str, page: str, blocks: dict[str, str]) -> str:
+    """Return a paper's page with each generated block replaced by its new text.
+
+    Raises:
+        BackfillError: A block's opening or closing line is missing, naming the page and the block.
+    """
+    for name, body in blocks.items():
+        begin, end = _BEGIN.format(name), _END.format(name)
+        start = text.find(begin)
+        stop = text.find(end, start)
+        if start < 0 or stop < 0:
+            raise BackfillError(f"{page}: no generated block {name!r} (lines {begin!r} ... {end!r})")
+        text = text[: start + len(begin)] + "\n\n" + body.strip("\n") + "\n\n" + text[stop:]
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="one cache folder per paper")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="one results folder per paper")
     parser.add_argument("--papers", nargs="+", default=list(PAPERS), choices=list(PAPERS))
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--cached", action="store_true", help="use the cached results only, run nothing")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--cached", action="store_true", help="use the kept results only, run nothing")
+    parser.add_argument(
+        "--docs", type=Path, default=DEFAULT_DOCS, help="the folder of reproduction.md and the papers' pages"
+    )
     args = parser.parse_args(argv)
-    if not args.trace_dir.is_dir():
+    if not args.cached and not args.trace_dir.is_dir():
         print(f"reproduce: no trace folder at {args.trace_dir}", file=sys.stderr)
         return 2
+    run = not args.cached
     sections = []
+    pages = {}
     for key in args.papers:
         module = _load(key)
         print(f"reproduce: {key}", file=sys.stderr)
+        cache = args.results / key
         try:
-            checks = module.checks(
-                args.trace_dir, args.results / key, workers=args.workers, run=not args.cached
-            )
-        except BackfillError as error:
+            checks = module.checks(args.trace_dir, cache, workers=args.workers, run=run)
+            blocks = {"statements": tally(checks) + ".\n\n" + statements_table(checks)}
+            blocks["tables"] = module.tables(args.trace_dir, cache)
+            page = args.docs / module.PAGE
+            pages[page] = fill_page(page.read_text(), str(page), blocks)
+        except (BackfillError, OSError) as error:
             print(f"reproduce: {key}: {error}", file=sys.stderr)
             return 1
-        sections.append((module, checks))
-    args.output.write_text(report(args.trace_dir, sections))
-    print(f"reproduce: wrote {args.output}", file=sys.stderr)
+        sections.append((key, checks))
+    main_page = args.docs / "reproduction.md"
+    main_page.write_text(report(args.trace_dir, args.results, sections, run=run))
+    for page, text in pages.items():
+        page.write_text(text)
+    print(f"reproduce: wrote {main_page} and {len(pages)} papers' pages", file=sys.stderr)
     return 0
 
 

@@ -32,7 +32,6 @@ wall seconds. Every schedule is validated. Each (workload, scheduler) cell runs 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -41,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import DEFAULT_TRACE_DIR, ROOT, markdown, write_report
+from _common import DEFAULT_TRACE_DIR, RESULTS, load_result, markdown, save_result, write_report
 
 from backfill import (
     G1,
@@ -63,7 +62,7 @@ from backfill import (
 from backfill.measures.metrics import percent_improvement
 from backfill.simulator import Simulator
 
-DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "jin"
+DEFAULT_CACHE = RESULTS / "jin"
 
 JOBS = 10_000
 MACHINE = 128
@@ -535,7 +534,7 @@ def collect(args: argparse.Namespace) -> dict[tuple[Any, ...], dict[str, dict[st
         for spec in SCHEDULERS:
             path = args.cache / f"{cell_name(cell, spec, args.threshold, args.cutoff)}.json"
             if path.exists():
-                results.setdefault(cell, {})[spec] = json.loads(path.read_text())
+                results.setdefault(cell, {})[spec] = load_result(path)
             elif not args.report_only and (
                 cell[0] == "model" or (args.trace_dir / f"{cell[1]}.swf.gz").exists()
             ):
@@ -552,7 +551,7 @@ def collect(args: argparse.Namespace) -> dict[tuple[Any, ...], dict[str, dict[st
             cell, spec = futures[future]
             out = future.result()
             path = args.cache / f"{cell_name(cell, spec, args.threshold, args.cutoff)}.json"
-            path.write_text(json.dumps(out))
+            out = save_result(path, out)
             results.setdefault(cell, {})[spec] = out
             print(
                 f"[{n}/{len(todo)} {time.perf_counter() - started:6.0f} s] "

@@ -19,14 +19,21 @@ the paper's statements beside these figures for ``reproduce.py``. Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown, write_report
+from _common import (
+    DEFAULT_TRACE_DIR,
+    RESULTS,
+    TRACE_STEMS,
+    load_result,
+    markdown,
+    save_result,
+    write_report,
+)
 
 from backfill import (
     DC,
@@ -42,7 +49,7 @@ from backfill import (
 from backfill.measures.metrics import mean_top_wait, mean_wait_of_widest, percent_improvement, wait_times
 from backfill.schedulers.priorities import PRIORITIES
 
-DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "lindsay"
+DEFAULT_CACHE = RESULTS / "lindsay"
 
 #: The paper's traces (Fig. 4) that ../shared/traces holds, as (paper name, our file stem).
 #: DAS2-fs0, fs2, fs3 and fs4 are not among our traces.
@@ -156,7 +163,7 @@ def collect(
         for spec in specs:
             path = cache / f"{stem}__{spec}.json"
             if path.exists():
-                cells[stem, spec] = json.loads(path.read_text())
+                cells[stem, spec] = load_result(path)
             else:
                 todo.append((stem, spec))
     if not run or not todo:
@@ -170,7 +177,7 @@ def collect(
         for future in as_completed(futures):
             stem, spec = futures[future]
             cell = future.result()
-            (cache / f"{stem}__{spec}.json").write_text(json.dumps(cell))
+            cell = save_result(cache / f"{stem}__{spec}.json", cell)
             cells[stem, spec] = cell
             print(f"{stem:28} {spec:14} {cell['seconds']:8.1f} s", file=sys.stderr, flush=True)
     return cells

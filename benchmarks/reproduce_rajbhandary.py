@@ -21,7 +21,6 @@ the cache in seconds. Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -29,14 +28,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, markdown, write_report
+from _common import (
+    DEFAULT_TRACE_DIR,
+    RESULTS,
+    TRACE_STEMS,
+    load_result,
+    markdown,
+    save_result,
+    write_report,
+)
 
 from backfill import DC, EASY, PC, Conservative, Schedule, Scheduler, read_swf, simulate, validate_schedule
 from backfill.experiments.fair_start import fair_start_times
+from backfill.measures.fairness import unfairness
+from backfill.measures.fairshare import fair_share_unfairness
 from backfill.measures.metrics import percent_improvement, wait_times
 from backfill.schedule import RESERVATION_DTYPE
 
-DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "rajbhandary"
+DEFAULT_CACHE = RESULTS / "rajbhandary"
 
 #: The paper's traces (Fig. 3) that ../shared/traces holds, as (paper name, our file stem). ANL-Intrepid
 #: and DAS2-fs2, fs3, fs4 are not among our traces. HPC2N, which the authors dropped because FST took
@@ -61,8 +70,24 @@ def make_scheduler(spec: str) -> Scheduler:
     return SCHEDULERS[spec]()
 
 
+def figures_of(schedule: Schedule, strict: np.ndarray, relaxed: np.ndarray) -> dict[str, float]:
+    """Return the figures the page reports for one schedule and its jobs' strict and relaxed FSTs."""
+    return {
+        "strict_unfairness": unfairness(schedule, strict),
+        "relaxed_unfairness": unfairness(schedule, relaxed),
+        "unweighted_share": fair_share_unfairness(schedule),
+        "weighted_share": fair_share_unfairness(schedule, weighted=True),
+        "mean_wait": float(wait_times(schedule).mean()),
+        "strict_above_relaxed": float(np.mean(strict > relaxed) * 100),
+    }
+
+
 def run_cell(trace_dir: str, stem: str, spec: str, cache: str, fst_workers: int = 1) -> dict[str, Any]:
-    """Simulate one trace under one scheduler and compute its FSTs (runs in a worker process)."""
+    """Simulate one trace under one scheduler and compute its FSTs (runs in a worker process).
+
+    Returns the cell's figures and costs; the start times and FSTs themselves are kept beside the
+    result as ``.npz`` for further analysis (not committed: they are megabytes per cell).
+    """
     workload, _ = read_swf(Path(trace_dir) / f"{stem}.swf.gz")
     scheduler = make_scheduler(spec)
     started = time.perf_counter()
@@ -98,36 +123,27 @@ def run_cell(trace_dir: str, stem: str, spec: str, cache: str, fst_workers: int 
         # Rows an earlier, interrupted run had done: fst_seconds is then the time of the rest only.
         "fst_resumed_rows": resumed,
         "fst_workers": fst_workers,
+        "figures": figures_of(schedule, fst.strict, fst.relaxed),
     }
 
 
-def cell_metrics(trace_dir: Path, stem: str, spec: str, cache: Path) -> dict[str, float]:
-    """Return the figures of one cached cell."""
-    from backfill.measures.fairness import unfairness
-    from backfill.measures.fairshare import fair_share_unfairness
-
+def figures_from_arrays(trace_dir: Path, stem: str, spec: str, cache: Path) -> dict[str, float]:
+    """Return the figures of a cell saved without them, from its ``.npz`` and its trace."""
     workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
-    data = np.load(cache / f"{stem}__{spec}.npz")
-    schedule = Schedule(
-        workload=workload,
-        scheduler=spec,
-        start=data["start"],
-        end=data["end"],
-        runtime=data["runtime"],
-        estimate=data["estimate"],
-        start_order=np.empty(0, dtype=np.int64),
-        rejected={},
-        altered={},
-        reservations=np.empty(0, dtype=RESERVATION_DTYPE),
-    )
-    return {
-        "strict_unfairness": unfairness(schedule, data["strict"]),
-        "relaxed_unfairness": unfairness(schedule, data["relaxed"]),
-        "unweighted_share": fair_share_unfairness(schedule),
-        "weighted_share": fair_share_unfairness(schedule, weighted=True),
-        "mean_wait": float(wait_times(schedule).mean()),
-        "strict_above_relaxed": float(np.mean(data["strict"] > data["relaxed"]) * 100),
-    }
+    with np.load(cache / f"{stem}__{spec}.npz") as data:
+        schedule = Schedule(
+            workload=workload,
+            scheduler=spec,
+            start=data["start"],
+            end=data["end"],
+            runtime=data["runtime"],
+            estimate=data["estimate"],
+            start_order=np.empty(0, dtype=np.int64),
+            rejected={},
+            altered={},
+            reservations=np.empty(0, dtype=RESERVATION_DTYPE),
+        )
+        return figures_of(schedule, data["strict"], data["relaxed"])
 
 
 def _pct(base: float, other: float) -> str:
@@ -209,7 +225,7 @@ def collect(
         for spec in specs:
             path = cache / f"{stem}__{spec}.json"
             if path.exists():
-                times[stem, spec] = json.loads(path.read_text())
+                times[stem, spec] = load_result(path)
             elif run:
                 todo.append((stem, spec))
     if todo:
@@ -224,15 +240,18 @@ def collect(
             }
             for future in as_completed(futures):
                 stem, spec = futures[future]
-                cell = future.result()
-                (cache / f"{stem}__{spec}.json").write_text(json.dumps(cell))
+                cell = save_result(cache / f"{stem}__{spec}.json", future.result())
                 times[stem, spec] = cell
                 print(
                     f"{stem:28} {spec:14} sim {cell['sim_seconds']:7.1f} s  FST {cell['fst_seconds']:8.1f} s",
                     file=sys.stderr,
                     flush=True,
                 )
-    figures = {key: cell_metrics(trace_dir, *key, cache) for key in times}
+    for (stem, spec), cell in times.items():
+        if "figures" not in cell:  # a result saved before figures were part of it
+            cell["figures"] = figures_from_arrays(trace_dir, stem, spec, cache)
+            save_result(cache / f"{stem}__{spec}.json", cell, stamp=False)
+    figures = {key: cell["figures"] for key, cell in times.items()}
     return figures, times
 
 

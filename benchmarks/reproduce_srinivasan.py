@@ -24,14 +24,21 @@ FCFS-Conservative fair start (Table 9). Each (trace, load, estimates) group runs
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from _common import DEFAULT_TRACE_DIR, ROOT, markdown, write_report
+from _common import (
+    DEFAULT_TRACE_DIR,
+    RESULTS,
+    cached_result,
+    load_result,
+    markdown,
+    save_result,
+    write_report,
+)
 
 from backfill import (
     EASY,
@@ -55,7 +62,7 @@ from backfill.measures.metrics import percent_improvement
 from backfill.schedulers.priorities import sjf
 from backfill.testing import check_guarantees
 
-DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "srinivasan"
+DEFAULT_CACHE = RESULTS / "srinivasan"
 
 #: (paper name, file stem, width boundary of a narrow job, the paper's shares SN/SW/LN/LW in percent,
 #: whether the paper had user estimates). LANL's boundary is 64 processors (Table 2) and the paper
@@ -140,19 +147,33 @@ def _pct(base: float, other: float) -> str:
     return f"{-percent_improvement(base, other):+.1f}"
 
 
-def our_shares(trace_dir: Path) -> dict[str, tuple[int, tuple[float, float, float, float]]]:
-    """Each paper trace's job count and our SN/SW/LN/LW shares (percent), by the paper's name."""
-    out = {}
-    for name, stem, wb, *_ in TRACES:
-        workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
-        sn, sw, ln, lw = (category_shares(workload, width_boundary=wb)[c] for c in CATEGORIES)
-        out[name] = (len(workload), (sn, sw, ln, lw))
-    return out
+def our_shares(
+    trace_dir: Path, cache: Path = DEFAULT_CACHE, *, run: bool = True
+) -> dict[str, tuple[int, tuple[float, float, float, float]]] | None:
+    """Each paper trace's job count and our SN/SW/LN/LW shares (percent), by the paper's name.
+
+    Read from the traces once and kept in ``cache`` (``shares.json``); without ``run`` only the kept
+    shares are returned, or None when there are none.
+    """
+
+    def compute() -> dict[str, Any]:
+        out = {}
+        for name, stem, wb, *_ in TRACES:
+            workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
+            shares = category_shares(workload, width_boundary=wb)
+            out[name] = [len(workload), [shares[c] for c in CATEGORIES]]
+        return {"shares": out}
+
+    kept = cached_result(cache / "shares.json", compute, run=run)
+    if kept is None:
+        return None
+    return {name: (jobs, tuple(four)) for name, (jobs, four) in kept["shares"].items()}  # type: ignore[misc]
 
 
-def shares_table(trace_dir: Path) -> str:
+def shares_table(shares: dict[str, tuple[int, tuple[float, float, float, float]]] | None) -> str:
+    if shares is None:
+        return "Not measured yet: `shares.json` is not in the results."
     rows = []
-    shares = our_shares(trace_dir)
     for name, stem, wb, paper, _ in TRACES:
         jobs, ours = shares[name]
         row = [name, stem, f"{jobs:,}", f"{wb}"]
@@ -231,13 +252,17 @@ def seconds_table(groups: dict[str, Any]) -> str:
     return markdown(["trace, load, estimates", *SCHEDULERS], rows)
 
 
-def report(trace_dir: Path, groups: dict[str, Any], loads: list[float]) -> str:
+def report(
+    shares: dict[str, tuple[int, tuple[float, float, float, float]]] | None,
+    groups: dict[str, Any],
+    loads: list[float],
+) -> str:
     high = max(loads)
     normal = min(loads)
     parts = [
         "Category shares (Tables 3-6), percent of jobs, by actual runtime (1 h) and width",
         "",
-        shares_table(trace_dir),
+        shares_table(shares),
         "",
         "Thresholds calibrated from Conservative, exact estimates (Table 7 is SDSC at high load: Sel 26.69; "
         "Sel-D 22.30 / 72.40 / 1.72 / 2.59)",
@@ -309,7 +334,7 @@ def collect(
                 key = _key(stem, load, estimates)
                 path = cache / f"{key}.json"
                 if path.exists():
-                    groups[key] = json.loads(path.read_text())
+                    groups[key] = load_result(path)
                 else:
                     todo.append((stem, load, estimates))
     if not run:
@@ -321,7 +346,7 @@ def collect(
             stem, load, estimates = futures[future]
             group = future.result()
             key = _key(stem, load, estimates)
-            (cache / f"{key}.json").write_text(json.dumps(group))
+            group = save_result(cache / f"{key}.json", group)
             groups[key] = group
             total = sum(group["seconds"].values())
             print(f"{key:45} {total:7.1f} s", file=sys.stderr, flush=True)
@@ -345,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not one of the paper's traces: {', '.join(unknown)}")
     groups = collect(args.trace_dir, stems, args.loads, args.cache, workers=args.workers)
-    text = report(args.trace_dir, groups, sorted(args.loads))
+    text = report(our_shares(args.trace_dir, args.cache), groups, sorted(args.loads))
     write_report(text, args.output)
     return 0
 

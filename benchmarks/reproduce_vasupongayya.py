@@ -20,7 +20,6 @@ gives the findings table as checks on SDSC-SP2 and CTC-SP2, for ``reproduce.py``
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -31,7 +30,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
-from _common import DEFAULT_TRACE_DIR, ROOT, TRACE_STEMS, Check, markdown, verdict_of, write_report
+from _common import (
+    DEFAULT_TRACE_DIR,
+    RESULTS,
+    TRACE_STEMS,
+    Check,
+    cached_result,
+    load_result,
+    markdown,
+    save_result,
+    verdict_of,
+    write_report,
+)
 
 from backfill import (
     EASY,
@@ -51,8 +61,10 @@ from backfill.schedulers.priorities import lxf
 PAPER = "Vasupongayya, Impact of Fair Share and its Configurations on Parallel Job Scheduling Algorithms"
 PAGE = "reproduction-vasupongayya.md"
 
-DEFAULT_CACHE = ROOT / "benchmarks" / "results" / "vasupongayya"
+DEFAULT_CACHE = RESULTS / "vasupongayya"
 DEFAULT_TRACE = "CTC-SP2-1996-3.1-cln"
+#: The traces the page covers, by the name the reproduction report gives them.
+_TRACES = ("SDSC-SP2", "CTC-SP2")
 HOUR, DAY = 3600.0, 86400.0
 WARM_UP = 7 * DAY
 BOUND = 60.0  # the paper's bounded slowdown: runtimes under a minute count as a minute
@@ -452,7 +464,7 @@ def collect(
     for i in range(count):
         path = cache / f"{stem}__{i:02d}.json"
         if path.exists():
-            results[i] = json.loads(path.read_text())
+            results[i] = load_result(path)
         else:
             todo.append(i)
     if not (run and todo):
@@ -462,8 +474,7 @@ def collect(
         futures = {pool.submit(run_month, str(trace_dir), stem, i): i for i in todo}
         for future in as_completed(futures):
             i = futures[future]
-            results[i] = future.result()
-            (cache / f"{stem}__{i:02d}.json").write_text(json.dumps(results[i]))
+            results[i] = save_result(cache / f"{stem}__{i:02d}.json", future.result())
             print(
                 f"{results[i]['label']:>6} done in {sum(results[i]['seconds'].values()):.1f} s",
                 file=sys.stderr,
@@ -490,32 +501,49 @@ def checks(
         The checks, SDSC-SP2's first.
     """
     out = []
-    for name in ("SDSC-SP2", "CTC-SP2"):
+    for name in _TRACES:
         stem = TRACE_STEMS[name]
-        found = (trace_dir / f"{stem}.swf.gz").exists()
-        if found:
-            count = len(months(_load(str(trace_dir), stem)))
-            done = collect(trace_dir, stem, cache, count, workers=workers, run=run)
-        else:  # without the trace, how many months it has is unknown: take the cached ones
-            paths = sorted(cache.glob(f"{stem}__*.json"))
-            done = {i: json.loads(path.read_text()) for i, path in enumerate(paths)}
-            count = len(done)
+        facts = month_facts(trace_dir, stem, cache, run=run)
+        count = None if facts is None else facts["months"]
+        done = collect(trace_dir, stem, cache, count or 0, workers=workers, run=run)
         results = [done[i] for i in sorted(done)]
-        label = name if len(results) == count else f"{name}, {len(results)} of {count} months so far"
-        label += "" if found else " (trace not found: the cached months)"
+        label = name if len(results) == count else f"{name}, {len(results)} of {count or '?'} months so far"
         if results:
             out += [
                 Check(s, st, f"{label}: {ours}", v, why)
                 for s, st, ours, v, why in _findings(results, extra=True)
             ]
         else:
-            why = f"No month of {stem} is cached" + (
-                "." if found else f", and the trace is not in {trace_dir}."
-            )
+            why = f"No month of {stem} is in the results."
             out += [
                 Check(s, st, f"{label}: no results", "not checkable", why) for s, st in _STATEMENTS + _EXTRA
             ]
     return out
+
+
+def month_facts(trace_dir: Path, stem: str, cache: Path, *, run: bool) -> dict[str, Any] | None:
+    """How many months the trace has and its machine size, read from it once and kept in ``cache``;
+    without ``run``, None when they are not kept."""
+
+    def compute() -> dict[str, Any]:
+        workload = _load(str(trace_dir), stem)
+        return {"months": len(months(workload)), "machine_size": workload.machine_size}
+
+    return cached_result(cache / f"{stem}__months.json", compute, run=run)
+
+
+def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:
+    """Return the page's tables for both traces, from the kept results only."""
+    parts = []
+    for name in _TRACES:
+        stem = TRACE_STEMS[name]
+        facts = month_facts(trace_dir, stem, cache, run=False)
+        if facts is None:
+            parts.append(f"## {name}\n\nNot measured yet.\n")
+            continue
+        done = collect(trace_dir, stem, cache, facts["months"], run=False)
+        parts.append(f"## {name}\n\n" + report(stem, [done[i] for i in sorted(done)], facts["machine_size"]))
+    return "\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

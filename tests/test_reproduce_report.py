@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,9 +33,20 @@ def test_check_rejects_an_unknown_verdict() -> None:
         Check("Fig. 1", "claim", "ours", "maybe")
 
 
-def _run(traces: Path, results: Path, output: Path, *papers: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "--cached"]
-    command += ["--trace-dir", str(traces), "--results", str(results), "--output", str(output)]
+def _docs(tmp_path: Path) -> Path:
+    """A copy of the reproduction pages, for a run to rewrite."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for page in (ROOT / "docs").glob("reproduction*.md"):
+        shutil.copy(page, docs / page.name)
+    return docs
+
+
+def _run(
+    traces: Path, results: Path, docs: Path, *papers: str, cached: bool = True
+) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), *(["--cached"] if cached else [])]
+    command += ["--trace-dir", str(traces), "--results", str(results), "--docs", str(docs)]
     if papers:
         command += ["--papers", *papers]
     return subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
@@ -51,25 +63,24 @@ def _summary(text: str) -> dict[str, list[int]]:
     return rows
 
 
-def test_empty_caches_give_every_statement_not_checkable(traces: Path, tmp_path: Path) -> None:
-    output = tmp_path / "reproduction.md"
-    done = _run(traces, tmp_path / "results", output)
+def test_empty_results_give_every_statement_not_checkable(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    done = _run(tmp_path / "no traces", tmp_path / "results", docs)
     assert done.returncode == 0, done.stderr
-    text = output.read_text()
+    text = (docs / "reproduction.md").read_text()
     summary = _summary(text)
     assert len(summary) == len(PAPERS), text
     for counts in summary.values():
         statements, *by_verdict = counts
         assert statements > 0 and sum(by_verdict) == statements
         assert by_verdict[VERDICTS.index("not checkable")] > 0
-    # --cached never simulates: nothing was written to the results folders.
+    # --cached never simulates nor reads a trace: nothing was written to the results folders.
     assert not any((tmp_path / "results").rglob("*.*"))
-    # The trace table: the papers' published counts beside ours, read from the traces.
-    assert re.search(r"\| KTH-SP2 \| KTH-SP2-1996-2 \| KTH-SP2-1996-2 \| 28,489 \| 28,489 \|", text), text
-    assert "| LLNL-Atlas |" in text and "(+996)" in text
-    assert "| CTC | 45.06 / 11.84 / 30.26 / 12.84 |" in text
+    # The trace table: the papers' published counts, ours not measured.
+    assert re.search(r"\| KTH-SP2 \| KTH-SP2-1996-2 \| KTH-SP2-1996-2 \| 28,489 \| not measured \|", text)
+    assert "| CTC | 45.06 / 11.84 / 30.26 / 12.84 | not measured |" in text
     # One section per paper, each a table with a verdict per row.
-    sections = re.findall(r"^## (?!Summary|The traces)(.+)$", text, flags=re.MULTILINE)
+    sections = re.findall(r"^## (?!Summary|The traces|When and)(.+)$", text, flags=re.MULTILINE)
     assert len(sections) == len(PAPERS)
     rows = [line for line in text.splitlines() if line.startswith("| ") and line.count(" | ") >= 4]
     rows = [line for line in rows if not line.startswith("| paper |")]  # the summary's header
@@ -77,11 +88,23 @@ def test_empty_caches_give_every_statement_not_checkable(traces: Path, tmp_path:
     assert len(verdicts) == sum(counts[0] for counts in summary.values())
 
 
-def test_missing_trace_folder_is_a_clear_error(tmp_path: Path) -> None:
-    done = _run(tmp_path / "nope", tmp_path, tmp_path / "out.md", "lindsay")
+def test_missing_trace_folder_is_a_clear_error_when_cells_would_run(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    before = (docs / "reproduction.md").read_text()
+    done = _run(tmp_path / "nope", tmp_path, docs, "lindsay", cached=False)
     assert done.returncode == 2
     assert "no trace folder" in done.stderr
-    assert not (tmp_path / "out.md").exists()
+    assert (docs / "reproduction.md").read_text() == before
+
+
+def test_a_page_without_its_generated_blocks_is_a_clear_error(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    page = docs / "reproduction-lindsay.md"
+    page.write_text("# Lindsay, written by hand only\n")
+    done = _run(tmp_path / "no traces", tmp_path / "results", docs, "lindsay")
+    assert done.returncode == 1
+    assert "reproduction-lindsay.md: no generated block 'statements'" in done.stderr
+    assert page.read_text() == "# Lindsay, written by hand only\n"
 
 
 @pytest.mark.slow
@@ -93,10 +116,10 @@ def test_a_cached_paper_gives_computed_verdicts(traces: Path, tmp_path: Path) ->
     fill += ["--priorities", "fcfs", "sjf", "wjf", "ljf", "njf", "--cache", str(cache), "--workers", "2"]
     done = subprocess.run(fill, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr
-    output = tmp_path / "reproduction.md"
-    done = _run(traces, tmp_path / "results", output, "lindsay")
+    docs = _docs(tmp_path)
+    done = _run(traces, tmp_path / "results", docs, "lindsay")
     assert done.returncode == 0, done.stderr
-    text = output.read_text()
+    text = (docs / "reproduction.md").read_text()
     (counts,) = _summary(text).values()
     assert counts[0] > counts[1 + VERDICTS.index("not checkable")]
     assert "KTH-SP2" in text.split("## Lindsay", 1)[1]
