@@ -66,6 +66,10 @@ class Check:
     its paper's checks; ``reproduce.py`` gathers them into ``docs/reproduction.md``. ``ours`` and
     ``verdict`` are computed from the results, never typed in; ``why`` is the explanation that goes
     with the verdict (empty when the statement holds and there is nothing to add).
+
+    A check is one claim of the paper judged in the paper's own setting. Where we also measure the
+    claim in another setting (other traces, estimates, loads), that is a further check with ``setting``
+    naming it: it is shown labelled and counted apart from the paper's claims.
     """
 
     source: str  # where in the paper: "Fig. 4", "Table 7", "§4.1"
@@ -73,6 +77,7 @@ class Check:
     ours: str  # what we measure, with figures
     verdict: str  # one of VERDICTS
     why: str = ""  # why ours differs, where it does (trace versions, missing traces, definitions)
+    setting: str = ""  # empty: the paper's setting; else the other setting this row measures
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

@@ -75,8 +75,8 @@ PUBLISHED_TRACES: dict[str, tuple[str, int, float]] = {
 _INTRO = """\
 # Reproduction report
 
-Every statement of the five papers `backfill` implements that our traces (`../shared/traces`) can
-check, beside what we measure. This page is written by one command; do not edit it by hand:
+Every claim of the five papers `backfill` implements, one row each, beside what we measure on the
+traces in `../shared/traces`. This page is written by one command; do not edit it by hand:
 
 ```sh
 python benchmarks/reproduce.py            # runs the missing cells (hours from scratch), then writes the pages
@@ -84,11 +84,13 @@ python benchmarks/reproduce.py --cached   # rewrites the pages from the committe
 ```
 
 Each paper has its own page with the full tables, the set-up and the cost of its runs; this page
-gathers the statements. "Ours" is computed from the committed results, and so is the verdict:
-**holds** when the statement holds on all cases or at least three quarters of them (traces, months,
+gathers the claims. "Ours" is computed from the committed results, and so is the verdict:
+**holds** when the claim holds on all cases or at least three quarters of them (traces, months,
 seeds), **partly** when it holds on at least half, **differs** otherwise, and **not checkable**
-when the cells it needs are not there. Percent improvements are `(baseline - other) / baseline`,
-positive is better, unless a row says otherwise.
+when the cells it needs are not there or our traces cannot test it. Each claim is judged in the
+paper's own setting; where we also measured it in another (other traces, estimates or loads), that
+row is labelled "other setting" and counted apart. Percent improvements are
+`(baseline - other) / baseline`, positive is better, unless a row says otherwise.
 """
 
 
@@ -154,16 +156,25 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _where(check: Check) -> str:
+    return _cell(check.source + (f" (other setting: {check.setting})" if check.setting else ""))
+
+
 def statements_table(checks: list[Check]) -> str:
-    """A paper's checks as a table: one row per statement, with its verdict."""
-    rows = [[_cell(c.source), _cell(c.statement), _cell(c.ours), c.verdict, _cell(c.why)] for c in checks]
+    """A paper's checks as a table: one row per claim, with its verdict; rows in another setting than
+    the paper's are labelled so in the first column."""
+    rows = [[_where(c), _cell(c.statement), _cell(c.ours), c.verdict, _cell(c.why)] for c in checks]
     return markdown(["where", "the paper", "ours", "verdict", "why they differ"], rows, right=5)
 
 
 def tally(checks: list[Check]) -> str:
-    """How many statements, and how many of each verdict: "21 statements: 13 holds, 7 partly"."""
-    counts = Counter(check.verdict for check in checks)
-    return f"{len(checks)} statements: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+    """How many claims, how many of each verdict, and how many rows in other settings:
+    "21 claims: 13 holds, 7 partly, 1 not checkable; 3 rows in other settings"."""
+    claims = [check for check in checks if not check.setting]
+    counts = Counter(check.verdict for check in claims)
+    text = f"{len(claims)} claims: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+    extra = len(checks) - len(claims)
+    return text + (f"; {extra} rows in other settings" if extra else "")
 
 
 def paper_section(module: ModuleType, checks: list[Check]) -> str:
@@ -195,12 +206,14 @@ def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]
     """The whole page."""
     summary = []
     for key, checks in sections:
-        counts = Counter(check.verdict for check in checks)
-        summary.append([_load(key).PAPER, str(len(checks)), *(str(counts[v]) for v in VERDICTS)])
+        claims = [check for check in checks if not check.setting]
+        counts = Counter(check.verdict for check in claims)
+        extra = str(len(checks) - len(claims))
+        summary.append([_load(key).PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra])
     parts = [
         _INTRO,
         "## Summary\n",
-        markdown(["paper", "statements", *VERDICTS], summary),
+        markdown(["paper", "claims", *VERDICTS, "rows in other settings"], summary),
         "\n## When and with which code\n",
         "Every result the figures come from records the day it was measured and the commit of this",
         "repository that measured it (`-dirty`: with changes not yet committed); the results are the",

@@ -53,12 +53,12 @@ def _run(
 
 
 def _summary(text: str) -> dict[str, list[int]]:
-    """The summary table's counts per paper: statements, then one per verdict."""
+    """The summary table's counts per paper: claims, one per verdict, then rows in other settings."""
     block = text.split("## Summary", 1)[1].split("## The traces", 1)[0]
     rows = {}
     for line in block.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 2 + len(VERDICTS) and cells[1].isdigit():
+        if len(cells) == 3 + len(VERDICTS) and cells[1].isdigit():
             rows[cells[0]] = [int(c) for c in cells[1:]]
     return rows
 
@@ -71,8 +71,8 @@ def test_empty_results_give_every_statement_not_checkable(tmp_path: Path) -> Non
     summary = _summary(text)
     assert len(summary) == len(PAPERS), text
     for counts in summary.values():
-        statements, *by_verdict = counts
-        assert statements > 0 and sum(by_verdict) == statements
+        claims, *by_verdict, _ = counts
+        assert claims > 0 and sum(by_verdict) == claims
         assert by_verdict[VERDICTS.index("not checkable")] > 0
     # --cached never simulates nor reads a trace: nothing was written to the results folders.
     assert not any((tmp_path / "results").rglob("*.*"))
@@ -85,7 +85,8 @@ def test_empty_results_give_every_statement_not_checkable(tmp_path: Path) -> Non
     rows = [line for line in text.splitlines() if line.startswith("| ") and line.count(" | ") >= 4]
     rows = [line for line in rows if not line.startswith("| paper |")]  # the summary's header
     verdicts = [line.split(" | ")[3] for line in rows if line.split(" | ")[3] in VERDICTS]
-    assert len(verdicts) == sum(counts[0] for counts in summary.values())
+    # Every row of a paper's table is a claim or a row in another setting, and the summary counts both.
+    assert len(verdicts) == sum(counts[0] + counts[-1] for counts in summary.values())
 
 
 def test_missing_trace_folder_is_a_clear_error_when_cells_would_run(tmp_path: Path) -> None:
