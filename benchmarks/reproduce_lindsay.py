@@ -8,12 +8,18 @@ improvement over Conservative, (Conservative - other) / Conservative, as the pap
 * mean wait of the widest 10 % of jobs with WJF (Fig. 8) and mean wait with WJF (Fig. 9);
 * profile events examined by PC relative to Conservative (§4.3).
 
+A trace stem may end in ``@<processors>`` to read the trace on a machine of that size instead of the one
+its header declares: ``CTC-SP2-1996-3.1-cln@430`` is CTC-SP2 on the 430 processors of the version the
+paper used (:data:`CTC_430`). :func:`trace_facts` keeps what the statements need from the traces
+themselves (job counts, share of jobs with a user estimate, widest job), so the report reads no trace.
+
 Each simulation runs in its own process (``--workers``) and its figures are cached as JSON under
 ``--cache``, so an interrupted run resumes; ``collect`` is shared with ``_checks_lindsay.py``, which sets
 the paper's statements beside these figures for ``reproduce.py``. Usage::
 
     python benchmarks/reproduce_lindsay.py                       # every trace of the paper we have
     python benchmarks/reproduce_lindsay.py --traces KTH-SP2-1996-2 --priorities sjf wjf ljf
+    python benchmarks/reproduce_lindsay.py --traces CTC-SP2-1996-3.1-cln@430 --workers 1
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from _common import (
     DEFAULT_TRACE_DIR,
     RESULTS,
     TRACE_STEMS,
+    cached_result,
     load_result,
     markdown,
     save_result,
@@ -55,6 +62,40 @@ DEFAULT_CACHE = RESULTS / "lindsay"
 #: DAS2-fs0, fs2, fs3 and fs4 are not among our traces.
 TRACES: tuple[tuple[str, str], ...] = tuple(TRACE_STEMS.items())
 
+#: CTC-SP2 read on the 430 processors the paper's version (2.1) declared; ours (3.1) declares 338.
+CTC_430 = TRACE_STEMS["CTC-SP2"] + "@430"
+
+
+def split_stem(stem: str) -> tuple[str, int | None]:
+    """``"CTC-SP2-1996-3.1-cln@430"`` -> ``("CTC-SP2-1996-3.1-cln", 430)``; no ``@``: the header's size."""
+    base, _, size = stem.partition("@")
+    return base, int(size) if size else None
+
+
+def trace_facts(trace_dir: Path, cache: Path, *, run: bool) -> dict[str, Any] | None:
+    """For each trace of :data:`TRACES` we have: its jobs after cleaning, the percent of them with a user
+    estimate, its widest job and its machine size; read once and kept in ``cache/traces.json`` (None
+    without ``run`` when not kept)."""
+
+    def compute() -> dict[str, Any]:
+        facts = {}
+        for name, stem in TRACES:
+            path = trace_dir / f"{stem}.swf.gz"
+            if path.exists():
+                workload, read = read_swf(path)
+                jobs = len(workload)
+                estimated = 100.0 * (1.0 - read.altered.get("estimate_from_runtime", 0) / jobs)
+                widest = int(workload.records["processors"].max())
+                facts[name] = {
+                    "jobs": jobs,
+                    "estimated": estimated,
+                    "widest": widest,
+                    "machine_size": workload.machine_size,
+                }
+        return {"traces": facts}
+
+    return cached_result(cache / "traces.json", compute, run=run)
+
 
 def make_scheduler(spec: str) -> Scheduler:
     """Build a scheduler from ``Conservative``, ``EASY`` or ``PC-<priority>`` / ``DC-<priority>``."""
@@ -69,7 +110,8 @@ def make_scheduler(spec: str) -> Scheduler:
 
 def run_cell(trace_dir: str, stem: str, spec: str) -> dict[str, Any]:
     """Simulate one trace under one scheduler; return its figures (runs in a worker process)."""
-    workload, _ = read_swf(Path(trace_dir) / f"{stem}.swf.gz")
+    base, size = split_stem(stem)
+    workload, _ = read_swf(Path(trace_dir) / f"{base}.swf.gz", machine_size=size)
     scheduler = make_scheduler(spec)
     started = time.perf_counter()
     schedule = simulate(workload, scheduler, record_reservations=True)
@@ -82,6 +124,7 @@ def run_cell(trace_dir: str, stem: str, spec: str) -> dict[str, Any]:
         "trace": stem,
         "scheduler": spec,
         "jobs": len(workload),
+        "machine_size": workload.machine_size,
         "seconds": seconds,
         "mean_wait": float(wait_times(schedule).mean()),
         "top5_wait": mean_top_wait(schedule, 0.05),
@@ -170,7 +213,7 @@ def collect(
         return cells
     cache.mkdir(parents=True, exist_ok=True)
     # Largest traces first, so the pool is not left waiting on one long run at the end.
-    sizes = {stem: (trace_dir / f"{stem}.swf.gz").stat().st_size for stem in stems}
+    sizes = {stem: (trace_dir / f"{split_stem(stem)[0]}.swf.gz").stat().st_size for stem in stems}
     todo.sort(key=lambda cell: -sizes[cell[0]])
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(run_cell, str(trace_dir), stem, spec): (stem, spec) for stem, spec in todo}
