@@ -62,6 +62,21 @@ DEFAULT_CACHE = RESULTS / "lindsay"
 #: DAS2-fs0, fs2, fs3 and fs4 are not among our traces.
 TRACES: tuple[tuple[str, str], ...] = tuple(TRACE_STEMS.items())
 
+#: Lindsay et al. Fig. 4 for the traces we have: jobs after their cleaning, percent with a user estimate.
+FIG4: dict[str, tuple[int, float]] = {
+    "CTC-SP2": (77_222, 99.99),
+    "DAS2-fs1": (39_348, 100.0),
+    "HPC2N": (202_876, 100.0),
+    "KTH-SP2": (28_489, 100.0),
+    "LANL-CM5": (122_057, 90.75),
+    "LLNL-Atlas": (38_143, 84.85),
+    "LLNL-Thunder": (118_754, 32.47),
+    "LPC-EGEE": (220_679, 100.0),
+    "SDSC-BLUE": (223_669, 100.0),
+    "SDSC-DS": (85_006, 100.0),
+    "SDSC-SP2": (54_041, 99.94),
+}
+
 #: CTC-SP2 read on the 430 processors the paper's version (2.1) declared; ours (3.1) declares 338.
 CTC_430 = TRACE_STEMS["CTC-SP2"] + "@430"
 
@@ -166,8 +181,58 @@ def events_table(cells: dict[tuple[str, str], dict[str, Any]], specs: list[str])
     return markdown(["trace", "Conservative events", *specs], rows)
 
 
-def report(cells: dict[tuple[str, str], dict[str, Any]], priorities: list[str]) -> str:
-    """Return the markdown report of every cached cell."""
+#: The measures of the tables, as (result key, what it is).
+MEASURES = (
+    ("mean_wait", "mean wait"),
+    ("top5_wait", "mean of the top 5 % of waits"),
+    ("top1_wait", "mean of the top 1 % of waits"),
+    ("widest10_wait", "mean wait of the widest 10 %"),
+)
+
+
+def machine_table(cells: dict[tuple[str, str], dict[str, Any]], stem: str, specs: list[str]) -> str:
+    """Percent improvement over Conservative on one trace stem (such as :data:`CTC_430`), one row per
+    measure, one column per scheduler; empty when its Conservative cell is not kept."""
+    base = cells.get((stem, "Conservative"))
+    if base is None:
+        return ""
+    rows = []
+    for key, measure in MEASURES:
+        row = [measure]
+        for spec in specs:
+            cell = cells.get((stem, spec))
+            row.append("" if cell is None else f"{percent_improvement(base[key], cell[key]):+.1f}")
+        rows.append(row)
+    return markdown(["measure", *specs], rows)
+
+
+def facts_table(facts: dict[str, Any] | None) -> str:
+    """The traces as Fig. 4 gives them beside ours: jobs and percent with a user estimate; and our widest
+    job and machine size."""
+    if not facts:
+        return ""
+    rows = []
+    for name, f in facts["traces"].items():
+        jobs, estimated = FIG4[name]
+        rows.append(
+            [
+                name,
+                f"{jobs:,}",
+                f"{f['jobs']:,}",
+                f"{estimated:.2f}",
+                f"{f['estimated']:.2f}",
+                f"{f['widest']:,}",
+                f"{f['machine_size']:,}",
+            ]
+        )
+    header = ["trace", "paper's jobs", "our jobs", "paper's % estimated", "our %", "widest job", "machine"]
+    return markdown(header, rows)
+
+
+def report(
+    cells: dict[tuple[str, str], dict[str, Any]], priorities: list[str], facts: dict[str, Any] | None = None
+) -> str:
+    """Return the markdown report of every cached cell (and of the trace facts, if given)."""
     sjf = ["EASY", "PC-sjf", "DC-sjf"]
     wjf = ["EASY", "PC-wjf", "DC-wjf"]
     guaranteed = [f"{a}-{p}" for p in priorities for a in ("PC", "DC")]
@@ -187,6 +252,14 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], priorities: list[str]) 
         "Profile events examined relative to Conservative (§4.3)",
         events_table(cells, guaranteed),
     ]
+    ctc = machine_table(cells, CTC_430, ["EASY", *guaranteed])
+    if ctc:
+        parts += [
+            "CTC-SP2 read with 430 processors: percent improvement over Conservative on 430 processors",
+            ctc,
+        ]
+    if facts:
+        parts += ["The traces (Fig. 4) beside ours as `read_swf` cleans them", facts_table(facts)]
     seconds = sum(c["seconds"] for c in cells.values())
     parts.append(f"{len(cells)} simulations, {seconds:,.0f} s of simulation in total.")
     return "\n\n".join(parts) + "\n"
@@ -237,10 +310,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.trace_dir.is_dir():
         parser.error(f"no trace folder at {args.trace_dir}")
-    stems = args.traces or [stem for _, stem in TRACES]
+    stems = args.traces or [*(stem for _, stem in TRACES), CTC_430]
     specs = ["Conservative", "EASY"] + [f"{a}-{p}" for p in args.priorities for a in ("PC", "DC")]
     cells = collect(args.trace_dir, stems, specs, args.cache, args.workers)
-    text = report(cells, args.priorities)
+    # The trace facts with the paper's whole set of traces only.
+    facts = None if args.traces else trace_facts(args.trace_dir, args.cache, run=True)
+    text = report(cells, args.priorities, facts)
     write_report(text, args.output)
     return 0
 
