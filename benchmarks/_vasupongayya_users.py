@@ -1,0 +1,395 @@
+"""Vasupongayya's per-user findings (Tables II, IV, VI and VII) and their tables.
+
+The paper picks example users of July 2003 and names their kind: heavy or light demand, a mixture of
+large and small (or long and short) jobs, spread out or not. We sort every user of every month by
+rules written from those examples, so that a claim about a kind of user can be counted over all
+user-months:
+
+* a job is *large* from a quarter of the machine (Table IV's #113, whose widest jobs take 32 of the
+  128 nodes, is the narrowest "large" example) and *long* from half the month's longest runtime
+  (#166's 12-hour jobs under a 12-hour limit); it is *difficult* when large or long, *easy* otherwise;
+* a user *mixes* its jobs when it has at least one difficult job and one easy job in the month;
+* a user *spreads* its jobs when no day of the month (24 hours from the month's local midnight) holds
+  more than a quarter of its jobs of the month; a user with fewer than four jobs never spreads;
+* a user is *heavy* when its month's demand (processor-hours) exceeds twice an equal share of the
+  month's capacity (machine size x hours / active users), *light* otherwise. In July 2003 an equal
+  share is 1,400 node-hours: the rule makes #21 (4,030), #49 (6,051) and #71 (11,693) heavy and #8
+  (1,452), #24 (827) and #70 (1,144) light, as the paper's text has them.
+
+A user *benefits* under RelShare(1d) when its maximum wait is lower than under FCFS-backfill and
+*suffers* when it is higher than under both backfill policies (Table VI's "poorer performance under
+RelShare(1d) than under both backfill policies").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+from _common import markdown, verdict_of
+from _vasupongayya_findings import FCFS, HOUR, LXF, REL, WINDOWS, Finding
+
+from backfill import Workload
+
+DAY = 24 * HOUR
+LARGE = 0.25  # of the machine
+LONG = 0.5  # of the month's longest runtime
+SPREAD = 0.25  # of the user's jobs, at most, on its busiest day
+HEAVY = 2.0  # equal shares of the month's capacity
+UNDER = 50 * HOUR  # processor-seconds: the paper's 50 node-hours
+
+
+def _stats(x: np.ndarray) -> list[float]:
+    return [float(x.min()), float(x.mean()), float(np.median(x)), float(x.max())]
+
+
+def job_sizes(w: Workload, month_jobs: np.ndarray, start: float) -> dict[str, dict[str, Any]]:
+    """Each user's jobs of the month (Tables II(b), IV(b)): min, mean, median and max of the width N,
+    the runtime T (hours) and N x T (processor-hours); how many are difficult; and how many the user
+    submitted on its busiest day."""
+    user = w.column("user")[month_jobs]
+    width = w.column("processors")[month_jobs].astype(float)
+    runtime = w.column("runtime")[month_jobs] / HOUR
+    day = np.floor((w.column("submit")[month_jobs] - start) / DAY).astype(int)
+    difficult = (width >= LARGE * w.machine_size) | (runtime >= LONG * runtime.max())
+    out = {}
+    for u in np.unique(user).tolist():
+        mine = user == u
+        n, t = width[mine], runtime[mine]
+        out[str(u)] = {
+            "N": _stats(n),
+            "T": _stats(t),
+            "NT": _stats(n * t),
+            "difficult": int(difficult[mine].sum()),
+            "busiest_day": int(np.bincount(day[mine]).max()),
+        }
+    return out
+
+
+def _jobs(r: dict[str, Any], u: str) -> int:
+    return int(r["mix"][u][0])
+
+
+def heavy(r: dict[str, Any], u: str) -> bool:
+    return r["mix"][u][4] > HEAVY * r["machine_size"] * r["hours"] / r["users"]
+
+
+def mixed(r: dict[str, Any], u: str) -> bool:
+    return 0 < r["sizes"][u]["difficult"] < _jobs(r, u)
+
+
+def spreads(r: dict[str, Any], u: str) -> bool:
+    return _jobs(r, u) >= 4 and r["sizes"][u]["busiest_day"] <= SPREAD * _jobs(r, u)
+
+
+def kind(r: dict[str, Any], u: str) -> str:
+    """A user's kind in a month: heavy or light, and whether it mixes and spreads its jobs."""
+    text = "heavy" if heavy(r, u) else "light"
+    return text + (", mixed, " + ("spread" if spreads(r, u) else "bunched") if mixed(r, u) else "")
+
+
+def _m(r: dict[str, Any], u: str, policy: str, key: str) -> float:
+    return float(r[policy]["users"][u][key])
+
+
+def suffers(r: dict[str, Any], u: str) -> bool:
+    return _m(r, u, REL, "max_wait") > max(_m(r, u, FCFS, "max_wait"), _m(r, u, LXF, "max_wait"))
+
+
+def hurt_most(r: dict[str, Any], top: int = 5) -> list[str]:
+    """Table II's users: the month's ``top`` users whose maximum wait RelShare(1d) raises most."""
+    users = r[REL]["users"]
+    return sorted(users, key=lambda u: _m(r, u, FCFS, "max_wait") - _m(r, u, REL, "max_wait"))[:top]
+
+
+def table_ii_month(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The month Table II shows: where RelShare(1d) raises the maximum wait over FCFS-backfill most."""
+    return max(results, key=lambda r: r[REL]["max_wait"] - r[FCFS]["max_wait"])
+
+
+def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
+    """The paper's claims about kinds of users, judged on every user-month of ``results``."""
+    out: list[Finding] = []
+    pairs = [(r, u) for r in results for u in r[REL]["users"]]
+
+    def add(source: str, statement: str, ours: str, verdict: str, why: str) -> None:
+        out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
+
+    def tally(
+        chosen: list[tuple[dict[str, Any], str]], good: Callable[[dict[str, Any], str], bool]
+    ) -> tuple[int, int]:
+        return sum(1 for r, u in chosen if good(r, u)), len(chosen)
+
+    n = len(results)
+    worse = sum(
+        1
+        for r in results
+        if any(
+            _m(r, u, FCFS, "dev") < -UNDER and _m(r, u, REL, "dev") < _m(r, u, FCFS, "dev")
+            for u in hurt_most(r)
+        )
+    )
+    add(
+        "Table II",
+        "among the users RelShare(1d) hurts most are users already under-shared under FCFS-backfill who "
+        "become more under-shared (#8, #24 in 7/03; other months similar)",
+        f"such a user among the five most hurt in {worse}/{n} months",
+        verdict_of(worse, n),
+        f"No such user is among the five most hurt in {n - worse} of {n} months.",
+    )
+    heavies = [(r, u) for r, u in pairs if heavy(r, u)]
+    agree, total = tally(heavies, lambda r, u: _m(r, u, REL, "dev") < _m(r, u, FCFS, "dev"))
+    add(
+        "§V.B",
+        "RelShare(1d) keeps heavy-demand users from dominating: their dev is lower than under FCFS-backfill",
+        f"lower for {agree}/{total} heavy user-months",
+        verdict_of(agree, total),
+        f"RelShare(1d) leaves {total - agree} of {total} heavy user-months at least as over-shared.",
+    )
+    spread_mix = [(r, u) for r, u in pairs if mixed(r, u) and spreads(r, u)]
+    bunched = [(r, u) for r, u in pairs if mixed(r, u) and _jobs(r, u) >= 4 and not spreads(r, u)]
+
+    def gains(r: dict[str, Any], u: str) -> bool:
+        return _m(r, u, REL, "max_wait") < _m(r, u, FCFS, "max_wait")
+
+    agree, total = tally(spread_mix, gains)
+    add(
+        "Table IV",
+        "users who mix large and small (or long and short) jobs but spread them out benefit under "
+        "RelShare(1d): a lower maximum wait than under FCFS-backfill (all four shown)",
+        f"lower for {agree}/{total} such user-months",
+        verdict_of(agree, total),
+        f"{total - agree} of {total} such user-months wait longer at most under RelShare(1d) (by our "
+        "rules for mixing and spreading, see above).",
+    )
+    under = [(r, u) for r, u in spread_mix if _m(r, u, FCFS, "dev") < 0]
+    agree2, total2 = tally(under, lambda r, u: _m(r, u, REL, "dev") > _m(r, u, FCFS, "dev"))
+    add(
+        "Table IV",
+        "their under-share under FCFS-backfill shrinks under RelShare(1d) (all four; #70 and #103 turn "
+        "slightly over-shared)",
+        f"dev higher for {agree2}/{total2} such user-months under-shared under FCFS-backfill",
+        verdict_of(agree2, total2),
+        f"{total2 - agree2} of {total2} are as much or more under-shared under RelShare(1d).",
+    )
+    hurt, _ = tally(spread_mix, suffers)
+    kept, all_bunched = tally(bunched, gains)
+    hurt_b, _ = tally(bunched, suffers)
+
+    def pct(k: int, total: int) -> str:
+        return f"{k}/{total} ({100 * k / total:.0f}%)" if total else "0/0"
+
+    both = total and all_bunched
+    parts = [agree / total > kept / all_bunched, hurt / total < hurt_b / all_bunched] if both else []
+    add(
+        "§V.C, §VII",
+        "spreading helps: users who mix their jobs benefit under RelShare(1d) when they spread them out, "
+        "and may suffer when they do not (type S1)",
+        f"spread: benefit {pct(agree, total)}, suffer {pct(hurt, total)}; bunched: benefit "
+        f"{pct(kept, all_bunched)}, suffer {pct(hurt_b, all_bunched)}",
+        verdict_of(sum(parts), len(parts)),
+        "We count it held when the mixed users who spread their jobs both benefit more often and suffer "
+        "less often than those who bunch them; here "
+        + ("neither is so." if not any(parts) else "only one is so."),
+    )
+    out += window_user_findings(pairs)
+    return out
+
+
+def window_user_findings(pairs: list[tuple[dict[str, Any], str]]) -> list[Finding]:
+    """The claims of Tables VI and VII: how fw moves heavy and light users' maximum wait and dev."""
+    out: list[Finding] = []
+
+    def compare(
+        chosen: list[tuple[dict[str, Any], str]], fw: str, key: str, better: bool
+    ) -> tuple[int, int, str]:
+        """How many of ``chosen`` whose measure changed from fw = 1 d go the claimed way."""
+        moves = [_m(r, u, f"RelShare({fw})", key) - _m(r, u, REL, key) for r, u in chosen]
+        changed = [x for x in moves if x != 0]
+        agree = sum(1 for x in changed if (x < 0) == better)
+        return agree, len(changed), f"{len(chosen) - len(changed)} unchanged"
+
+    def add(source: str, statement: str, who: str, fw: str, key: str, better: bool, chosen: list) -> None:
+        agree, total, unchanged = compare(chosen, fw, key, better)
+        way = ("lower" if better else "higher") if key == "dev" else ("better" if better else "worse")
+        verdict = verdict_of(agree, total)
+        why = f"{total - agree} of the {total} {who} that change go the other way."
+        ours = f"{way} than 1 d for {agree}/{total} {who} ({unchanged})"
+        out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
+
+    heavies = [(r, u) for r, u in pairs if heavy(r, u)]
+    lights = [(r, u) for r, u in pairs if not heavy(r, u)]
+    heavy_hurt = [(r, u) for r, u in heavies if suffers(r, u)]
+    light_hurt = [(r, u) for r, u in lights if suffers(r, u)]
+    for fw in ("2d", "7d"):
+        add(
+            "Table VI",
+            f"a heavy-demand user who suffers under RelShare(1d) suffers more with fw = {fw[0]} d "
+            "(#71's maximum wait 211 h at 1 d, 310 h at 2 d, 451 h at 7 d)",
+            "heavy suffering user-months",
+            fw,
+            "max_wait",
+            False,
+            heavy_hurt,
+        )
+    for fw in ("2d", "7d"):
+        add(
+            "Table VI",
+            f"a light-demand user who suffers under RelShare(1d) waits less with fw = {fw[0]} d (#24's "
+            "maximum and average wait improve by over 80 %)",
+            "light suffering user-months",
+            fw,
+            "max_wait",
+            True,
+            light_hurt,
+        )
+    add(
+        "Table VI",
+        "users with a light demand or few jobs tend to wait less with a larger fw (#107: 23.5 h at 1 d, "
+        "20.2 h at 7 d)",
+        "light user-months",
+        "7d",
+        "max_wait",
+        True,
+        lights,
+    )
+    for fw in ("4h", "12h"):
+        add(
+            "§VI",
+            f"a smaller fw ({fw[:-1]} {fw[-1]}) tends to improve heavy-demand users' performance "
+            "(maximum wait) against fw = 1 d",
+            "heavy user-months",
+            fw,
+            "max_wait",
+            True,
+            heavies,
+        )
+    for fw in ("4h", "12h"):
+        add(
+            "§VI",
+            f"a smaller fw ({fw[:-1]} {fw[-1]}) degrades light-demand users' performance (maximum wait) "
+            "against fw = 1 d",
+            "light user-months",
+            fw,
+            "max_wait",
+            False,
+            lights,
+        )
+    add(
+        "Table VII",
+        "a larger fw lowers a heavy-demand user's dev (#71: 4,583 node-hours at 1 d, -1,095 at 7 d)",
+        "heavy user-months",
+        "7d",
+        "dev",
+        True,
+        heavies,
+    )
+    add(
+        "Table VII",
+        "a larger fw raises a light-demand user's dev (#24: -4,593 at 1 d, -386 at 7 d; #107: -263, 340)",
+        "light user-months",
+        "7d",
+        "dev",
+        False,
+        lights,
+    )
+    return out
+
+
+def _h(seconds: float) -> str:
+    return f"{seconds / HOUR:.1f}h"
+
+
+def _measures(r: dict[str, Any], u: str, policy: str) -> list[str]:
+    m = r[policy]["users"][u]
+    return [f"{m['dev'] / HOUR:.0f}", _h(m["max_wait"]), _h(m["mean_wait"]), f"{m['mean_bsld']:.1f}"]
+
+
+def _header(policies: list[str]) -> list[str]:
+    return [c for p in policies for c in (f"{p} dev", "MaxW", "AvgW", "AvgX")]
+
+
+def _sizes(r: dict[str, Any], u: str) -> list[str]:
+    s = r["sizes"][u]
+    cells = [str(_jobs(r, u)), f"{r['mix'][u][4]:.0f}"]
+    for key, fmt in (("N", "{:.0f}"), ("T", "{:.1f}"), ("NT", "{:.1f}")):
+        cells.append(" / ".join(fmt.format(x) for x in s[key]))
+    return [*cells, str(s["busiest_day"])]
+
+
+_SIZE_HEADER = ["jobs", "NT (proc-h)", "N min/avg/med/max", "T (h)", "NT (proc-h)", "busiest day"]
+
+
+def table_ii(results: list[dict[str, Any]], machine_size: int) -> str:
+    """Table II: in the month where RelShare(1d) raises the maximum wait most, the users it hurts most."""
+    r = table_ii_month(results)
+    policies = [FCFS, LXF, REL]
+    rows = [[u, kind(r, u), *(c for p in policies for c in _measures(r, u, p))] for u in hurt_most(r)]
+    sizes = [[u, *_sizes(r, u)] for u in hurt_most(r)]
+    return (
+        f"Month {r['label']} ({machine_size} processors):\n\n"
+        + markdown(["user", "kind", *_header(policies)], rows, right=2)
+        + "\n\n"
+        + markdown(["user", *_SIZE_HEADER], sizes)
+    )
+
+
+def table_iv(results: list[dict[str, Any]], top: int = 5) -> str:
+    """Table IV: the users who mix and spread their jobs whose maximum wait RelShare(1d) cuts most."""
+    chosen = [(r, u) for r in results for u in r[REL]["users"] if mixed(r, u) and spreads(r, u)]
+    chosen.sort(key=lambda p: _m(*p, REL, "max_wait") - _m(*p, FCFS, "max_wait"))
+    chosen = chosen[:top]
+    if not chosen:
+        return "No user mixes and spreads its jobs."
+    policies = [FCFS, LXF, REL]
+    rows = [[u, r["label"], *(c for p in policies for c in _measures(r, u, p))] for r, u in chosen]
+    sizes = [[u, r["label"], *_sizes(r, u)] for r, u in chosen]
+    return (
+        markdown(["user", "month", *_header(policies)], rows, right=2)
+        + "\n\n"
+        + markdown(["user", "month", *_SIZE_HEADER], sizes, right=2)
+    )
+
+
+def _window_users(r: dict[str, Any]) -> Iterator[str]:
+    """Table VI's users: Table II's, then the two whose maximum wait RelShare(1d) cuts most."""
+    yield from hurt_most(r)
+    users = r[REL]["users"]
+    yield from sorted(users, key=lambda u: _m(r, u, REL, "max_wait") - _m(r, u, FCFS, "max_wait"))[:2]
+
+
+def tables_vi_vii(results: list[dict[str, Any]]) -> str:
+    """Tables VI and VII in Table II's month: each user's maximum and average wait, and dev, by fw."""
+    r = table_ii_month(results)
+    policies = [FCFS, LXF, *(f"RelShare({fw})" for fw in WINDOWS)]
+    names = [FCFS, LXF, *WINDOWS]
+    users = list(dict.fromkeys(_window_users(r)))
+    waits = [
+        [
+            u,
+            kind(r, u),
+            *(f"{_h(_m(r, u, p, 'max_wait'))} / {_h(_m(r, u, p, 'mean_wait'))}" for p in policies),
+        ]
+        for u in users
+    ]
+    devs = [[u, kind(r, u), *(f"{_m(r, u, p, 'dev') / HOUR:.0f}" for p in policies)] for u in users]
+    return (
+        f"Month {r['label']}, maximum / average wait (Table VI):\n\n"
+        + markdown(["user", "kind", *names], waits, right=2)
+        + "\n\ndev in processor-hours (Table VII):\n\n"
+        + markdown(["user", "kind", *names], devs, right=2)
+    )
+
+
+def kinds_table(results: list[dict[str, Any]]) -> str:
+    """How many user-months of each kind, and how many of them benefit or suffer under RelShare(1d)."""
+    counts: dict[str, list[int]] = {}
+    for r in results:
+        for u in r[REL]["users"]:
+            c = counts.setdefault(kind(r, u), [0, 0, 0])
+            c[0] += 1
+            c[1] += _m(r, u, REL, "max_wait") < _m(r, u, FCFS, "max_wait")
+            c[2] += suffers(r, u)
+    rows = [[k, *(str(x) for x in c)] for k, c in sorted(counts.items())]
+    return markdown(["kind", "user-months", "benefit", "suffer"], rows)
