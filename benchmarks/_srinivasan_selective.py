@@ -105,7 +105,9 @@ def fig3_categories(groups: dict[str, _Group]) -> list[Check]:
     ok = 0 < lw <= _SLIGHT
     text = f"{_where('exact')}: Sel's LW slowdown {f(lw)} % against Conservative"
     why = ""
-    if not ok:
+    if lw > 0 and not ok:
+        why = f"A degradation, but more than slight (over {_SLIGHT:g} %)."
+    elif not ok:
         worse = [n for n, c in all_cells.items() if chg(c, "Sel", cat="LW") > 0]
         why = (
             f"Our Sel improves the LW jobs on SDSC; it degrades them on {and_(worse) if worse else 'none'} "
