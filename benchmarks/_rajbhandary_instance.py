@@ -1,8 +1,9 @@
 """The worked instance of Rajbhandary et al. (2013) §4.1 (Fig. 5): five jobs on which DC is unfair.
 
 Five jobs, all estimated at 200 s: J1 (0 s, 90 processors, runs 100 s), J2 (1 s, 45, 100 s), J3 (2 s,
-40, 95 s), J4 (3 s, 90, 100 s), J5 (4 s, 45, 100 s). The paper does not give the machine's size; every
-job fits 90 processors and J2 with J3 leaves J5 no room on 100, so we run both sizes. The variant
+40, 95 s), J4 (3 s, 90, 100 s), J5 (4 s, 45, 100 s). The paper does not give the machine's size: the
+widest jobs use 90 processors and J5 could run beside J2 and J3 only from 130 on, so we run it on 100
+and on 90. The variant
 gives J5 an exact estimate (100 s), for the paper's remark on what happens then. One small result,
 ``fig5_instance.json``, holds every scheduler's start times, strict FSTs and average strict unfairness.
 """

@@ -9,9 +9,10 @@ markdown tables of the percent improvement over Conservative, (Conservative - ot
 * average unweighted and weighted fair-share unfairness (Fig. 7);
 * mean wait (Fig. 8).
 
-Each (trace, scheduler) cell runs in its own process (``--workers``); its start times and FSTs are
-cached as ``.npz`` under ``--cache``, so an interrupted run resumes and the tables are recomputed from
-the cache in seconds. Usage::
+Each (trace, scheduler) cell runs in its own process (``--workers``); its figures and costs are kept
+as a small JSON result under ``--cache``, its start times and FSTs as ``.npz`` beside it (not
+committed), so an interrupted run resumes and the tables are rewritten from the results in seconds.
+``_checks_rajbhandary.py`` turns the same results into the paper's claims beside ours. Usage::
 
     python benchmarks/reproduce_rajbhandary.py                    # every trace of the paper we have
     python benchmarks/reproduce_rajbhandary.py --traces KTH-SP2-1996-2 --output report.md
