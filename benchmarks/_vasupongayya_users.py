@@ -10,7 +10,8 @@ user-months:
   (#166's 12-hour jobs under a 12-hour limit); it is *difficult* when large or long, *easy* otherwise;
 * a user *mixes* its jobs when it has at least one difficult job and one easy job in the month;
 * a user *spreads* its jobs when no day of the month (24 hours from the month's local midnight) holds
-  more than a quarter of its jobs of the month; a user with fewer than four jobs never spreads;
+  more than twice as many of its jobs as an even spread over the month would (its jobs divided by
+  the month's days, rounded up); a user with fewer than four jobs neither spreads nor bunches;
 * a user is *heavy* when its month's demand (processor-hours) exceeds twice an equal share of the
   month's capacity (machine size x hours / active users), *light* otherwise. In July 2003 an equal
   share is 1,400 node-hours: the rule makes #21 (4,030), #49 (6,051) and #71 (11,693) heavy and #8
@@ -23,6 +24,7 @@ RelShare(1d) than under both backfill policies").
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -35,7 +37,7 @@ from backfill import Workload
 DAY = 24 * HOUR
 LARGE = 0.25  # of the machine
 LONG = 0.5  # of the month's longest runtime
-SPREAD = 0.25  # of the user's jobs, at most, on its busiest day
+SPREAD = 2  # times an even spread's jobs a day, at most, on the user's busiest day
 HEAVY = 2.0  # equal shares of the month's capacity
 UNDER = 50 * HOUR  # processor-seconds: the paper's 50 node-hours
 
@@ -45,9 +47,9 @@ def _stats(x: np.ndarray) -> list[float]:
 
 
 def job_sizes(w: Workload, month_jobs: np.ndarray, start: float) -> dict[str, dict[str, Any]]:
-    """Each user's jobs of the month (Tables II(b), IV(b)): min, mean, median and max of the width N,
-    the runtime T (hours) and N x T (processor-hours); how many are difficult; and how many the user
-    submitted on its busiest day."""
+    """Each user's jobs of the month (Tables II(b), IV(b)): how many, their total N x T
+    (processor-hours), min, mean, median and max of the width N, the runtime T (hours) and N x T;
+    how many are difficult; and how many the user submitted on its busiest day."""
     user = w.column("user")[month_jobs]
     width = w.column("processors")[month_jobs].astype(float)
     runtime = w.column("runtime")[month_jobs] / HOUR
@@ -58,6 +60,8 @@ def job_sizes(w: Workload, month_jobs: np.ndarray, start: float) -> dict[str, di
         mine = user == u
         n, t = width[mine], runtime[mine]
         out[str(u)] = {
+            "jobs": int(mine.sum()),
+            "area": float((n * t).sum()),
             "N": _stats(n),
             "T": _stats(t),
             "NT": _stats(n * t),
@@ -67,20 +71,94 @@ def job_sizes(w: Workload, month_jobs: np.ndarray, start: float) -> dict[str, di
     return out
 
 
+#: The policies whose per-user measures a month's result keeps; the other windows' go to a second
+#: file beside it (``<stem>__<month>__fw.json``), so that each stays small.
+MAIN_POLICIES = (FCFS, LXF, REL)
+WINDOW_POLICIES = tuple(f"RelShare({fw})" for fw in WINDOWS if fw != "1d")
+#: A user's measures under a policy, kept as one string of these, in order: dev (processor-hours),
+#: maximum and average wait (seconds), average bounded slowdown.
+USER_FIELDS = "dev (processor-hours), max_wait (s), mean_wait (s), mean_bsld"
+#: A user's job sizes, kept as one string of these, in order.
+SIZE_FIELDS = (
+    "jobs, area (processor-hours), N min/mean/median/max, T (hours) min/mean/median/max, "
+    "N x T (processor-hours) min/mean/median/max, difficult jobs, jobs on the busiest day"
+)
+
+
+def pack_users(users: dict[str, dict[str, float]]) -> dict[str, str]:
+    """Each user's measures as one string of :data:`USER_FIELDS` (a month's result stays small)."""
+    return {
+        u: f"{m['dev'] / HOUR:.1f} {m['max_wait']:.0f} {m['mean_wait']:.0f} {m['mean_bsld']:.4g}"
+        for u, m in users.items()
+    }
+
+
+def unpack_users(packed: dict[str, str]) -> dict[str, dict[str, float]]:
+    """The measures :func:`pack_users` kept, dev back in processor-seconds."""
+    out = {}
+    for u, text in packed.items():
+        dev, max_wait, mean_wait, bsld = (float(x) for x in text.split())
+        out[u] = {"dev": dev * HOUR, "max_wait": max_wait, "mean_wait": mean_wait, "mean_bsld": bsld}
+    return out
+
+
+def pack_sizes(sizes: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each user's :func:`job_sizes` as one string of :data:`SIZE_FIELDS`."""
+    out = {}
+    for u, z in sizes.items():
+        stats = " ".join(f"{x:.4g}" for key in ("N", "T", "NT") for x in z[key])
+        out[u] = f"{z['jobs']} {z['area']:.1f} {stats} {z['difficult']} {z['busiest_day']}"
+    return out
+
+
+def unpack_sizes(packed: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The sizes :func:`pack_sizes` kept."""
+    out = {}
+    for u, text in packed.items():
+        x = text.split()
+        stats = [float(v) for v in x[2:14]]
+        out[u] = {
+            "jobs": int(x[0]),
+            "area": float(x[1]),
+            "N": stats[0:4],
+            "T": stats[4:8],
+            "NT": stats[8:12],
+            "difficult": int(x[14]),
+            "busiest_day": int(x[15]),
+        }
+    return out
+
+
+def unpack_month(month: dict[str, Any], windows: dict[str, Any]) -> dict[str, Any]:
+    """A month's result as the claims and tables read it: each policy's per-user measures under
+    ``r[policy]["users"]``, each user's job sizes under ``r["sizes"]``."""
+    r = dict(month)
+    for policy, packed in {**month["per_user"], **windows["per_user"]}.items():
+        r[policy] = {**r[policy], "users": unpack_users(packed)}
+    r["sizes"] = unpack_sizes(month["sizes"])
+    return r
+
+
 def _jobs(r: dict[str, Any], u: str) -> int:
-    return int(r["mix"][u][0])
+    return int(r["sizes"][u]["jobs"])
 
 
 def heavy(r: dict[str, Any], u: str) -> bool:
-    return r["mix"][u][4] > HEAVY * r["machine_size"] * r["hours"] / r["users"]
+    return r["sizes"][u]["area"] > HEAVY * r["machine_size"] * r["hours"] / r["users"]
 
 
 def mixed(r: dict[str, Any], u: str) -> bool:
     return 0 < r["sizes"][u]["difficult"] < _jobs(r, u)
 
 
-def spreads(r: dict[str, Any], u: str) -> bool:
-    return _jobs(r, u) >= 4 and r["sizes"][u]["busiest_day"] <= SPREAD * _jobs(r, u)
+def spreads(r: dict[str, Any], u: str, rule: str = "even") -> bool:
+    """Whether the user spreads its jobs over the month: by our rule (``even``: its busiest day holds
+    at most twice an even spread's jobs a day), or by the looser ``quarter`` rule (at most a quarter
+    of its jobs), which the page reports as another reading."""
+    jobs, busiest = _jobs(r, u), r["sizes"][u]["busiest_day"]
+    if rule == "quarter":
+        return jobs >= 4 and busiest <= jobs / 4
+    return jobs >= 4 and busiest <= SPREAD * math.ceil(jobs / round(r["hours"] / 24))
 
 
 def kind(r: dict[str, Any], u: str) -> str:
@@ -108,10 +186,15 @@ def table_ii_month(results: list[dict[str, Any]]) -> dict[str, Any]:
     return max(results, key=lambda r: r[REL]["max_wait"] - r[FCFS]["max_wait"])
 
 
+def user_months(results: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """Every (month, user) of ``results``: the users with a job submitted in the month."""
+    return [(r, u) for r in results for u in r[REL]["users"]]
+
+
 def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
     """The paper's claims about kinds of users, judged on every user-month of ``results``."""
     out: list[Finding] = []
-    pairs = [(r, u) for r in results for u in r[REL]["users"]]
+    pairs = user_months(results)
 
     def add(source: str, statement: str, ours: str, verdict: str, why: str) -> None:
         out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
@@ -147,8 +230,25 @@ def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
         verdict_of(agree, total),
         f"RelShare(1d) leaves {total - agree} of {total} heavy user-months at least as over-shared.",
     )
-    spread_mix = [(r, u) for r, u in pairs if mixed(r, u) and spreads(r, u)]
-    bunched = [(r, u) for r, u in pairs if mixed(r, u) and _jobs(r, u) >= 4 and not spreads(r, u)]
+    out += spread_findings(pairs)
+    out += window_user_findings(pairs)
+    return out
+
+
+def spread_findings(pairs: list[tuple[dict[str, Any], str]], rule: str = "even") -> list[Finding]:
+    """The claims of Table IV and §V.C about users who mix their jobs, spread by ``rule``."""
+    out: list[Finding] = []
+
+    def add(source: str, statement: str, ours: str, verdict: str, why: str) -> None:
+        out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
+
+    def tally(
+        chosen: list[tuple[dict[str, Any], str]], good: Callable[[dict[str, Any], str], bool]
+    ) -> tuple[int, int]:
+        return sum(1 for r, u in chosen if good(r, u)), len(chosen)
+
+    spread_mix = [(r, u) for r, u in pairs if mixed(r, u) and spreads(r, u, rule)]
+    bunched = [(r, u) for r, u in pairs if mixed(r, u) and _jobs(r, u) >= 4 and not spreads(r, u, rule)]
 
     def gains(r: dict[str, Any], u: str) -> bool:
         return _m(r, u, REL, "max_wait") < _m(r, u, FCFS, "max_wait")
@@ -193,7 +293,6 @@ def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
         "less often than those who bunch them; here "
         + ("neither is so." if not any(parts) else "only one is so."),
     )
-    out += window_user_findings(pairs)
     return out
 
 
@@ -204,18 +303,24 @@ def window_user_findings(pairs: list[tuple[dict[str, Any], str]]) -> list[Findin
     def compare(
         chosen: list[tuple[dict[str, Any], str]], fw: str, key: str, better: bool
     ) -> tuple[int, int, str]:
-        """How many of ``chosen`` whose measure changed from fw = 1 d go the claimed way."""
-        moves = [_m(r, u, f"RelShare({fw})", key) - _m(r, u, REL, key) for r, u in chosen]
-        changed = [x for x in moves if x != 0]
-        agree = sum(1 for x in changed if (x < 0) == better)
-        return agree, len(changed), f"{len(chosen) - len(changed)} unchanged"
+        """How many of ``chosen`` whose measure changed from fw = 1 d go the claimed way, and how many
+        did not change; for waits, the median change of those that did, in percent of 1 d's."""
+        moves = [(_m(r, u, f"RelShare({fw})", key), _m(r, u, REL, key)) for r, u in chosen]
+        changed = [(x, base) for x, base in moves if x != base]
+        agree = sum(1 for x, base in changed if (x < base) == better)
+        note = f"{len(chosen) - len(changed)} unchanged"
+        if key != "dev" and changed:
+            rel = [100 * (x - base) / base if base else float("inf") for x, base in changed]
+            median = float(np.median(rel))
+            note += f"; median change {round(median):+d}%" if math.isfinite(median) else ""
+        return agree, len(changed), note
 
     def add(source: str, statement: str, who: str, fw: str, key: str, better: bool, chosen: list) -> None:
-        agree, total, unchanged = compare(chosen, fw, key, better)
+        agree, total, note = compare(chosen, fw, key, better)
         way = ("lower" if better else "higher") if key == "dev" else ("better" if better else "worse")
         verdict = verdict_of(agree, total)
         why = f"{total - agree} of the {total} {who} that change go the other way."
-        ours = f"{way} than 1 d for {agree}/{total} {who} ({unchanged})"
+        ours = f"{way} than 1 d for {agree}/{total} {who} ({note})"
         out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
 
     heavies = [(r, u) for r, u in pairs if heavy(r, u)]
@@ -312,7 +417,7 @@ def _header(policies: list[str]) -> list[str]:
 
 def _sizes(r: dict[str, Any], u: str) -> list[str]:
     s = r["sizes"][u]
-    cells = [str(_jobs(r, u)), f"{r['mix'][u][4]:.0f}"]
+    cells = [str(_jobs(r, u)), f"{r['sizes'][u]['area']:.0f}"]
     for key, fmt in (("N", "{:.0f}"), ("T", "{:.1f}"), ("NT", "{:.1f}")):
         cells.append(" / ".join(fmt.format(x) for x in s[key]))
     return [*cells, str(s["busiest_day"])]

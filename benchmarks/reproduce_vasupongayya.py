@@ -44,7 +44,23 @@ from _common import (
     write_report,
 )
 from _vasupongayya_findings import DAY, HOUR, WINDOWS, month_findings
-from _vasupongayya_users import job_sizes, kinds_table, table_ii, table_iv, tables_vi_vii, user_findings
+from _vasupongayya_users import (
+    MAIN_POLICIES,
+    SIZE_FIELDS,
+    USER_FIELDS,
+    WINDOW_POLICIES,
+    job_sizes,
+    kinds_table,
+    pack_sizes,
+    pack_users,
+    spread_findings,
+    table_ii,
+    table_iv,
+    tables_vi_vii,
+    unpack_month,
+    user_findings,
+    user_months,
+)
 
 from backfill import (
     EASY,
@@ -70,6 +86,8 @@ DEFAULT_TRACE = "CTC-SP2-1996-3.1-cln"
 #: stands for: the paper's NCSA IA-64 months are not public, and SDSC-SP2's months, on a machine of
 #: the paper's 128 processors, stand for them; CTC-SP2's are another setting.
 _TRACES = {"SDSC-SP2": "", "CTC-SP2": "CTC-SP2, 338 processors"}
+#: The other reading of a user who spreads its jobs, whose Table IV and §V.C rows are shown apart.
+_QUARTER = "a user spreads its jobs when no day holds over a quarter of them"
 WARM_UP = 7 * DAY
 BOUND = 60.0  # the paper's bounded slowdown: runtimes under a minute count as a minute
 UNDER_SHARE = 50 * HOUR  # Table V: more than 50 node-hours under or over the entitled share
@@ -110,44 +128,33 @@ def _load(trace_dir: str, stem: str) -> Workload:
     return w.with_exact_estimates()  # the paper uses perfect runtime information
 
 
-def _month_measures(s: Any, month_jobs: np.ndarray, start: float, end: float) -> dict[str, Any]:
+def _month_measures(
+    s: Any, month_jobs: np.ndarray, start: float, end: float
+) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+    """A policy's measures of the month, and each user's (those with a job submitted in it)."""
     wait = s.wait[month_jobs]
     users = user_measures(s, period=(start, end), bound=BOUND)
     dev = {u: m["dev"] for u, m in users.items() if m["jobs"] > 0}
     under, over = share_balance(dev, threshold=UNDER_SHARE)
-    return {
+    measures = {
         "mean_bsld": float(bounded_slowdowns(s, BOUND)[month_jobs].mean()),
         "mean_wait": float(wait.mean()),
         "max_wait": float(wait.max()),
         "p99_wait": float(np.percentile(wait, 99)),
         "under": under,
         "over": over,
-        "users": {str(u): m for u, m in users.items() if m["jobs"] > 0},
     }
+    return measures, {str(u): m for u, m in users.items() if m["jobs"] > 0}
 
 
-def _job_mix(w: Workload, month_jobs: np.ndarray) -> dict[str, list[float]]:
-    """Each user's jobs of the month: count, mean and max width, mean runtime (h), total area (proc-h)."""
-    user = w.column("user")[month_jobs]
-    width = w.column("processors")[month_jobs].astype(float)
-    runtime = w.column("runtime")[month_jobs]
-    out = {}
-    for u in np.unique(user).tolist():
-        mine = user == u
-        n = width[mine]
-        t = runtime[mine]
-        out[str(u)] = [
-            float(mine.sum()),
-            float(n.mean()),
-            float(n.max()),
-            float(t.mean() / HOUR),
-            float((n * t).sum() / HOUR),
-        ]
-    return out
+def run_month(trace_dir: str, stem: str, index: int) -> dict[str, dict[str, Any]]:
+    """Simulate every policy on one month (with warm-up and cool-down) and measure the month's jobs.
 
-
-def run_month(trace_dir: str, stem: str, index: int) -> dict[str, Any]:
-    """Simulate every policy on one month (with warm-up and cool-down) and measure the month's jobs."""
+    Returns:
+        ``{"month": ..., "windows": ...}``: the month's result (every policy's measures, the per-user
+        measures of :data:`MAIN_POLICIES`, each user's job sizes) and the per-user measures of the
+        other windows, packed as :func:`unpack_month` reads them.
+    """
     w = _load(trace_dir, stem)
     label, start, end = months(w)[index]
     submit = w.column("submit")
@@ -159,7 +166,7 @@ def run_month(trace_dir: str, stem: str, index: int) -> dict[str, Any]:
         month_jobs = (sub_submit >= start) & (sub_submit < end)
         done = True
         out: dict[str, Any] = {"label": label, "jobs": int(month_jobs.sum()), "seconds": {}}
-        schedules = {}
+        schedules, users = {}, {}
         for name, factory in POLICIES.items():
             t0 = time.perf_counter()
             s = simulate(sub, factory(start))
@@ -169,7 +176,7 @@ def run_month(trace_dir: str, stem: str, index: int) -> dict[str, Any]:
                 done = False  # a month job started after the last arrival kept: cool down longer
                 break
             schedules[name] = s
-            out[name] = _month_measures(s, month_jobs, start, end)
+            out[name], users[name] = _month_measures(s, month_jobs, start, end)
         if done:
             break
         cool *= 2
@@ -177,10 +184,14 @@ def run_month(trace_dir: str, stem: str, index: int) -> dict[str, Any]:
     area = (sub.column("processors") * sub.column("runtime"))[month_jobs].sum()
     out["demand"] = float(area / (w.machine_size * (end - start)))
     out["users"] = len(np.unique(sub.column("user")[month_jobs]))
-    out["mix"] = _job_mix(sub, month_jobs)
-    out["sizes"] = job_sizes(sub, month_jobs, start)
     out["hours"] = (end - start) / HOUR
     out["machine_size"] = w.machine_size
+    out["size_fields"] = SIZE_FIELDS
+    out["sizes"] = pack_sizes(job_sizes(sub, month_jobs, start))
+    out["user_fields"] = USER_FIELDS
+    out["per_user"] = {p: pack_users(users[p]) for p in MAIN_POLICIES}
+    windows = {"label": label, "user_fields": USER_FIELDS}
+    windows["per_user"] = {p: pack_users(users[p]) for p in WINDOW_POLICIES}
     base = schedules["FCFS-backfill"]
     for name in ("RelShare(1d)", "RelShare(1d) w/o", "LXF-backfill"):
         out[name]["benefit_10h"], out[name]["suffer_10h"] = benefit_and_suffer(
@@ -189,7 +200,7 @@ def run_month(trace_dir: str, stem: str, index: int) -> dict[str, Any]:
         out[name]["benefit_0"], out[name]["suffer_0"] = benefit_and_suffer(
             base, schedules[name], threshold=0.0, jobs=month_jobs
         )
-    return out
+    return {"month": out, "windows": windows}
 
 
 def _hours(seconds: float) -> str:
@@ -281,16 +292,16 @@ def report(stem: str, results: list[dict[str, Any]], machine_size: int, level: i
 def collect(
     trace_dir: Path, stem: str, cache: Path, count: int, *, workers: int = 2, run: bool = True
 ) -> dict[int, dict[str, Any]]:
-    """Return the results of the trace's first ``count`` months by index, from ``cache``; with ``run``,
-    simulate the missing months on ``workers`` processes and cache them. A kept month without the
-    per-user job sizes (written by older code) counts as missing."""
+    """Return the results of the trace's first ``count`` months by index, from ``cache``, unpacked
+    (:func:`unpack_month`); with ``run``, simulate the missing months on ``workers`` processes and keep
+    them. A kept month without per-user results (written by older code) counts as missing."""
     results: dict[int, dict[str, Any]] = {}
     todo = []
     for i in range(count):
-        path = cache / f"{stem}__{i:02d}.json"
-        kept = load_result(path) if path.exists() else {}
-        if "sizes" in kept:
-            results[i] = kept
+        main, windows = _paths(cache, stem, i)
+        kept = load_result(main) if main.exists() else {}
+        if "per_user" in kept and windows.exists():
+            results[i] = unpack_month(kept, load_result(windows))
         else:
             todo.append(i)
     if not (run and todo):
@@ -300,12 +311,19 @@ def collect(
         futures = {pool.submit(run_month, str(trace_dir), stem, i): i for i in todo}
         for future in as_completed(futures):
             i = futures[future]
-            results[i] = save_result(cache / f"{stem}__{i:02d}.json", future.result())
+            main, windows = _paths(cache, stem, i)
+            done = future.result()
+            results[i] = unpack_month(save_result(main, done["month"]), save_result(windows, done["windows"]))
             print(
                 f"{results[i]['label']:>6} done in {sum(results[i]['seconds'].values()):.1f} s",
                 file=sys.stderr,
             )
     return results
+
+
+def _paths(cache: Path, stem: str, index: int) -> tuple[Path, Path]:
+    """Where a month's result and its other windows' per-user measures are kept."""
+    return cache / f"{stem}__{index:02d}.json", cache / f"{stem}__{index:02d}__fw.json"
 
 
 def checks(
@@ -334,13 +352,15 @@ def checks(
         done = collect(trace_dir, stem, cache, count or 0, workers=workers, run=run)
         results = [done[i] for i in sorted(done)]
         label = name if len(results) == count else f"{name}, {len(results)} of {count or '?'} months so far"
-        found = month_findings(results) + user_findings(results)
+        found = [(setting, f) for f in month_findings(results) + user_findings(results)]
+        other = f"{setting or name}; {_QUARTER}"
+        found += [(other, f) for f in spread_findings(user_months(results), "quarter")]
         if results:
-            out += [Check(s, st, f"{label}: {ours}", v, why, setting) for s, st, ours, v, why in found]
+            out += [Check(s, st, f"{label}: {ours}", v, why, at) for at, (s, st, ours, v, why) in found]
         else:
             why = f"No month of {stem} is in the results."
             out += [
-                Check(s, st, f"{label}: no results", "not checkable", why, setting) for s, st, *_ in found
+                Check(s, st, f"{label}: no results", "not checkable", why, at) for at, (s, st, *_) in found
             ]
     return out
 
@@ -357,16 +377,19 @@ def month_facts(trace_dir: Path, stem: str, cache: Path, *, run: bool) -> dict[s
 
 
 def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:
-    """Return the page's tables for both traces, from the kept results only."""
+    """Return the page's tables for both traces, from the kept results only: a level-3 heading per
+    trace, level-4 headings for its tables."""
     parts = []
-    for name in _TRACES:
+    for name, setting in _TRACES.items():
         stem = TRACE_STEMS[name]
+        title = f"### {name} (" + ("another setting" if setting else "the paper's setting") + ")"
         facts = month_facts(trace_dir, stem, cache, run=False)
-        if facts is None:
-            parts.append(f"## {name}\n\nNot measured yet.\n")
+        done = {} if facts is None else collect(trace_dir, stem, cache, facts["months"], run=False)
+        if not done:
+            parts.append(f"{title}\n\nNot measured yet.\n")
             continue
-        done = collect(trace_dir, stem, cache, facts["months"], run=False)
-        parts.append(f"## {name}\n\n" + report(stem, [done[i] for i in sorted(done)], facts["machine_size"]))
+        results = [done[i] for i in sorted(done)]
+        parts.append(f"{title}\n\n" + report(stem, results, facts["machine_size"], level=4))
     return "\n".join(parts)
 
 
