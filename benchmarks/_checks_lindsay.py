@@ -114,15 +114,17 @@ _CLAIMS: tuple[tuple[str, str, _Judge], ...] = (
     ),
 )
 
-#: The claims also judged with CTC-SP2 read with 430 processors: those over every trace where our
-#: CTC-SP2 on 338 processors goes against the paper.
+#: The claims also judged with CTC-SP2 read with 430 processors: those with SJF over every trace (Fig. 5-7
+#: and §4.1's DC-SJF), which CTC-SP2's load bears on most, and §4.1's share of worse combinations.
 _ON_430 = (
     c.f5_pc,
     c.f5_dc,
     c.f5_pc_easy,
     c.f5_dc_easy,
     c.f5_thunder,
+    c.f5_dc_pc,
     c.s41_dc_best,
+    c.s41_dc_worst,
     c.s41_dc_easy_only,
     c.f6_pc,
     c.f6_dc,

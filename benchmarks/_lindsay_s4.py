@@ -88,7 +88,8 @@ def s41_gains(r: Results) -> Found:
     rivals = [g for g in gains if g != "sjf"]
     rival = max(sorted(set(rivals)), key=rivals.count, default="")
     why = "We read big as over 10 %"
-    why += f"; over 20 %, {found[2 * BIG][0]} of {found[2 * BIG][1]} are with SJF"
+    over20 = found[2 * BIG]
+    why += f"; over 20 %, {over20[0]} of {over20[1]} are with SJF" if over20[1] else "; none is over 20 %"
     why += f"; over 10 %, {rival.upper()} has {rivals.count(rival)}." if rival else "."
     return ours, majority(sjf, n), why
 
