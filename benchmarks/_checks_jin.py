@@ -50,8 +50,8 @@ from _jin_common import (
     _span,
     missing,
 )
-from _jin_sweep_checks import sweep_checks
-from _jin_sweeps import sweep_tables
+from _jin_sweep_checks import late_medium, sweep_checks
+from _jin_sweeps import Sweeps, collect_sweeps, sweep_tables
 from reproduce_jin import (
     DEFAULT_CACHE,
     HLU,
@@ -60,6 +60,7 @@ from reproduce_jin import (
     THESIS,
     W1_ALPHA,
     _avg,
+    _improvement,
     build_parser,
     collect,
     report,
@@ -180,7 +181,8 @@ def _medium_long(names: list[str]) -> Callable[[Groups], Found]:
                 low, high = min(c[0] for c in counts), max(c[0] for c in counts)
                 text += f", better in {low if low == high else f'{low}–{high}'} of {counts[0][1]} seeds"
             parts.append(text)
-        where = "at every thesis α" if runs == list(MODEL.values()) else "on " + ", ".join(runs)
+        shown = [n.split(" ")[0] if n in TRACE_RUNS else n for n in runs]
+        where = "at every thesis α" if runs == list(MODEL.values()) else "on " + ", ".join(shown)
         agree = [_imp(g[n], s, k) > 0 for n in runs for s in GOALS for k in ("rr_medium", "rr_long")]
         verdict = verdict_of(sum(agree), len(agree))
         return "; ".join(parts) + f" ({where}).", verdict, "" if verdict == "holds" else SCOJO
@@ -214,7 +216,7 @@ def _g2_vs_g1(names: list[str]) -> Callable[[Groups], Found]:
         cases = [c["G2"]["rr_all"] < c["G1"]["rr_all"] for n in runs for c in g[n]]
         if runs == ["W1"]:
             gap = _imp(g["W1"], "G2", "rr_all") - _imp(g["W1"], "G1", "rr_all")
-            _, _, low, high = _improvement_range(g["W1"])
+            _, _, low, high = _improvement(g["W1"], "G1", "rr_all")
             ours = (
                 f"G2's all-jobs RR is below G1's on {sum(cases)} of {len(cases)} seeds of W1; G2 − G1 of "
                 f"the seed-mean improvements {_num(gap)} points, while G1's per-seed improvements range "
@@ -238,12 +240,6 @@ def _g2_vs_g1(names: list[str]) -> Callable[[Groups], Found]:
         return ours, verdict, "" if verdict == "holds" else why
 
     return check
-
-
-def _improvement_range(cells: Cells) -> tuple[float, int, float, float]:
-    from reproduce_jin import _improvement
-
-    return _improvement(cells, "G1", "rr_all")
 
 
 def _light(g: Groups) -> Found:
@@ -334,7 +330,7 @@ def _runs(key: str) -> list[str]:
 Row = tuple[str, str, list[str], Callable[[Groups], Found], str]
 
 
-def statements(threshold: float) -> list[Row]:
+def statements(threshold: float, sweeps: Sweeps) -> list[Row]:
     """(source, the thesis's claim, the workloads it needs, the check, the other setting or "")."""
     rows: list[Row] = []
     for name in ("W1", "α 10.43", "α 10.73", "W4"):
@@ -432,6 +428,13 @@ def statements(threshold: float) -> list[Row]:
         ),
         (
             "§5.4",
+            "About 500 of the ≈ 800 late jobs are medium jobs",
+            ["W1"],
+            lambda g: late_medium(sweeps),
+            "",
+        ),
+        (
+            "§5.4",
             f"About {EARLY_JOBS} of 10,000 jobs start before their FST",
             EVERY_MODEL,
             _fst_count("early_jobs", EARLY_JOBS, "early"),
@@ -508,8 +511,9 @@ def checks(
     if run:
         args.cache.mkdir(parents=True, exist_ok=True)
     g = _groups(collect(args))
+    sweeps = collect_sweeps(Path(cache), run=run)
     out = []
-    for source, statement, names, check, setting in statements(args.threshold):
+    for source, statement, names, check, setting in statements(args.threshold, sweeps):
         traces = all(n in TRACE_RUNS for n in names)
         ready = any(g[n] for n in names) if traces else all(g[n] for n in names)
         if not ready:
@@ -521,7 +525,7 @@ def checks(
         out.append(Check(source, statement, ours + missing(g, names), verdict, why, setting))
     # The §5.3 claims after §5.2's, in the thesis's order.
     at = next(i for i, c in enumerate(out) if c.source.startswith("§5.4"))
-    return out[:at] + sweep_checks(Path(cache), run=run) + out[at:]
+    return out[:at] + sweep_checks(sweeps) + out[at:]
 
 
 def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> str:

@@ -65,7 +65,8 @@ def _fst_mean(key: str, target: float, label: str) -> Callable[[Groups], Found]:
         why = (
             "Here few jobs are pushed, each by much more than the thesis's 160 s."
             if key == "late_mean"
-            else "Backfilling starts most jobs before their FST; the thesis's count is of its own slices."
+            else "Backfilling moves most of our jobs ahead of their FST (the row above), many by hours; the "
+            "thesis's FSTs come from Scojo-PECT's time slices."
         )
         return ours + ".", verdict, "" if verdict == "holds" else why
 

@@ -10,7 +10,8 @@ Each cell is one model workload (the thesis's W1 or W2, exact estimates, one of 
   hours, the others keeping 1.5; since Table 3's K2 = 0.4 caps eq. 5 at 1.2 + 0.4 = 1.6, those jobs'
   K2 is raised to ``factor - 1.2`` so that a job expected to start at once reaches the factor;
 * ``down``, ``minimal``, ``k1``, ``k2``: the four parameters §5.3 says change little, one at a time,
-  each at two values around Table 3's (:data:`OTHERS`).
+  each at two values around Table 3's (:data:`OTHERS`);
+* ``classes``: W1 under Table 3's settings again, the cells counting the late jobs per class (§5.4).
 
 Table 3's own setting (lookahead 20, slack 1.5) is the main grid's G1 and G2 cells, and the baseline
 is its Conservative cells (``reproduce_jin.py``): they are read from the same cache, not run again.
@@ -83,6 +84,8 @@ class WideSlack(LookaheadSlack):
 
 def scheduler(goal: str, param: str, value: float) -> LookaheadSlack:
     """The scheduler of a sweep cell: Table 3's settings with ``param`` set to ``value``."""
+    if param == "classes":  # Table 3's settings, run again to count the late jobs per class
+        return LookaheadSlack(goal=GOALS[goal]())
     if param == "lookahead":
         return LookaheadSlack(goal=GOALS[goal](), lookahead=int(value))
     if param == "up" and value > DEFAULTS["up"]:
@@ -98,15 +101,17 @@ def scheduler(goal: str, param: str, value: float) -> LookaheadSlack:
 
 def sweep_cells() -> list[tuple[str, int, str, str, float]]:
     """Every (workload, seed, goal, parameter, value) of the sweeps, Table 3's own values left out, in
-    the order they run: W1's depths, the slack factors, W2's depths, the other parameters."""
+    the order they run: W1's depths, the slack factors, W2's depths, the other parameters; then W1
+    under Table 3's settings again (parameter "classes"), whose cells count the late jobs per class."""
     plan: list[tuple[str, str, tuple[float, ...]]] = [("W1", "lookahead", DEPTHS), ("W1", "up", SLACKS)]
     plan.append(("W2", "lookahead", DEPTHS))
     plan += [("W1", param, values) for param, values in OTHERS.items()]
+    plan.append(("W1", "classes", (DEFAULTS["lookahead"],)))
     return [
         (workload, seed, goal, param, value)
         for workload, param, values in plan
         for value in values
-        if value != DEFAULTS[param]
+        if value != DEFAULTS.get(param)
         for seed in SEEDS
         for goal in GOALS
     ]
@@ -141,7 +146,9 @@ def run_sweep_cell(workload: str, seed: int, goal: str, param: str, value: float
         out[f"n_{name}"] = int(mask.sum())
     out["mean_wait"] = float((s.start - s.submit)[done].mean())
     out["overall_unfairness"] = unfairness(s, fst)
-    out["late_jobs"] = int(((s.start - fst)[done] > 0).sum())
+    late = (s.start - fst)[done] > 0
+    out["late_jobs"] = int(late.sum())
+    out |= {f"late_{name}": int((late & mask).sum()) for name, mask in masks.items() if name != "all"}
     out["seconds"] = seconds
     return out | sched.lookahead_stats()
 

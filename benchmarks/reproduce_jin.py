@@ -397,7 +397,7 @@ def fairness_table(groups: list[tuple[str, list[Any]]]) -> str:
 def utilization_table(groups: list[tuple[str, list[Any]]]) -> str:
     header = ["workload", "high-load share of time (Cons.)"]
     header += [f"{s} high-load util." for s in SCHEDULERS] + [f"{s} util." for s in SCHEDULERS]
-    header += ["G1 packings", "G1 jobs", "G2 packings", "G2 jobs"]
+    header += ["G1 packings", "G1 jobs", "G2 packings", "G2 jobs", "G1 sets per search", "G2 sets per search"]
     header += [f"{s} s" for s in SCHEDULERS]
     rows = []
     for label, cells in groups:
@@ -406,6 +406,7 @@ def utilization_table(groups: list[tuple[str, list[Any]]]) -> str:
         row += [f"{100 * _avg(cells, s, 'utilization'):.2f}%" for s in SCHEDULERS]
         for s in ("G1", "G2"):
             row += [f"{_avg(cells, s, 'packings_started'):.0f}", f"{_avg(cells, s, 'jobs_started'):.0f}"]
+        row += [f"{_avg(cells, s, 'sets_tried') / _avg(cells, s, 'searches'):.1f}" for s in ("G1", "G2")]
         row += [f"{_avg(cells, s, 'seconds'):.1f}" for s in SCHEDULERS]
         rows.append(row)
     return markdown(header, rows)
@@ -474,7 +475,8 @@ def report(results: dict[tuple[Any, ...], dict[str, dict[str, Any]]], args: argp
         "## Unfairness against each scheduler's own FSTs "
         "(OverallUnfairness, SkipUnfairness: mean over all jobs)",
         fairness_table(groups),
-        "## Utilization in high-load phases and overall; lookahead counts; wall seconds per run",
+        "## Utilization in high-load phases and overall; lookahead counts and sets tried per search; "
+        "wall seconds per run",
         utilization_table(groups),
     ]
     return "\n\n".join(parts) + "\n"
