@@ -27,6 +27,9 @@ wall seconds. Every schedule is validated. Each (workload, scheduler) cell runs 
     python benchmarks/reproduce_jin.py --seeds 71 3 --traces              # two seeds, no traces
     python benchmarks/reproduce_jin.py --loads 0.9 --alphas 10.23 --traces KTH-SP2-1996-2
     python benchmarks/reproduce_jin.py --report-only                      # tables of what is cached
+
+The thesis's §5.3 sweeps (lookahead depth, slack factor, the other slack parameters) are run by
+``_jin_sweeps.py`` into the same cache; ``_checks_jin.py`` turns both into the page's rows.
 """
 
 from __future__ import annotations
