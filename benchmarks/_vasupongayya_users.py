@@ -423,7 +423,7 @@ def _sizes(r: dict[str, Any], u: str) -> list[str]:
     return [*cells, str(s["busiest_day"])]
 
 
-_SIZE_HEADER = ["jobs", "NT (proc-h)", "N min/avg/med/max", "T (h)", "NT (proc-h)", "busiest day"]
+_SIZE_HEADER = ["jobs", "total NT (proc-h)", "N min/avg/med/max", "T (h)", "NT (proc-h)", "busiest day"]
 
 
 def table_ii(results: list[dict[str, Any]], machine_size: int) -> str:
