@@ -39,6 +39,7 @@ LARGE = 0.25  # of the machine
 LONG = 0.5  # of the month's longest runtime
 SPREAD = 2  # times an even spread's jobs a day, at most, on the user's busiest day
 HEAVY = 2.0  # equal shares of the month's capacity
+FEW = 5  # jobs, at most, of a user with "a few very short jobs"
 UNDER = 50 * HOUR  # processor-seconds: the paper's 50 node-hours
 
 
@@ -161,6 +162,20 @@ def spreads(r: dict[str, Any], u: str, rule: str = "even") -> bool:
     return jobs >= 4 and busiest <= SPREAD * math.ceil(jobs / round(r["hours"] / 24))
 
 
+def few_short(r: dict[str, Any], u: str) -> bool:
+    """A few very short jobs (§V.C): at most :data:`FEW` jobs, none longer than an hour."""
+    return _jobs(r, u) <= FEW and r["sizes"][u]["T"][3] <= 1.0
+
+
+def small_only(r: dict[str, Any], u: str) -> bool:
+    """Only fairly small jobs (§V.C: "<= 32" of 128 nodes): none wider than :data:`LARGE` of the machine."""
+    return r["sizes"][u]["N"][3] <= LARGE * r["machine_size"]
+
+
+def spread_mixed(r: dict[str, Any], u: str) -> bool:
+    return mixed(r, u) and spreads(r, u)
+
+
 def kind(r: dict[str, Any], u: str) -> str:
     """A user's kind in a month: heavy or light, and whether it mixes and spreads its jobs."""
     text = "heavy" if heavy(r, u) else "light"
@@ -229,6 +244,23 @@ def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
         f"lower for {agree}/{total} heavy user-months",
         verdict_of(agree, total),
         f"RelShare(1d) leaves {total - agree} of {total} heavy user-months at least as over-shared.",
+    )
+    gainers = [(r, u) for r, u in pairs if _m(r, u, REL, "max_wait") < _m(r, u, FCFS, "max_wait")]
+    short = sum(1 for r, u in gainers if few_short(r, u))
+    small = sum(1 for r, u in gainers if not few_short(r, u) and small_only(r, u))
+    spread = sum(1 for r, u in gainers if not (few_short(r, u) or small_only(r, u)) and spread_mixed(r, u))
+    usual = short + small + spread
+    others = [(r, u) for r, u in pairs if _m(r, u, REL, "max_wait") >= _m(r, u, FCFS, "max_wait")]
+    alike = sum(1 for r, u in others if few_short(r, u) or small_only(r, u) or spread_mixed(r, u))
+    add(
+        "§V.C",
+        "the users who benefit under RelShare(1d) are usually those with (1) a few very short jobs, (2) "
+        "only fairly small jobs (<= 32 of 128 nodes) or (3) difficult jobs spread out",
+        f"{usual}/{len(gainers)} benefiting user-months: (1) {short}, else (2) {small}, else (3) {spread}; "
+        f"of the user-months that do not benefit, {alike}/{len(others)} are of these kinds too",
+        verdict_of(usual, len(gainers)),
+        f"{len(gainers) - usual} of {len(gainers)} benefiting user-months are of none of the three kinds "
+        "(as the paper's page defines them).",
     )
     out += spread_findings(pairs)
     out += window_user_findings(pairs)
