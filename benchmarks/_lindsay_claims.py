@@ -320,7 +320,10 @@ def f8_lpc(r: Results) -> Found:
     fact = r.facts.get("LPC-EGEE")
     if fact is None:
         return None
-    ours = f"the widest of its {fact['jobs']:,} jobs uses {fact['widest']} processor(s)"
+    if fact["widest"] == 1:
+        ours = f"each of its {fact['jobs']:,} jobs uses one processor"
+    else:
+        ours = f"its widest job of {fact['jobs']:,} uses {fact['widest']:,} processors"
     return ours, "holds" if fact["widest"] == 1 else "differs", ""
 
 
