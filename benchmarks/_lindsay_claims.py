@@ -48,9 +48,10 @@ class Results:
         the traces (but ``skip``) whose cells are all present."""
         table = {}
         for name, stem in TRACES:
-            runs = [self.cells.get((stem, spec)) for spec in ["Conservative", *specs]]
-            if name not in skip and all(runs):
-                table[name] = [percent_improvement(runs[0][metric], run[metric]) for run in runs[1:]]
+            keys = [(stem, spec) for spec in ["Conservative", *specs]]
+            if name not in skip and all(key in self.cells for key in keys):
+                base, *runs = (self.cells[key][metric] for key in keys)
+                table[name] = [percent_improvement(base, run) for run in runs]
         return table
 
     def ctc_note(self, metric: str, specs: list[str]) -> str:
@@ -61,12 +62,11 @@ class Results:
             "Our CTC-SP2 log (version 3.1) declares 338 processors where the paper's version declared 430, "
             "so the same jobs load it more heavily"
         )
-        base = self.ctc430.get("Conservative")
-        runs = [(spec, self.ctc430.get(spec)) for spec in specs]
-        if base is None or not all(run for _, run in runs):
+        if not all(spec in self.ctc430 for spec in ["Conservative", *specs]):
             return note + "."
+        base = self.ctc430["Conservative"][metric]
         shown = ", ".join(
-            f"{spec} {pct(percent_improvement(base[metric], run[metric]))}" for spec, run in runs
+            f"{spec} {pct(percent_improvement(base, self.ctc430[spec][metric]))}" for spec in specs
         )
         return f"{note}; read with 430 processors it gives {shown}."
 

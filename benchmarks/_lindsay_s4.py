@@ -162,7 +162,7 @@ def s43_hpc2n(r: Results) -> Found:
 
 def s43_others(r: Results) -> Found:
     ratios = _ratios(r)
-    top = {}
+    top: dict[str, tuple[float, str]] = {}
     for ratio, spec, name in ratios:
         if name != "HPC2N":
             top.setdefault(name, (ratio, spec))
