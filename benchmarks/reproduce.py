@@ -219,7 +219,9 @@ def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]
         "repository that measured it (`-dirty`: with changes not yet committed); the results are the",
         "JSON files under `benchmarks/reproduction/`.\n",
         markdown(
-            ["paper", "results", "measured", "code"], provenance_rows(results, [k for k, _ in sections])
+            ["paper", "measured", "code", "results"],
+            provenance_rows(results, [k for k, _ in sections]),
+            right=3,
         ),
         "\n## The traces\n",
         "The papers' trace files and job counts (Lindsay et al. Fig. 4; Rajbhandary et al. Fig. 3 gives",
