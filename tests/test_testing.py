@@ -15,7 +15,20 @@ from hypothesis import strategies as st
 from strategies import make
 
 import backfill.testing
-from backfill import EASY, FCFS, BackfillError, Conservative, Job, ScheduleError, Workload, simulate
+from backfill import (
+    DC,
+    EASY,
+    FCFS,
+    PC,
+    BackfillError,
+    Conservative,
+    Job,
+    ScheduleError,
+    Workload,
+    check_reservations,
+    lublin_feitelson,
+    simulate,
+)
 from backfill.schedule import RESERVATION_DTYPE
 from backfill.testing import check_feasible, check_guarantees, check_holds, check_scheduler, workloads
 
@@ -339,3 +352,18 @@ def test_strategy_reaches_the_corner_cases() -> None:
     has(lambda w: (runtime(w) == 0).any())
     has(lambda w: (estimate(w) < runtime(w)).any(), overruns=True)
     has(lambda w: (procs(w) > w.machine_size).any(), too_wide=True)
+
+
+def test_a_valid_schedule_is_checked_without_wording_any_history(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Finding a job's history scans every reservation; doing it for each job of a valid schedule made
+    # check_reservations quadratic (minutes on a whole archive trace). Only an error words one.
+    import backfill.measures.validation as validation
+
+    def no_history(*_: object) -> str:
+        raise AssertionError("a history was worded for a valid schedule")
+
+    monkeypatch.setattr(validation, "_history", no_history)
+    workload = lublin_feitelson(300, machine_size=64, seed=3)
+    for scheduler in (Conservative(), PC(), DC()):
+        check_reservations(simulate(workload, scheduler, record_reservations=True))
+    check_reservations(simulate(workload, EASY(), record_reservations=True), while_held=True)

@@ -33,6 +33,11 @@ def _history(schedule: Schedule, job_id: int) -> str:
     return ", ".join(changes)
 
 
+def _reservation_error(schedule: Schedule, job_id: int, message: str) -> ScheduleError:
+    # The history is found only for the error: it scans every reservation of the schedule.
+    return ScheduleError(f"{message} (history: {_history(schedule, job_id)})")
+
+
 def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
     """Raise :class:`ScheduleError` unless the schedule is feasible and accounts for every job.
 
@@ -122,33 +127,41 @@ def check_reservations(schedule: Schedule, *, while_held: bool = False) -> None:
         starts = chunk["start"]
         actual = schedule.start[row_of[job_id]]
         times = chunk["time"]
-        history = f"(history: {_history(schedule, job_id)})"
         if not while_held:
             if np.isnan(starts).any():
                 at = float(times[int(np.flatnonzero(np.isnan(starts))[0])])
-                raise ScheduleError(f"{name}: job {job_id} lost its reservation at {at:g} {history}")
+                raise _reservation_error(
+                    schedule, job_id, f"{name}: job {job_id} lost its reservation at {at:g}"
+                )
             if (later := np.flatnonzero(np.diff(starts) > 0)).size:
                 k = int(later[0])
-                raise ScheduleError(
+                raise _reservation_error(
+                    schedule,
+                    job_id,
                     f"{name}: job {job_id}'s reservation moved later at {times[k + 1]:g}: "
-                    f"{starts[k]:g} -> {starts[k + 1]:g} {history}"
+                    f"{starts[k]:g} -> {starts[k + 1]:g}",
                 )
             if actual > starts[0]:
-                raise ScheduleError(
-                    f"{name}: job {job_id} started at {actual:g}, after its guarantee {starts[0]:g} {history}"
+                raise _reservation_error(
+                    schedule,
+                    job_id,
+                    f"{name}: job {job_id} started at {actual:g}, after its guarantee {starts[0]:g}",
                 )
             continue
         held = starts[0]
         for t, s in zip(times[1:].tolist(), starts[1:].tolist(), strict=True):
             if not np.isnan(held) and not np.isnan(s) and s > held:
-                raise ScheduleError(
-                    f"{name}: job {job_id}'s reservation moved later at {t:g}: {held:g} -> {s:g} {history}"
+                raise _reservation_error(
+                    schedule,
+                    job_id,
+                    f"{name}: job {job_id}'s reservation moved later at {t:g}: {held:g} -> {s:g}",
                 )
             held = s
         if not np.isnan(held) and actual > held:
-            raise ScheduleError(
-                f"{name}: job {job_id} started at {actual:g}, after {held:g}, the reservation it held "
-                f"{history}"
+            raise _reservation_error(
+                schedule,
+                job_id,
+                f"{name}: job {job_id} started at {actual:g}, after {held:g}, the reservation it held",
             )
 
 
