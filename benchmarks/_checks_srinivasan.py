@@ -362,7 +362,9 @@ def tables(trace_dir: Path = DEFAULT_TRACE_DIR, cache: Path = DEFAULT_CACHE) -> 
         "",
         offered_table(offered_loads(trace_dir, cache, run=False)),
         "",
-        report(our_shares(trace_dir, cache, run=False), groups, sorted(DEFAULT_LOADS)).rstrip("\n"),
+        report(our_shares(trace_dir, cache, run=False), groups, sorted(DEFAULT_LOADS), seconds=False).rstrip(
+            "\n"
+        ),
         "",
         "Fairness by runtime class (Fig. 7): percent of each class's jobs within each multiple of their "
         f"fair slowdown, exact estimates, high load (x{HIGH:g})",

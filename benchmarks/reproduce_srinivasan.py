@@ -257,6 +257,8 @@ def report(
     shares: dict[str, tuple[int, tuple[float, float, float, float]]] | None,
     groups: dict[str, Any],
     loads: list[float],
+    *,
+    seconds: bool = True,
 ) -> str:
     high = max(loads)
     normal = min(loads)
@@ -308,7 +310,8 @@ def report(
             "",
             buckets_table(groups, estimates, high),
         ]
-    parts += ["", "Seconds per simulation", "", seconds_table(groups)]
+    if seconds:  # how long a run took: for the script's report, not for the docs page
+        parts += ["", "Seconds per simulation", "", seconds_table(groups)]
     return "\n".join(parts) + "\n"
 
 
