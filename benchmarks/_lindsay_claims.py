@@ -21,6 +21,8 @@ Found = tuple[str, str, str] | None
 
 #: Percent: the paper's "comparable (within 10%)" and "small (generally < 10%)"; beyond it, significant.
 BIG = 10.0
+#: Points: a lead smaller than this shows as +0.0 % and counts as a tie.
+TIE = 0.05
 #: The paper's traces that Fig. 5-8 single out and that we have.
 _THUNDER, _CTC = "LLNL-Thunder", "CTC-SP2"
 
@@ -107,11 +109,14 @@ def _beats(
     t = r.table(metric, specs, skip)
     if not t:
         return None
+    # A lead that shows as +0.0 (under TIE points) is a tie, not a win.
     if rival == "Conservative":
-        fails = {n: pct(row[0]) for n, row in t.items() if row[0] <= 0}
+        fails = {n: pct(row[0]) for n, row in t.items() if row[0] < TIE}
     else:
         fails = {
-            n: f"{pct(row[1])} against {rival}'s {pct(row[0])}" for n, row in t.items() if row[1] <= row[0]
+            n: f"{pct(row[1])} against {rival}'s {pct(row[0])}"
+            for n, row in t.items()
+            if row[1] - row[0] < TIE
         }
     agree = len(t) - len(fails)
     ours = f"better on {agree} of {len(t)} traces{so_far(len(t), len(TRACES) - len(skip))}"
