@@ -27,7 +27,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from _common import (
     DEFAULT_TRACE_DIR,
@@ -36,13 +35,12 @@ from _common import (
     TRACE_STEMS,
     VERDICTS,
     Check,
-    cached_result,
     load_result,
     markdown,
     provenance,
 )
 
-from backfill import BackfillError, read_swf
+from backfill import BackfillError
 
 DEFAULT_DOCS = ROOT / "docs"
 
@@ -55,21 +53,21 @@ PAPERS: dict[str, str] = {
     "jin": "_checks_jin",
 }
 
-#: The traces as Lindsay et al. (2013) Fig. 4 list them: file, jobs after their cleaning, percent of
-#: jobs with a user estimate. Rajbhandary et al. (2013) Fig. 3 gives the same files and job counts
-#: for the traces the two share. Only the traces we have are listed.
-PUBLISHED_TRACES: dict[str, tuple[str, int, float]] = {
-    "CTC-SP2": ("CTC-SP2-1996-2.1-cln", 77_222, 99.99),
-    "DAS2-fs1": ("DAS2-fs1-2003-1", 39_348, 100.0),
-    "HPC2N": ("HPC2N-2002-1.1-cln", 202_876, 100.0),
-    "KTH-SP2": ("KTH-SP2-1996-2", 28_489, 100.0),
-    "LANL-CM5": ("LANL-CM5-1994-3.1-cln", 122_057, 90.75),
-    "LLNL-Atlas": ("LLNL-Atlas-2006-1.1-cln", 38_143, 84.85),
-    "LLNL-Thunder": ("LLNL-Thunder-2007-1.1-cln", 118_754, 32.47),
-    "LPC-EGEE": ("LPC-EGEE-2004-1.2-cln", 220_679, 100.0),
-    "SDSC-BLUE": ("SDSC-BLUE-2000-3.1-cln", 223_669, 100.0),
-    "SDSC-DS": ("SDSC-DS-2004-1", 85_006, 100.0),
-    "SDSC-SP2": ("SDSC-SP2-1998-3.1-cln", 54_041, 99.94),
+#: The archive file each trace was in when Lindsay et al. (2013) Fig. 4 listed it (Rajbhandary et al.
+#: (2013) Fig. 3 gives the same files); their job counts and shares with estimates are
+#: ``reproduce_lindsay.FIG4``. Only the traces we have are listed.
+PAPER_FILES: dict[str, str] = {
+    "CTC-SP2": "CTC-SP2-1996-2.1-cln",
+    "DAS2-fs1": "DAS2-fs1-2003-1",
+    "HPC2N": "HPC2N-2002-1.1-cln",
+    "KTH-SP2": "KTH-SP2-1996-2",
+    "LANL-CM5": "LANL-CM5-1994-3.1-cln",
+    "LLNL-Atlas": "LLNL-Atlas-2006-1.1-cln",
+    "LLNL-Thunder": "LLNL-Thunder-2007-1.1-cln",
+    "LPC-EGEE": "LPC-EGEE-2004-1.2-cln",
+    "SDSC-BLUE": "SDSC-BLUE-2000-3.1-cln",
+    "SDSC-DS": "SDSC-DS-2004-1",
+    "SDSC-SP2": "SDSC-SP2-1998-3.1-cln",
 }
 
 _INTRO = """\
@@ -99,31 +97,15 @@ def _load(key: str) -> ModuleType:
     return importlib.import_module(PAPERS[key])
 
 
-def trace_facts(trace_dir: Path, results: Path, *, run: bool) -> dict[str, Any] | None:
-    """Our job count and share of jobs with a user estimate for each trace of :data:`PUBLISHED_TRACES`,
-    read from the traces once and kept in ``results/traces.json`` (None without ``run`` if not kept)."""
-
-    def compute() -> dict[str, Any]:
-        facts = {}
-        for name in PUBLISHED_TRACES:
-            path = trace_dir / f"{TRACE_STEMS[name]}.swf.gz"
-            if path.exists():
-                workload, report = read_swf(path)
-                kept = len(workload)
-                estimated = (
-                    100.0 * (1.0 - report.altered.get("estimate_from_runtime", 0) / kept) if kept else 0.0
-                )
-                facts[name] = {"jobs": kept, "estimated": estimated}
-        return {"traces": facts}
-
-    return cached_result(results / "traces.json", compute, run=run)
-
-
-def trace_rows(facts: dict[str, Any] | None) -> list[list[str]]:
-    """One row per trace: the papers' file and job count beside ours, and the share with estimates."""
+def trace_rows(trace_dir: Path, results: Path, *, run: bool) -> list[list[str]]:
+    """One row per trace: the papers' file and job count beside ours, and the share with estimates
+    (our figures are the Lindsay reproduction's trace facts, kept with its results)."""
+    lindsay = importlib.import_module("reproduce_lindsay")
+    facts = lindsay.trace_facts(trace_dir, results / "lindsay", run=run)
     known = {} if facts is None else facts["traces"]
     rows = []
-    for name, (paper_file, jobs, estimated) in PUBLISHED_TRACES.items():
+    for name, paper_file in PAPER_FILES.items():
+        jobs, estimated = lindsay.FIG4[name]
         stem = TRACE_STEMS[name]
         if name not in known:
             rows.append([name, paper_file, stem, f"{jobs:,}", "not measured", f"{estimated:.2f}", "-"])
@@ -231,7 +213,7 @@ def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]
         "CTC-SP2 3.1 declares 338 processors where the version the papers used declared 430.\n",
         markdown(
             ["trace", "papers' file", "our file", "papers' jobs", "our jobs", "papers' % estimated", "our %"],
-            trace_rows(trace_facts(trace_dir, results, run=run)),
+            trace_rows(trace_dir, results, run=run),
             right=3,
         ),
         "\nSrinivasan et al.'s job categories (Tables 3-6: SN / SW / LN / LW, percent of jobs; short",
