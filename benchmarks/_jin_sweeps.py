@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 import numpy as np
 from _common import load_result, markdown, save_result
-from reproduce_jin import DEFAULT_CACHE, JOBS, MEDIUM, SEEDS, SHORT, W1_ALPHA, cell_name, model_workload
+from reproduce_jin import DEFAULT_CACHE, JOBS, SEEDS, SHORT, W1_ALPHA, cell_name, class_masks, model_workload
 
 from backfill import (
     G1,
@@ -135,12 +135,7 @@ def run_sweep_cell(workload: str, seed: int, goal: str, param: str, value: float
     runtime = s.runtime[done]
     rr = relative_response_times(s, CUTOFF)
     out: dict[str, Any] = {"cell": [workload, seed, goal, param, value], "jobs": len(w), **info}
-    masks = {
-        "all": np.ones(rr.size, dtype=bool),
-        "short": runtime < SHORT,
-        "medium": (runtime >= SHORT) & (runtime < MEDIUM),
-        "long": runtime >= MEDIUM,
-    }
+    masks = class_masks(runtime)
     for name, mask in masks.items():
         out[f"rr_{name}"] = float(rr[mask].mean())
         out[f"n_{name}"] = int(mask.sum())

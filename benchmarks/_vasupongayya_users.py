@@ -201,6 +201,22 @@ def table_ii_month(results: list[dict[str, Any]]) -> dict[str, Any]:
     return max(results, key=lambda r: r[REL]["max_wait"] - r[FCFS]["max_wait"])
 
 
+def _adder(out: list[Finding]) -> Callable[[str, str, str, str, str], None]:
+    """A function that appends a finding to ``out``, its reason dropped where the claim holds."""
+
+    def add(source: str, statement: str, ours: str, verdict: str, why: str) -> None:
+        out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
+
+    return add
+
+
+def _tally(
+    chosen: list[tuple[dict[str, Any], str]], good: Callable[[dict[str, Any], str], bool]
+) -> tuple[int, int]:
+    """How many of the chosen user-months are good, and of how many."""
+    return sum(1 for r, u in chosen if good(r, u)), len(chosen)
+
+
 def user_months(results: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
     """Every (month, user) of ``results``: the users with a job submitted in the month."""
     return [(r, u) for r in results for u in r[REL]["users"]]
@@ -211,13 +227,7 @@ def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
     out: list[Finding] = []
     pairs = user_months(results)
 
-    def add(source: str, statement: str, ours: str, verdict: str, why: str) -> None:
-        out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
-
-    def tally(
-        chosen: list[tuple[dict[str, Any], str]], good: Callable[[dict[str, Any], str], bool]
-    ) -> tuple[int, int]:
-        return sum(1 for r, u in chosen if good(r, u)), len(chosen)
+    add = _adder(out)
 
     n = len(results)
     worse = sum(
@@ -237,7 +247,7 @@ def user_findings(results: list[dict[str, Any]]) -> list[Finding]:
         f"No such user is among the five most hurt in {n - worse} of {n} months.",
     )
     heavies = [(r, u) for r, u in pairs if heavy(r, u)]
-    agree, total = tally(heavies, lambda r, u: _m(r, u, REL, "dev") < _m(r, u, FCFS, "dev"))
+    agree, total = _tally(heavies, lambda r, u: _m(r, u, REL, "dev") < _m(r, u, FCFS, "dev"))
     add(
         "§V.B",
         "RelShare(1d) keeps heavy-demand users from dominating: their dev is lower than under FCFS-backfill",
@@ -271,13 +281,7 @@ def spread_findings(pairs: list[tuple[dict[str, Any], str]], rule: str = "even")
     """The claims of Table IV and §V.C about users who mix their jobs, spread by ``rule``."""
     out: list[Finding] = []
 
-    def add(source: str, statement: str, ours: str, verdict: str, why: str) -> None:
-        out.append((source, statement, ours, verdict, "" if verdict == "holds" else why))
-
-    def tally(
-        chosen: list[tuple[dict[str, Any], str]], good: Callable[[dict[str, Any], str], bool]
-    ) -> tuple[int, int]:
-        return sum(1 for r, u in chosen if good(r, u)), len(chosen)
+    add = _adder(out)
 
     spread_mix = [(r, u) for r, u in pairs if mixed(r, u) and spreads(r, u, rule)]
     bunched = [(r, u) for r, u in pairs if mixed(r, u) and _jobs(r, u) >= 4 and not spreads(r, u, rule)]
@@ -285,7 +289,7 @@ def spread_findings(pairs: list[tuple[dict[str, Any], str]], rule: str = "even")
     def gains(r: dict[str, Any], u: str) -> bool:
         return _m(r, u, REL, "max_wait") < _m(r, u, FCFS, "max_wait")
 
-    agree, total = tally(spread_mix, gains)
+    agree, total = _tally(spread_mix, gains)
     add(
         "Table IV",
         "users who mix large and small (or long and short) jobs but spread them out benefit under "
@@ -296,7 +300,7 @@ def spread_findings(pairs: list[tuple[dict[str, Any], str]], rule: str = "even")
         "(mixing and spreading as the paper's page defines them).",
     )
     under = [(r, u) for r, u in spread_mix if _m(r, u, FCFS, "dev") < 0]
-    agree2, total2 = tally(under, lambda r, u: _m(r, u, REL, "dev") > _m(r, u, FCFS, "dev"))
+    agree2, total2 = _tally(under, lambda r, u: _m(r, u, REL, "dev") > _m(r, u, FCFS, "dev"))
     add(
         "Table IV",
         "their under-share under FCFS-backfill shrinks under RelShare(1d) (all four; #70 and #103 turn "
@@ -305,9 +309,9 @@ def spread_findings(pairs: list[tuple[dict[str, Any], str]], rule: str = "even")
         verdict_of(agree2, total2),
         f"{total2 - agree2} of {total2} are as much or more under-shared under RelShare(1d).",
     )
-    hurt, _ = tally(spread_mix, suffers)
-    kept, all_bunched = tally(bunched, gains)
-    hurt_b, _ = tally(bunched, suffers)
+    hurt, _ = _tally(spread_mix, suffers)
+    kept, all_bunched = _tally(bunched, gains)
+    hurt_b, _ = _tally(bunched, suffers)
 
     def pct(k: int, total: int) -> str:
         return f"{k}/{total} ({100 * k / total:.0f}%)" if total else "0/0"

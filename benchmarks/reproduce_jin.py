@@ -178,6 +178,16 @@ def _mean(x: np.ndarray) -> float:
     return float(x.mean()) if x.size else float("nan")
 
 
+def class_masks(runtime: np.ndarray) -> dict[str, np.ndarray]:
+    """Which of the jobs with these runtimes are in each of the thesis's classes (Table 2), and all."""
+    return {
+        "all": np.ones(runtime.size, dtype=bool),
+        "short": runtime < SHORT,
+        "medium": (runtime >= SHORT) & (runtime < MEDIUM),
+        "long": runtime >= MEDIUM,
+    }
+
+
 def run_cell(
     cell: tuple[Any, ...], spec: str, trace_dir: str, threshold: float, cutoff: float
 ) -> dict[str, Any]:
@@ -214,13 +224,7 @@ def run_cell(
     runtime = s.runtime[done]
     rr = relative_response_times(s, cutoff)
     wait = (s.start - s.submit)[done]
-    masks = {
-        "all": np.ones(rr.size, dtype=bool),
-        "short": runtime < SHORT,
-        "medium": (runtime >= SHORT) & (runtime < MEDIUM),
-        "long": runtime >= MEDIUM,
-    }
-    for name, mask in masks.items():
+    for name, mask in class_masks(runtime).items():
         out[f"rr_{name}"] = _mean(rr[mask])
         out[f"wait_{name}"] = _mean(wait[mask])
         out[f"n_{name}"] = int(mask.sum())
