@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -125,3 +126,29 @@ def test_a_cached_paper_gives_computed_verdicts(traces: Path, tmp_path: Path) ->
     assert counts[0] > counts[1 + VERDICTS.index("not checkable")]
     assert "KTH-SP2" in text.split("## Lindsay", 1)[1]
     assert re.search(r"[+-]\d+\.\d %", text.split("## Lindsay", 1)[1])
+
+
+def test_the_committed_pages_are_what_the_committed_results_give(tmp_path: Path) -> None:
+    # What a reader gets from a fresh clone: --cached rewrites every reproduction page from the
+    # committed results alone (no trace is read), and the pages in the repository are exactly that.
+    docs = _docs(tmp_path)
+    done = _run(tmp_path / "no traces", ROOT / "benchmarks" / "reproduction", docs)
+    assert done.returncode == 0, done.stderr
+    pages = sorted(page.name for page in docs.glob("reproduction*.md"))
+    assert len(pages) == 1 + len(PAPERS)
+    stale = [name for name in pages if (docs / name).read_text() != (ROOT / "docs" / name).read_text()]
+    assert not stale, f"rewrite them with `python benchmarks/reproduce.py --cached`: {stale}"
+
+
+def test_the_committed_results_are_small_stamped_json() -> None:
+    results = ROOT / "benchmarks" / "reproduction"
+    # A full local run also keeps per-job arrays (.npz, ignored by git) beside the results.
+    files = sorted(path for path in results.rglob("*") if path.is_file() and path.suffix != ".npz")
+    assert files, "no committed reproduction results"
+    assert {path.suffix for path in files} == {".json"}
+    assert {path.relative_to(results).parts[0] for path in files} == set(PAPERS)
+    for path in files:
+        assert path.stat().st_size < 100_000, path
+        stamp = json.loads(path.read_text())["measured"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", stamp["date"]), path
+        assert stamp["code"], path
