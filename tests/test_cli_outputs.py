@@ -476,7 +476,10 @@ def test_compare_stops_on_a_signal_with_one_line(tmp_path: Path, signum: int, wh
         "-m",
         "backfill",
         "compare",
-        "model:n=6000",
+        # Large enough that the 20 cells take seconds after the first is saved (about 10 s on 2 cores):
+        # with 6,000 jobs the whole sweep took 2 s, and on a busy machine its last cells could be
+        # saved in one burst and the process be exiting when the signal came.
+        "model:n=30000",
         "--scheduler",
         "easy",
         "conservative",
