@@ -618,3 +618,24 @@ def test_an_interrupt_while_a_cell_is_saved_does_not_count_it(
     with pytest.raises(sweep.SweepInterrupted) as info:
         run_sweep(GRID, workers=1, cache=tmp_path)
     assert info.value.finished == len(list(tmp_path.glob("*.json"))) == 2
+
+
+def test_a_pool_worker_ignores_ctrl_c_and_dies_at_once_on_sigterm() -> None:
+    # A forked worker inherits the parent's handlers; `backfill compare` turns SIGTERM into an
+    # interrupt, which a worker would run only on its next return from compiled code, and its pool
+    # loop would catch. The parent stops its workers with SIGTERM: they must die at once.
+    import signal
+
+    from backfill.experiments import sweep as sweep_module
+
+    def parents_handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, parents_handler), signal.getsignal(signal.SIGINT)
+    try:
+        sweep_module._ignore_interrupts()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
+        signal.signal(signal.SIGINT, before[1])

@@ -454,6 +454,10 @@ def _ignore_interrupts() -> None:
     # A pool's workers get the terminal's Ctrl-C too; the parent alone decides to stop, then
     # terminates them, so that no worker dies half-way through a result and hangs the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent stops them with SIGTERM. A forked worker inherits the parent's SIGTERM handler
+    # (``backfill compare`` turns SIGTERM into an interrupt), which Python runs only when the worker
+    # next returns from compiled code: seconds inside a kernel loop. The default ends it at once.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dict[str, Any]:
