@@ -11,7 +11,7 @@ paper's rows (``statements``) and its full tables (``tables``). Usage::
 
     python benchmarks/reproduce.py                    # run what is missing, then write the pages
     python benchmarks/reproduce.py --cached           # write from the kept results only, run nothing
-    python benchmarks/reproduce.py --papers lindsay jin --docs /tmp/docs
+    python benchmarks/reproduce.py --papers lindsay jin --docs ../scratch-docs  # a copy of docs/
 
 The results are small JSON files under ``benchmarks/reproduction/<paper>/``, committed, so ``--cached``
 rewrites every page from a fresh clone in about a minute without the traces. From empty results the
