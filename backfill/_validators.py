@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,3 +30,43 @@ def one_of(*options: str) -> Callable[[object, attrs.Attribute[Any], object], No
             )
 
     return check
+
+
+def optional_seconds(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Accept None (no limit) or a finite number of seconds >= 0."""
+    if value is None:
+        return
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < math.inf:
+        raise ParameterError(
+            f"{type(instance).__name__}.{attribute.name} must be a finite number of seconds >= 0 or None "
+            f"(no limit), got {value!r}"
+        )
+
+
+def optional_positive_int(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Accept None (no limit) or a positive int (not a bool)."""
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ParameterError(
+            f"{type(instance).__name__}.{attribute.name} must be a positive int or None (no limit), "
+            f"got {value!r}"
+        )
+
+
+def optional_callable(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Accept None or a callable (a priority, a predictor)."""
+    if value is not None and not callable(value):
+        raise ParameterError(
+            f"{type(instance).__name__}.{attribute.name} must be a callable (job, now) -> key or None, "
+            f"got {value!r}"
+        )
+
+
+def depth_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Accept a reservation depth: a positive int, or None for every blocked job."""
+    # bool is an int subclass, but EASY(depth=True) is surely a mistake, not depth 1.
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ParameterError(f"depth must be a positive int or None (unlimited), got {value!r}")

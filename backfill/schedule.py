@@ -32,6 +32,10 @@ def _readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return a
 
 
+def _optional_readonly(a: npt.ArrayLike | None) -> npt.NDArray[Any] | None:
+    return None if a is None else _readonly(np.asarray(a, dtype=np.float64))
+
+
 def _frozen_reasons(m: Mapping[int, str]) -> Mapping[int, str]:
     return MappingProxyType(dict(m))
 
@@ -58,6 +62,9 @@ class Schedule:
         rejected: Reason each rejected job was not scheduled, by job id.
         altered: How many jobs the overrun policy changed, by reason.
         reservations: Every reservation change, as an array of :data:`RESERVATION_DTYPE`.
+        predicted: The runtime each job was first planned with, if a predictor planned the run
+            (:func:`~backfill.schedulers.planning.planning`; NaN for jobs never submitted), else
+            None: the scheduler planned with :attr:`estimate`. See :attr:`planned`.
     """
 
     workload: Workload
@@ -70,6 +77,7 @@ class Schedule:
     rejected: Mapping[int, str] = attrs.field(converter=_frozen_reasons)
     altered: Mapping[str, int] = attrs.field(converter=_frozen_counts)
     reservations: npt.NDArray[np.void] = attrs.field(converter=_readonly, repr=False)
+    predicted: FloatArray | None = attrs.field(default=None, converter=_optional_readonly, repr=False)
 
     @classmethod
     def from_starts(
@@ -193,7 +201,23 @@ class Schedule:
     def __reduce__(self) -> tuple[Any, ...]:
         # Read-only mapping proxies do not pickle; results come back from process pools and Dask.
         fields = attrs.astuple(self, recurse=False)
-        return (Schedule, (*fields[:-3], dict(self.rejected), dict(self.altered), self.reservations))
+        return (
+            Schedule,
+            (*fields[:-4], dict(self.rejected), dict(self.altered), self.reservations, self.predicted),
+        )
+
+    @property
+    def planned(self) -> FloatArray:
+        """The runtime each job was first planned with: :attr:`predicted`, else :attr:`estimate`.
+
+        Examples:
+            >>> from backfill import EASY, Job, Workload, exact_runtime, planning, simulate
+            >>> w = Workload.from_jobs([Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=9.0)], 1)
+            >>> oracle = planning(EASY(), predictor=exact_runtime)
+            >>> simulate(w, EASY()).planned.tolist(), simulate(w, oracle).planned.tolist()
+            ([9.0], [5.0])
+        """
+        return self.estimate if self.predicted is None else self.predicted
 
     @property
     def submit(self) -> FloatArray:

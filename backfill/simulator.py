@@ -415,7 +415,17 @@ class Simulator:
             rejected=self._rejected,
             altered=self._altered,
             reservations=_reservations(self._log),
+            predicted=self._predicted(),
         )
+
+    def _predicted(self) -> np.ndarray | None:
+        """Each row's first planned runtime if the scheduler planned with predictions, else None."""
+        planned = getattr(self.scheduler, "planned_runtimes", None)
+        if planned is None:
+            return None
+        by_id = planned()
+        ids = self.workload.records["id"].tolist()
+        return np.array([by_id.get(i, math.nan) for i in ids], dtype=np.float64)
 
     @property
     def queued_jobs(self) -> Mapping[int, Job]:

@@ -93,6 +93,11 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "utilization": ("utilization", "fraction of the machine"),
     "makespan": ("makespan", "s"),
     "seconds": ("simulation wall time", "s"),
+    "prediction_mae": ("mean absolute prediction error", "s"),
+    "underpredicted": ("underpredicted jobs", "fraction of the jobs"),
+    "violations": ("broken guarantees", ""),
+    "violated_jobs": ("jobs with a broken guarantee", ""),
+    "never_reserved": ("jobs that waited unreserved", ""),
 }
 
 
@@ -124,7 +129,7 @@ DEFAULT_COLUMNS: tuple[str, ...] = (
     "makespan",
 )
 
-_COUNT_KEYS = frozenset({"jobs", "rejected"})
+_COUNT_KEYS = frozenset({"jobs", "rejected", "violations", "violated_jobs", "never_reserved"})
 
 
 def _completed(s: Schedule) -> npt.NDArray[np.bool_]:

@@ -10,6 +10,14 @@ from backfill.schedulers.guarantee import GuaranteeScheduler
 from backfill.schedulers.guard import GuardedScheduler, guarded
 from backfill.schedulers.lookahead import G1, G2, LookaheadSlack, PackingScores, SlackFactor
 from backfill.schedulers.pc import PC
+from backfill.schedulers.planning import PlanningScheduler, Replanning, planning
+from backfill.schedulers.predictors import (
+    StatefulPredictor,
+    UserHistory,
+    exact_runtime,
+    predictor_name,
+    user_estimate,
+)
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
 from backfill.schedulers.queue import QueueEntry, QueueScheduler
 from backfill.schedulers.relshare import RelShare
@@ -34,17 +42,25 @@ __all__ = [
     "LookaheadSlack",
     "PC",
     "PackingScores",
+    "PlanningScheduler",
     "QueueEntry",
     "QueueScheduler",
     "RelShare",
+    "Replanning",
     "ReservationLog",
     "Scheduler",
     "SchedulerBase",
     "Selective",
     "SlackBackfill",
     "SlackFactor",
+    "StatefulPredictor",
+    "UserHistory",
+    "exact_runtime",
     "guarded",
+    "planning",
+    "predictor_name",
     "scheduler_name",
+    "user_estimate",
 ]
 
 

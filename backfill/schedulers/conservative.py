@@ -13,6 +13,7 @@ import backfill.kernel as kernel
 from backfill.errors import ScheduleError
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import LongQueueConservative
+from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers.base import SchedulerBase
 from backfill.workloads.workload import Job
 
@@ -143,6 +144,32 @@ class Conservative(LongQueueConservative, SchedulerBase):
             self._running[job.id] = (now + job.estimate, job.processors)
             started.append(job)
         return started
+
+    def extend(self, job: Job, end: float, now: float) -> None:
+        """Plan a running job that outlived its planned end to end at ``end``; re-plan what it overlaps.
+
+        The hook of :class:`~backfill.schedulers.planning.Replanning`: see
+        :mod:`backfill.schedulers._replan` for which reservations move and where. Moved jobs are
+        logged; the space they left is compressed into before the next decision.
+        O(log n + s) when the extra time fits, else O(k (log n + s) + k log q) for k moved jobs.
+
+        Raises:
+            ScheduleError: If the job is not running or ``end`` is not after its planned end.
+        """
+        record = self._running.get(job.id)
+        if record is None or end <= record[0]:
+            raise ScheduleError(extension_error(self.name, job, end, now, record and record[0]))
+        old, procs = record
+        self._running[job.id] = (end, procs)
+        moved = replan(self._profile, self._order, max(old, now), end, procs, now)
+        for start, new, seq, other in moved:
+            self._order.add((new, seq, other))
+            self._planned[other.id] = new
+            if new != start:
+                self._changes.append((other.id, new))
+            if other.estimate > 0:
+                self._freed.append((start, start + other.estimate))
+                self._dirty = True
 
     def _start_unreserved(self, entries: Iterable[tuple[Any, Any, Job]], now: float) -> list[Job]:
         """Start, in the given order, every job that fits now without touching any reservation.

@@ -89,6 +89,10 @@ class DC(GuaranteeScheduler):
             self._fill(now)
         return self._start_due(now)
 
+    def _vacated(self, intervals: list[tuple[float, float]]) -> None:
+        # Space a re-plan freed may hold idle processors now: fill them as after a completion.
+        self._idle_check = True
+
     def _fill(self, now: float) -> None:
         """Move queued jobs that can start now to now, in priority order, back to the head after each move."""
         self._idle_check = False

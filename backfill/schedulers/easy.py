@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 
+from backfill._validators import depth_validator, optional_callable, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError
 from backfill.profile import Profile
 from backfill.schedulers.priorities import Priority, fcfs, priority_name
@@ -17,16 +18,6 @@ from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["EASY"]
-
-
-def depth_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    # bool is an int subclass, but EASY(depth=True) is surely a mistake, not depth 1.
-    if value is None:
-        return
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ParameterError(f"depth must be a positive int or None (unlimited), got {value!r}")
-    if value < 1:
-        raise ParameterError(f"depth must be a positive int or None (unlimited), got {value!r}")
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
@@ -84,9 +75,21 @@ class EASY(QueueScheduler):
             :func:`~backfill.schedulers.priorities.sjf` SJF-EASY.
         depth: How many blocked jobs get a reservation at each decision: a positive int, or None for
             all of them. 1 (the default) is classic EASY.
+        backfill_order: The order in which the jobs behind the head are tried for backfilling (a
+            priority; ties keep the queue order); None tries them in queue order. ``sjf`` gives
+            Tsafrir et al. (2007)'s SJBF, "shortest job backfilled first". Classic EASY only.
+        planning_window: Slurm's ``bf_window``, in seconds: a job whose earliest fit lies more than
+            this after now gets no reservation in this pass (and does not count towards ``depth``),
+            so later jobs may backfill over its place; None plans without a horizon.
+        max_tested: Slurm's ``bf_max_job_test``: each decision goes through only the first N queued
+            jobs in priority order (started or not); the others wait for a later decision. None
+            tests them all.
+
+    With either limit set, every decision is a full pass of the general path (depth 1 included).
 
     Raises:
-        ParameterError: If ``depth`` is neither an int nor None, or is below 1.
+        ParameterError: If ``depth`` or ``max_tested`` is neither an int nor None, or is below 1, or
+            ``planning_window`` is neither None nor a finite number >= 0.
 
     Examples:
         >>> s = EASY()
@@ -117,6 +120,9 @@ class EASY(QueueScheduler):
     """
 
     depth: int | None = attrs.field(default=1, validator=depth_validator)
+    backfill_order: Priority | None = attrs.field(default=None, kw_only=True, validator=optional_callable)
+    planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
+    max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
 
     # Running jobs as (estimated end, seq, processors), sorted; a plain list kept with C-level bisect
     # beats a SortedList at the sizes machines have.
@@ -138,6 +144,9 @@ class EASY(QueueScheduler):
     _deep: bool = attrs.field(init=False, default=False)
     _always_plan: bool = attrs.field(init=False, default=False)
     _limit: int = attrs.field(init=False, default=1)
+    # A planning window or a test limit makes every decision a full pass: the shortcut for arrivals
+    # assumes the last pass decided every queued job, which a limit does not.
+    _limited: bool = attrs.field(init=False, default=False)
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _plan: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _first: float = attrs.field(init=False, default=math.inf)
@@ -149,15 +158,39 @@ class EASY(QueueScheduler):
     @property
     def name(self) -> str:
         """Short readable name: ``EASY(fcfs)`` at depth 1, else ``EASY(fcfs, depth=4)``, ``depth=inf``."""
-        if self.depth == 1:
+        extras = self._extras()
+        if not extras:
             return super().name
-        depth = "inf" if self.depth is None else self.depth
-        return f"{type(self).__name__}({priority_name(self.priority)}, depth={depth})"
+        return f"{type(self).__name__}({priority_name(self.priority)}, {', '.join(extras)})"
 
     def __repr__(self) -> str:
-        if self.depth == 1:
+        extras = self._extras(repr=True)
+        if not extras:
             return super().__repr__()
-        return f"{type(self).__name__}(priority={priority_name(self.priority)}, depth={self.depth})"
+        return f"{type(self).__name__}(priority={priority_name(self.priority)}, {', '.join(extras)})"
+
+    def _extras(self, repr: bool = False) -> list[str]:
+        """The parameters that differ from classic EASY's, as ``name=value`` for the name or repr."""
+        extras = []
+        if self.depth != 1:
+            extras.append(f"depth={self.depth if repr or self.depth is not None else 'inf'}")
+        if self.backfill_order is not None:
+            extras.append(f"backfill_order={priority_name(self.backfill_order)}")
+        if self.planning_window is not None:
+            extras.append(f"planning_window={self.planning_window:g}")
+        if self.max_tested is not None:
+            extras.append(f"max_tested={self.max_tested}")
+        return extras
+
+    def __attrs_post_init__(self) -> None:
+        self._check_backfill_order()
+
+    def _check_backfill_order(self) -> None:
+        if self.backfill_order is not None and (self.depth != 1 or self._always_plan or self._limited):
+            raise ParameterError(
+                f"{self.name}: a backfill order is for classic EASY (depth 1, no planning window or "
+                "test limit); the general path tries the queue in priority order only"
+            )
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -167,7 +200,9 @@ class EASY(QueueScheduler):
         self._fresh = []
         self._full = True
         self._clear_log()
-        self._deep = self.depth != 1 or self._always_plan
+        self._limited = self.planning_window is not None or self.max_tested is not None
+        self._deep = self.depth != 1 or self._always_plan or self._limited
+        self._check_backfill_order()
         self._limit = sys.maxsize if self.depth is None else self.depth
         if self._deep:
             self._profile = Profile(machine_size, origin=now)
@@ -204,6 +239,24 @@ class EASY(QueueScheduler):
             del ends[bisect_left(ends, entry)]
         self._full = True
 
+    def extend(self, job: Job, end: float, now: float) -> None:
+        """Plan a running job that outlived its planned end to end at ``end``; the next pass re-plans.
+
+        O(log r) plus a memmove; deeper, O(log n + k). A reservation that moves later is logged so.
+        """
+        old = self._running.get(job.id)
+        super().extend(job, end, now)  # raises if it is not running or not extended
+        assert old is not None
+        if self._deep:
+            low = max(old[0], now)
+            if end > low and old[2]:
+                self._profile.reserve(low, end, old[2])
+        else:
+            ends = self._ends
+            del ends[bisect_left(ends, old)]
+            insort(ends, self._running[job.id])
+        self._full = True
+
     def _start(self, job: Job, now: float, seq: int) -> None:
         super()._start(job, now, seq)
         insort(self._ends, self._running[job.id])
@@ -221,7 +274,7 @@ class EASY(QueueScheduler):
         started: list[Job] = []
         taken: list[Entry] = []
         if not self._full:
-            fresh = sorted(self._fresh)
+            fresh = self._in_backfill_order(sorted(self._fresh), now)
             self._fresh = []
             self._backfill(fresh, now, started, taken)
         else:
@@ -255,10 +308,21 @@ class EASY(QueueScheduler):
                 self._reserved[head[2].id] = self._shadow_time
             self._log_changes(old, previous, overtaken)
             if head is not None:
-                self._backfill(queue, now, started, taken)
+                self._backfill(self._in_backfill_order(queue, now), now, started, taken)
         if taken:
             self._dequeue(taken, now)
         return started
+
+    def _in_backfill_order(self, entries: Iterable[Entry], now: float) -> Iterable[Entry]:
+        """The entries behind the head in the order they are tried: ``backfill_order``'s, else as given.
+
+        A stable sort, so ties keep the priority order. With a static priority the arrivals-only
+        shortcut stays exact: the jobs queued at the last pass still cannot start, in any order.
+        """
+        order = self.backfill_order
+        if order is None:
+            return entries
+        return sorted(entries, key=lambda entry: order(entry[2], now))
 
     def _log_changes(self, old: dict[int, float], previous: int | None, overtaken: bool) -> None:
         """Log the head's reservation changes; ``previous`` is the old head if it is still queued."""
@@ -351,7 +415,7 @@ class EASY(QueueScheduler):
                     self._changes.append((job_id, math.nan))
             if not self._static:
                 self._head = None
-            self._full = self._head is None
+            self._full = self._head is None or self._limited
         if taken:
             self._dequeue(taken, now)
         return started
@@ -434,6 +498,8 @@ class EASY(QueueScheduler):
         held = self._held
         changes = self._changes
         limit = self._limit
+        tests = sys.maxsize if self.max_tested is None else self.max_tested
+        horizon = math.inf if self.planning_window is None else now + self.planning_window
         count = len(reserved)
         first = self._first
         free = self._free  # equals the plan's free processors now: nothing of zero estimate counts
@@ -443,6 +509,9 @@ class EASY(QueueScheduler):
         # no search. Kept short, newest last.
         failed: list[tuple[int, float]] = []
         for entry in entries:
+            tests -= 1
+            if tests < 0:
+                break
             job = entry[2]
             p = job.processors
             estimate = job.estimate
@@ -484,6 +553,8 @@ class EASY(QueueScheduler):
                 # Wider than the processors free now, past the last reservation: skipped unsearched.
                 continue
             start = earliest_fit(now, p, estimate)
+            if start > horizon:
+                continue
             end = start + estimate
             add(start, end, -p)
             if start == now:

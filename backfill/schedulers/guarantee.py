@@ -20,6 +20,7 @@ from sortedcontainers import SortedList
 
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import TRIM, LongQueueCompression
+from backfill.schedulers._replan import replan
 from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
@@ -199,6 +200,40 @@ class GuaranteeScheduler(LongQueueCompression, QueueScheduler):
             moved = True
             i = 0 if restart else i + 1
         return moved
+
+    def extend(self, job: Job, end: float, now: float) -> None:
+        """Plan a running job that outlived its planned end to end at ``end``; re-plan what it overlaps.
+
+        The hook of :class:`~backfill.schedulers.planning.Replanning`: see
+        :mod:`backfill.schedulers._replan` for which guarantees move and where. Moved jobs are
+        logged, and the space they left is freed for the next compression (:meth:`_vacated`).
+        O(log n + s) when the extra time fits, else O(k (log n + s + log q)) for k moved jobs.
+
+        Raises:
+            ScheduleError: If the job is not running or ``end`` is not after its planned end.
+        """
+        old = self._running.get(job.id)
+        super().extend(job, end, now)  # raises if it is not running or not extended
+        assert old is not None
+        moved = replan(self._profile, self._by_start, max(old[0], now), end, old[2], now)
+        vacated = []
+        for start, new, seq, other in moved:
+            jid = other.id
+            self._by_start.add((new, seq, other))
+            self._reserved[jid] = new
+            self._seen[jid] = self._base + len(self._freed)
+            self._no_fit_before[jid] = new
+            self._no_fit_from[jid] = -math.inf
+            if new != start:
+                self._changes.append((jid, new))
+            if other.estimate > 0:
+                self._freed.append((start, start + other.estimate))
+                vacated.append((start, start + other.estimate))
+        if vacated:
+            self._vacated(vacated)
+
+    def _vacated(self, intervals: list[tuple[float, float]]) -> None:
+        """Learn that re-planning freed ``intervals``; a subclass compresses into them when it will."""
 
     def start_due(self, now: float) -> list[Job]:
         """Start every queued job whose guarantee has come, in planned-start order."""

@@ -103,6 +103,11 @@ class PC(GuaranteeScheduler):
             self._compress_pending(now)
         return self.start_due(now)
 
+    def _vacated(self, intervals: list[tuple[float, float]]) -> None:
+        # Space a re-plan freed is compressed into as space a completion freed.
+        self._pending.extend(intervals)
+        self._dirty = True
+
     def _compress_pending(self, now: float) -> None:
         self._dirty = False
         self.compress(now, self._pending, restart=self.restart)

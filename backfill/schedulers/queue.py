@@ -10,6 +10,7 @@ import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ParameterError, ScheduleError
+from backfill.schedulers._replan import extension_error
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
 from backfill.workloads.workload import Job
@@ -247,6 +248,20 @@ class QueueScheduler(SchedulerBase):
     def _start(self, job: Job, now: float, seq: int) -> None:
         self._running[job.id] = (now + job.estimate, seq, job.processors)
         self._free -= job.processors
+
+    def extend(self, job: Job, end: float, now: float) -> None:
+        """Plan a running job that outlived its planned end to end at ``end`` (planning's hook).
+
+        See :class:`~backfill.schedulers.planning.Replanning`. O(1) here; a subclass that plans
+        with running jobs' ends extends its own records too.
+
+        Raises:
+            ScheduleError: If the job is not running or ``end`` is not after its planned end.
+        """
+        record = self._running.get(job.id)
+        if record is None or end <= record[0]:
+            raise ScheduleError(extension_error(self.name, job, end, now, record and record[0]))
+        self._running[job.id] = (end, record[1], record[2])
 
     def next_wakeup(self) -> float | None:
         """These schedulers act only on arrivals and completions."""

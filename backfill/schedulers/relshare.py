@@ -18,9 +18,10 @@ from typing import Any
 
 import attrs
 
+from backfill._validators import depth_validator, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers.base import SchedulerBase
-from backfill.schedulers.easy import EASY, depth_validator
+from backfill.schedulers.easy import EASY
 from backfill.schedulers.entitlement import water_fill
 from backfill.schedulers.queue import Entry
 from backfill.workloads.workload import Job
@@ -190,6 +191,9 @@ class RelShare(SchedulerBase):
         decay: Weight of the previous window's entitlement and usage at each window start.
         depth: Reservation depth of the EASY backfilling (1, the paper's setting, or more; None
             reserves for every blocked job).
+        planning_window: EASY's planning window in seconds (Slurm's ``bf_window``), or None.
+        max_tested: EASY's limit on the queued jobs each decision goes through (Slurm's
+            ``bf_max_job_test``), or None.
         by: Share between ``"user"`` or ``"group"`` (the job field of that name).
         shares: Assigned share of each owner; owners not listed get ``default_share``. Equal shares
             (the paper's setting) by default.
@@ -221,6 +225,8 @@ class RelShare(SchedulerBase):
     expected_usage: bool = attrs.field(default=True)
     decay: float = attrs.field(default=0.0, validator=_decay_validator)
     depth: int | None = attrs.field(default=1, validator=depth_validator)
+    planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
+    max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
     by: str = attrs.field(default="user", validator=_by_validator)
     shares: Mapping[int, float] = attrs.field(default=None, converter=_shares_converter)
     default_share: float = attrs.field(default=1.0, validator=_positive_finite)
@@ -250,7 +256,9 @@ class RelShare(SchedulerBase):
     _queued: dict[int, int] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
-        self._core = _FairShareEASY(_FairShareKey(self), self.depth)
+        self._core = _FairShareEASY(
+            _FairShareKey(self), self.depth, planning_window=self.planning_window, max_tested=self.max_tested
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         # The read-only view of the shares does not pickle; its dict does (process pools, checkpoints).
@@ -270,6 +278,10 @@ class RelShare(SchedulerBase):
             extras.append(f"decay={self.decay:g}")
         if self.depth != 1:
             extras.append(f"depth={'inf' if self.depth is None else self.depth}")
+        if self.planning_window is not None:
+            extras.append(f"planning_window={self.planning_window:g}")
+        if self.max_tested is not None:
+            extras.append(f"max_tested={self.max_tested}")
         if self.by != "user":
             extras.append(f"by={self.by}")
         return f"{type(self).__name__}({', '.join([_window_name(self.window), *extras])})"
@@ -278,7 +290,8 @@ class RelShare(SchedulerBase):
         return (
             f"RelShare(window={self.window!r}, expected_usage={self.expected_usage!r}, "
             f"decay={self.decay!r}, depth={self.depth!r}, by={self.by!r}, shares={dict(self.shares)!r}, "
-            f"default_share={self.default_share!r}, origin={self.origin!r})"
+            f"default_share={self.default_share!r}, origin={self.origin!r}, "
+            f"planning_window={self.planning_window!r}, max_tested={self.max_tested!r})"
         )
 
     # ----------------------------------------------------------------------------- the protocol
@@ -347,6 +360,20 @@ class RelShare(SchedulerBase):
         if self._request[owner] == 0:
             # Only active owners stay, so re-dividing the machine never walks past ones.
             del self._request[owner]
+        self._dirty = True
+
+    def extend(self, job: Job, end: float, now: float) -> None:
+        """Plan a running job that outlived its planned end to end at ``end`` (planning's hook).
+
+        EASY re-plans at the next decision, and the owner's expected usage grows by the extra time.
+        """
+        self._core.extend(job, end, now)  # raises if it is not running or not extended
+        self._advance(now)
+        owner, width, start, old = self._running[job.id]
+        self._running[job.id] = (owner, width, start, end)
+        since = max(start, self._w0)
+        w1 = self._w1
+        self._expected[owner] += width * (max(min(end, w1) - since, 0.0) - max(min(old, w1) - since, 0.0))
         self._dirty = True
 
     def schedule(self, now: float) -> list[Job]:

@@ -300,6 +300,14 @@ class Selective(SchedulerBase):
                 self._counts[i] += 1
             self._stale = True
 
+    def extend(self, job: Job, end: float, now: float) -> None:
+        """Plan a running job that outlived its planned end to end at ``end`` (planning's hook).
+
+        Guaranteed and entry jobs alike run in the guaranteed part's profile, which re-plans as
+        :meth:`Conservative.extend <backfill.schedulers.Conservative.extend>` does.
+        """
+        self._core.extend(job, end, now)
+
     def schedule(self, now: float) -> list[Job]:
         """Compress, promote what is due, start guaranteed jobs due now, then start entry jobs that fit.
 
