@@ -15,12 +15,18 @@ from naive import NaiveProfile
 from strategies import make, workloads
 
 from backfill import EASY, Job, ParameterError, ScheduleError, Scheduler, Workload, simulate
-from backfill.schedulers.easy import _general_easy
-from backfill.schedulers.priorities import fcfs, ljf, lxf, njf, sjf, wjf
+from backfill.schedulers.priorities import Priority, fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.testing import check_holds, check_scheduler
 
 PRIORITIES = [fcfs, sjf, lxf]
 DEPTHS = [1, 2, 3, None]
+
+
+def _general_easy(priority: Priority = fcfs, depth: int | None = 1) -> EASY:
+    """An EASY that plans through the profile even at depth 1, so the two paths can be compared."""
+    scheduler = EASY(priority, depth)
+    scheduler._always_plan = True
+    return scheduler
 
 
 class NaiveDepthEASY:

@@ -13,7 +13,7 @@ import attrs
 from backfill._validators import depth_validator, optional_callable, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError
 from backfill.profile import Profile
-from backfill.schedulers.priorities import Priority, fcfs, priority_name
+from backfill.schedulers.priorities import Priority, priority_name
 from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
@@ -81,9 +81,9 @@ class EASY(QueueScheduler):
         planning_window: Slurm's ``bf_window``, in seconds: a job whose earliest fit lies more than
             this after now gets no reservation in this pass (and does not count towards ``depth``),
             so later jobs may backfill over its place; None plans without a horizon.
-        max_tested: Slurm's ``bf_max_job_test``: each decision goes through only the first N queued
-            jobs in priority order (started or not); the others wait for a later decision. None
-            tests them all.
+        max_tested: Slurm's ``bf_max_job_test``: each decision starts jobs in priority order while they
+            fit (as Slurm's main scheduler does), then goes through at most N jobs from the first
+            that does not start (included); the rest wait for a later decision. None tests them all.
 
     With either limit set, every decision is a full pass of the general path (depth 1 included).
 
@@ -314,10 +314,9 @@ class EASY(QueueScheduler):
         return started
 
     def _in_backfill_order(self, entries: Iterable[Entry], now: float) -> Iterable[Entry]:
-        """The entries behind the head in the order they are tried: ``backfill_order``'s, else as given.
+        """The entries behind the head in ``backfill_order`` (a stable sort: ties keep the queue order).
 
-        A stable sort, so ties keep the priority order. With a static priority the arrivals-only
-        shortcut stays exact: the jobs queued at the last pass still cannot start, in any order.
+        The arrivals-only shortcut stays exact: the jobs queued at the last pass still cannot start.
         """
         order = self.backfill_order
         if order is None:
@@ -498,7 +497,7 @@ class EASY(QueueScheduler):
         held = self._held
         changes = self._changes
         limit = self._limit
-        tests = sys.maxsize if self.max_tested is None else self.max_tested
+        tests = sys.maxsize if self.max_tested is None else self.max_tested - 1
         horizon = math.inf if self.planning_window is None else now + self.planning_window
         count = len(reserved)
         first = self._first
@@ -508,10 +507,16 @@ class EASY(QueueScheduler):
         # on the plan only fills up, so a job at least as wide and as long cannot fit either and needs
         # no search. Kept short, newest last.
         failed: list[tuple[int, float]] = []
+        blocked = False
+        n = -1
         for entry in entries:
-            tests -= 1
-            if tests < 0:
-                break
+            # The test limit counts from the first job that did not start (the previous, if none did).
+            if blocked or len(started) == n:
+                blocked = True
+                tests -= 1
+                if tests < 0:
+                    break
+            n = len(started)
             job = entry[2]
             p = job.processors
             estimate = job.estimate
@@ -585,15 +590,3 @@ class EASY(QueueScheduler):
         other._profile = self._profile.copy()
         other._plan = self._plan.copy()
         other._held = self._held.copy()
-
-
-def _general_easy(priority: Priority = fcfs, depth: int | None = 1) -> EASY:
-    """Return an EASY that plans through the profile even at depth 1, so tests can compare the two paths.
-
-    Examples:
-        >>> _general_easy().name
-        'EASY(fcfs)'
-    """
-    scheduler = EASY(priority, depth)
-    scheduler._always_plan = True
-    return scheduler
