@@ -79,6 +79,18 @@ TRACES: tuple[tuple[str, str], ...] = (
     ("SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln"),
 )
 
+#: Runs in another setting, as (name, file stem, processors): CTC-SP2 3.1 declares 338 processors
+#: where the archive's earlier versions (2.1, which Lindsay et al. 2013 used) declared 430, so the
+#: same jobs load it more heavily. Its rows are labelled and counted apart.
+OTHER: tuple[tuple[str, str, int], ...] = (("CTC-SP2 on 430", "CTC-SP2-1996-3.1-cln", 430),)
+_OTHER_SETTING = "CTC-SP2 read with 430 processors, as the archive's versions before 3.1 declared"
+
+#: Every run: (name, file stem, processors or None for the trace's own, the cells' file prefix).
+_RUNS: tuple[tuple[str, str, int | None, str], ...] = (
+    *((name, stem, None, stem) for name, stem in TRACES),
+    *((name, stem, size, f"{stem}-on{size}") for name, stem, size in OTHER),
+)
+
 #: Each scheduler's key (its cell's file name), its label in the tables, and how to build it.
 SCHEDULERS: dict[str, tuple[str, Callable[[], Scheduler]]] = {
     "easy": ("EASY", EASY),
@@ -129,10 +141,13 @@ def figures_of(schedule: Schedule) -> dict[str, float]:
     }
 
 
-def run_trace(trace_dir: Path, stem: str, keys: list[str], cache: Path) -> None:
-    """Read one trace and simulate it under each scheduler of ``keys``, keeping each cell as it ends."""
+def run_trace(
+    trace_dir: Path, stem: str, size: int | None, prefix: str, keys: list[str], cache: Path
+) -> None:
+    """Read one trace (on ``size`` processors, or its own) and simulate it under each scheduler of
+    ``keys``, keeping each cell as ``<prefix>__<key>.json`` as it ends."""
     started = time.perf_counter()
-    workload, _ = read_swf(trace_dir / f"{stem}.swf.gz")
+    workload, _ = read_swf(trace_dir / f"{stem}.swf.gz", machine_size=size)
     read_seconds = time.perf_counter() - started
     for key in keys:
         scheduler = SCHEDULERS[key][1]()
@@ -150,20 +165,20 @@ def run_trace(trace_dir: Path, stem: str, keys: list[str], cache: Path) -> None:
             "sim_seconds": sim_seconds,
             "figures": figures_of(schedule),
         }
-        save_result(cache / f"{stem}__{key}.json", cell)
-        print(f"{stem:24} {key:11} {sim_seconds:7.1f} s", file=sys.stderr, flush=True)
+        save_result(cache / f"{prefix}__{key}.json", cell)
+        print(f"{prefix:28} {key:11} {sim_seconds:7.1f} s", file=sys.stderr, flush=True)
 
 
 def collect(trace_dir: Path, cache: Path, *, run: bool = True) -> dict[tuple[str, str], dict[str, Any]]:
     """Run the missing cells of the traces we have (unless ``run`` is false), then return every kept
     cell keyed by (trace name, scheduler key)."""
     cells: dict[tuple[str, str], dict[str, Any]] = {}
-    for name, stem in TRACES:
-        missing = [key for key in SCHEDULERS if not (cache / f"{stem}__{key}.json").exists()]
+    for name, stem, size, prefix in _RUNS:
+        missing = [key for key in SCHEDULERS if not (cache / f"{prefix}__{key}.json").exists()]
         if run and missing and (trace_dir / f"{stem}.swf.gz").exists():
-            run_trace(trace_dir, stem, missing, cache)
+            run_trace(trace_dir, stem, size, prefix, missing, cache)
         for key in SCHEDULERS:
-            path = cache / f"{stem}__{key}.json"
+            path = cache / f"{prefix}__{key}.json"
             if path.exists():
                 cells[name, key] = load_result(path)
     return cells
@@ -173,15 +188,18 @@ def _pct(base: float, other: float) -> str:
     return f"{percent_improvement(base, other):+.1f} %"
 
 
-def _direction(cells: dict[tuple[str, str], dict[str, Any]], metric: str, label: str) -> Check:
-    """Claims (a) and (b): EASY++ lower than EASY with estimates on at least 3 of the 4 traces."""
+def _direction(
+    cells: dict[tuple[str, str], dict[str, Any]], metric: str, label: str, names: list[str], setting: str = ""
+) -> Check:
+    """Claims (a) and (b): EASY++ lower than EASY with estimates on at least 3 of the 4 traces (or on
+    the runs ``names`` of another setting)."""
     statement = (
         f"EASY++ gives a lower {label} than EASY with user estimates on most of the traces"
         ' ("significant improvements in performance")'
     )
-    done = [name for name, _ in TRACES if (name, "easy") in cells and (name, "easy_pp") in cells]
+    done = [name for name in names if (name, "easy") in cells and (name, "easy_pp") in cells]
     if not done:
-        return Check("Abstract", statement, "not measured yet", "not checkable", _NOT_RETRIEVED)
+        return Check("Abstract", statement, "not measured yet", "not checkable", _NOT_RETRIEVED, setting)
     gains = {
         n: percent_improvement(cells[n, "easy"]["figures"][metric], cells[n, "easy_pp"]["figures"][metric])
         for n in done
@@ -189,10 +207,16 @@ def _direction(cells: dict[tuple[str, str], dict[str, Any]], metric: str, label:
     better = [n for n in done if gains[n] > 0]
     listed = ", ".join(f"{n} {gains[n]:+.1f} %" for n in done)
     ours = f"lower on {len(better)} of {len(done)} traces ({listed})"
-    missing = [name for name, _ in TRACES if name not in done]
+    missing = [name for name in names if name not in done]
     ours += f"; not measured yet: {', '.join(missing)}" if missing else ""
-    # The judge counts the paper's four traces, so a trace not yet measured counts against the claim.
-    return Check("Abstract", statement, ours, verdict_of(len(better), len(TRACES)), _NOT_RETRIEVED)
+    why = _NOT_RETRIEVED
+    if not setting and "CTC-SP2" in done and gains["CTC-SP2"] <= 0:
+        why += (
+            " Our CTC-SP2 (version 3.1) declares 338 processors where the archive's earlier versions declared"
+            " 430; a row below runs it on 430."
+        )
+    # The judge counts every run named, so a trace not yet measured counts against the claim.
+    return Check("Abstract", statement, ours, verdict_of(len(better), len(names)), why, setting)
 
 
 def _accuracy(cells: dict[tuple[str, str], dict[str, Any]]) -> Check:
@@ -293,19 +317,23 @@ def checks(
         run: Simulate the cells not yet kept; when false, use only the kept results.
     """
     cells = collect(trace_dir, cache, run=run)
+    names = [name for name, _ in TRACES]
+    other = [name for name, _, _ in OTHER]
     return [
-        _direction(cells, "mean_bsld", "mean bounded slowdown"),
-        _direction(cells, "mean_wait", "mean wait"),
+        _direction(cells, "mean_bsld", "mean bounded slowdown", names),
+        _direction(cells, "mean_wait", "mean wait", names),
         _accuracy(cells),
         _users(cells),
         *_unchecked(),
+        _direction(cells, "mean_bsld", "mean bounded slowdown", other, _OTHER_SETTING),
+        _direction(cells, "mean_wait", "mean wait", other, _OTHER_SETTING),
     ]
 
 
 def _metric_table(cells: dict[tuple[str, str], dict[str, Any]], metric: str, scale: float, fmt: str) -> str:
     others = [key for key in SCHEDULERS if key != "easy"]
     rows = []
-    for name, _ in TRACES:
+    for name, *_ in _RUNS:
         if (name, "easy") not in cells:
             continue
         base = cells[name, "easy"]["figures"][metric]
@@ -320,7 +348,7 @@ def _metric_table(cells: dict[tuple[str, str], dict[str, Any]], metric: str, sca
 
 def _planning_table(cells: dict[tuple[str, str], dict[str, Any]]) -> str:
     rows = []
-    for name, _ in TRACES:
+    for name, *_ in _RUNS:
         for key, (label, _build) in SCHEDULERS.items():
             cell = cells.get((name, key))
             if cell is None:
@@ -344,7 +372,7 @@ def _planning_table(cells: dict[tuple[str, str], dict[str, Any]]) -> str:
 
 def _runs_table(cells: dict[tuple[str, str], dict[str, Any]]) -> str:
     rows = []
-    for name, stem in TRACES:
+    for name, stem, *_ in _RUNS:
         some = [cells[name, k] for k in SCHEDULERS if (name, k) in cells]
         if not some:
             rows.append([name, stem, "", "", "", *([""] * len(SCHEDULERS))])
