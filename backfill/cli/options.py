@@ -1,7 +1,9 @@
 """The vocabulary both ``backfill`` commands share: options, their spellings, types and messages.
 
 ``simulate`` and ``compare`` add the same options from here (:func:`add_run_options`): the
-schedulers (``NAME`` or ``NAME:K=V,...``) and one option per scheduler parameter, ``--priority``,
+schedulers (``NAME`` or ``NAME:K=V,...``) and one option per scheduler parameter and planning option
+(all read from the registry), Slurm's names for planning settings (``--bf-window MINUTES`` and the
+like, converted to the parameter they set), ``--priority``,
 ``--load``, ``--estimates`` (``user`` or ``exact``), ``--bound``, the machine-readable outputs
 (``--csv``, ``--json``, ``--jobs-csv``), ``--figures`` and ``--progress``. A value that is a
 workload given after a many-valued option gets the same message in both (:data:`ORDER_HINT`).
@@ -18,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from backfill.errors import BackfillError, ParameterError
-from backfill.experiments.specs import SchedulerSpec
+from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
 from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.registry import (
+    PLANNING_OPTIONS,
     SCHEDULERS,
+    SLURM_ALIASES,
     Entry,
     Parameter,
     depth_from_text,
@@ -63,6 +67,7 @@ __all__ = [
     "scheduler_specs",
     "slug",
     "split_params",
+    "unused_options",
 ]
 
 #: Jobs in the default synthetic workload.
@@ -121,18 +126,21 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     A parameter several schedulers take (``depth``: EASY and RelShare) is one option for all of
     them. An option not given is absent from the parsed namespace (a value may be None, as
     ``--depth inf``): the scheduler's own default then applies.
-    Switches that are on by default are spelled ``--no-<name>``.
+    Switches that are on by default are spelled ``--no-<name>``. Then the planning options every
+    scheduler takes (``--predictor``, ``--resolution``, ``--correction``) and Slurm's names
+    (``--bf-window MINUTES``, ...), each read in Slurm's unit into the parameter it sets.
     """
     users: dict[str, list[Entry]] = {}
     first: dict[str, Parameter] = {}
     for entry in SCHEDULERS:
-        for p in entry.parameters:
+        for p in entry.options:
             users.setdefault(p.name, []).append(entry)
             first.setdefault(p.name, p)
+    every = {p.name for p in PLANNING_OPTIONS}
     for name, entries in users.items():
         p, entry = first[name], entries[0]
         defaults = sorted({e.default_text(name) for e in entries})
-        which = ", ".join(e.cli_name for e in entries)
+        which = "every scheduler" if name in every else ", ".join(e.cli_name for e in entries)
         if _is_switch(entry, p):
             value = not entry.default(name)
             parser.add_argument(
@@ -148,11 +156,49 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
             metavar=p.metavar,
             help=f"{which}: {p.help}; default {' / '.join(defaults)}",
         )
+    for alias in SLURM_ALIASES.values():
+        if alias.target not in users:
+            continue
+        which = (
+            "every scheduler" if alias.target in every else ", ".join(e.cli_name for e in users[alias.target])
+        )
+        parser.add_argument(
+            f"--{alias.name.replace('_', '-')}",
+            dest=alias.name,
+            type=argument_type(alias.from_text, alias.name),
+            default=argparse.SUPPRESS,
+            metavar=alias.metavar,
+            help=f"{which}: Slurm's {alias.name}: {alias.help}",
+        )
 
 
 def given_parameters(entry: Entry, args: argparse.Namespace) -> dict[str, Any]:
-    """Return the values of ``entry``'s parameters that were given on the command line."""
-    return {p.name: getattr(args, p.name) for p in entry.parameters if hasattr(args, p.name)}
+    """Return the values of ``entry``'s parameters and planning options given on the command line.
+
+    A Slurm name (``--bf-window``) gives the parameter it sets, in that parameter's unit.
+
+    Raises:
+        CommandLineError: A parameter given both by its own option and by Slurm's name.
+    """
+    given = {p.name: getattr(args, p.name) for p in entry.options if hasattr(args, p.name)}
+    for alias in SLURM_ALIASES.values():
+        if hasattr(args, alias.name) and entry.takes(alias.target):
+            if alias.target in given:
+                own, slurm = alias.target.replace("_", "-"), alias.name.replace("_", "-")
+                raise CommandLineError(f"--{slurm} and --{own} set the same parameter; give one")
+            given[alias.target] = getattr(args, alias.name)
+    return given
+
+
+def unused_options(args: argparse.Namespace, entries: Iterable[Entry]) -> list[str]:
+    """Return the parameter options given (``depth``, ``bf_window``) that none of ``entries`` takes."""
+    chosen = list(entries)
+    names = {p.name: p.name for e in SCHEDULERS for p in e.parameters}
+    names |= {a.name: a.target for a in SLURM_ALIASES.values()}
+    return sorted(
+        given for given, target in names.items()
+        if hasattr(args, given) and not any(e.takes(target) for e in chosen)
+    )  # fmt: skip
 
 
 # -- the options both commands take ----------------------------------------------------------------
@@ -213,37 +259,33 @@ def read_values(texts: Iterable[str] | None, read: Callable[[str], Any], option:
 def split_params(text: str, what: str) -> tuple[str, list[tuple[str, str]]]:
     """Split ``NAME:K=V,...`` into the name and its (key, value) texts.
 
+    Raises:
+        CommandLineError: A pair that is not ``K=V``, or a key given twice, naming ``what``.
+
     Examples:
         >>> split_params("easy:depth=4", "--scheduler")
         ('easy', [('depth', '4')])
     """
-    head, colon, rest = text.partition(":")
-    pairs = []
-    if colon:
-        for item in rest.split(","):
-            key, eq, value = item.partition("=")
-            if not (eq and key.strip() and value.strip()):
-                raise CommandLineError(f"{what} {text!r}: expected KEY=VALUE, got {item!r}")
-            pairs.append((key.strip(), value.strip()))
-    keys = [k for k, _ in pairs]
-    repeated = sorted({k for k in keys if keys.count(k) > 1})
-    if repeated:
-        raise CommandLineError(f"{what} {text!r}: {', '.join(repeated)} given twice")
-    return head.strip(), pairs
+    try:
+        return split_spec_text(text)
+    except ParameterError as e:
+        raise CommandLineError(f"{what} {text!r}: {e}") from None
 
 
 def scheduler_spec(text: str) -> SchedulerSpec:
     """Return the sweep spec of ``NAME[:K=V,...]``, each value read by its registered parameter.
 
+    Slurm's names (``bf_window=1440``, in minutes) are read into the parameter they set.
+
     Examples:
         >>> scheduler_spec("relshare:window=4h,expected_usage=false").label
         'RelShare(expected_usage=False, window=14400.0)'
+        >>> scheduler_spec("easy:bf_window=1440") == scheduler_spec("easy:planning_window=1d")
+        True
     """
-    name, pairs = split_params(text, "--scheduler")
+    split_params(text, "--scheduler")  # the command line's own words for a malformed pair
     try:
-        entry = scheduler_entry(name)
-        params = tuple((key, entry.parameter(key).from_text(value)) for key, value in pairs)
-        return SchedulerSpec(entry.name, params)
+        return SchedulerSpec.parse(text)
     except BackfillError as e:
         raise CommandLineError(f"--scheduler {text!r}: {e}") from None
 
@@ -267,12 +309,17 @@ def _scheduler_help() -> str:
         alias = f" ({', '.join(entry.aliases)})" if entry.aliases else ""
         keys = ", ".join(p.name for p in entry.parameters)
         described.append(f"{entry.name.lower()}{alias}" + (f" [{keys}]" if keys else ""))
+    planned = ", ".join(p.name for p in PLANNING_OPTIONS)
+    slurm = ", ".join(SLURM_ALIASES)
     return (
         "schedulers as NAME or NAME:K=V,... (e.g. easy:depth=4, selective:threshold=20, "
-        "relshare:window=4h,expected_usage=false, lookahead:goal=G2); NAME [its keys K] one of "
+        "relshare:window=4h,expected_usage=false, lookahead:goal=G2, easy:predictor=last2,bf_window=1440); "
+        "NAME [its keys K] one of "
         + "; ".join(described)
-        + ". Values are read as by the option of the same name below, which sets a parameter for "
-        "every scheduler that takes it and does not give it itself"
+        + f". Every scheduler also takes {planned}; Slurm's names {slurm} are keys too, in Slurm's "
+        "units, for the schedulers that take the parameter they set. Values are read as by the "
+        "option of the same name below, which sets a parameter for every scheduler that takes it "
+        "and does not give it itself"
     )
 
 

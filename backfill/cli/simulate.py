@@ -31,6 +31,7 @@ from backfill.cli.options import (
     progress_wanted,
     scheduler_specs,
     slug,
+    unused_options,
 )
 from backfill.errors import BackfillError
 from backfill.experiments.cache import file_digest, library_version
@@ -40,11 +41,11 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import SweepResult
 from backfill.experiments.specs import ModelWorkload, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
-from backfill.measures.metrics import metrics_table
+from backfill.measures.metrics import METRIC_NAMES, metrics_table
+from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
-from backfill.schedulers.registry import SCHEDULERS as REGISTRY
-from backfill.schedulers.registry import Entry, scheduler_entry
+from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
 from backfill.simulator import simulate
 from backfill.workloads.swf import ReadReport, read_swf
 from backfill.workloads.workload import Workload
@@ -55,6 +56,7 @@ __all__ = [
     "DEFAULT_MACHINE_SIZE",
     "DEFAULT_SCHEDULERS",
     "GANTT_WINDOW",
+    "PLANNING_PARAMETERS",
     "build_parser",
     "main",
 ]
@@ -63,6 +65,10 @@ __all__ = [
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 #: The longest time span of the Gantt chart ``simulate --figures`` draws of each schedule: two days.
 GANTT_WINDOW = 2 * 86_400.0
+#: The parameters that make a run plan with a predictor or a limit, whose planning measures
+#: ``simulate`` prints: the planning options and Slurm's window and test limit. The reservation
+#: depth is left out: it predates them, and runs with it print what they always printed.
+PLANNING_PARAMETERS = frozenset({p.name for p in PLANNING_OPTIONS} | {"planning_window", "max_tested"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -247,14 +253,12 @@ def _simulate(args: argparse.Namespace) -> int:
         ignoring = [spec.label.lower() for spec in specs if not spec.takes_priority]
         if ignoring:
             print(f"note: {', '.join(ignoring)} takes no priority; --priority applies to the others")
-    unused = sorted(
-        p.name for e in REGISTRY for p in e.parameters
-        if hasattr(args, p.name) and not any(p.name in _names(scheduler_entry(s.name)) for s in specs)
-    )  # fmt: skip
+    unused = unused_options(args, [scheduler_entry(s.name) for s in specs])
     if unused:
         print(f"note: {', '.join(unused)} applies to none of the schedulers chosen")
 
     schedules: dict[str, Schedule] = {}
+    planned: list[Schedule] = []  # of the runs that plan with a predictor or a limit
     rows: list[dict[str, Any]] = []
     names: list[str] = []  # of the output files, when there are several
     started = time.perf_counter()
@@ -268,13 +272,17 @@ def _simulate(args: argparse.Namespace) -> int:
                 bar.update(n - done[0])
                 done[0] = n
 
+            # Broken guarantees and unreserved waits are read from the reservation log.
+            plans = any(name in PLANNING_PARAMETERS for name, _ in spec.params)
             t0 = time.perf_counter()
             schedule = simulate(
-                workload, spec.build(priority), record_reservations=False, progress=advance if bar else None
+                workload, spec.build(priority), record_reservations=plans, progress=advance if bar else None
             )
             seconds = time.perf_counter() - t0
             validate_schedule(schedule)
             schedules[schedule.scheduler] = schedule
+            if plans:
+                planned.append(schedule)
             names.append(
                 slug(spec.label) + (f"-{priority}" if len(orders) > 1 and spec.takes_priority else "")
             )
@@ -290,6 +298,9 @@ def _simulate(args: argparse.Namespace) -> int:
     print()
     print(metrics_table(schedules, bound=args.bound))
     print()
+    if planned:
+        print(_planning_measures(planned))
+        print()
     lines = {s.accounting() for s in schedules.values()}
     if len(lines) == 1:
         print(f"jobs: {lines.pop()}")
@@ -381,8 +392,24 @@ def _gantt_window(schedule: Schedule) -> tuple[float, float]:
     return start, end
 
 
-def _names(entry: Entry) -> set[str]:
-    return {p.name for p in entry.parameters}
+def _planning_measures(schedules: list[Schedule]) -> str:
+    """The planning measures of each schedule, one per line under its scheduler, labelled in words."""
+    width = max(len(METRIC_NAMES[key][0]) for key in PLANNING_KEYS)
+    lines = ["planning measures (runs with a predictor, a resolution, a planning window or a test limit):"]
+    for schedule in schedules:
+        lines.append(schedule.scheduler)
+        for key, value in planning_summary(schedule).items():
+            name, unit = METRIC_NAMES[key]
+            if value != value:  # NaN: no job ran
+                shown = "-"
+            elif unit == "s":
+                shown = f"{value:.1f} s"
+            elif unit:
+                shown = f"{value:.3f} ({unit})"
+            else:
+                shown = str(round(value))
+            lines.append(f"  {name:<{width}}  {shown}")
+    return "\n".join(lines)
 
 
 # -- backfill compare --------------------------------------------------------------------------

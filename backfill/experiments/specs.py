@@ -35,6 +35,7 @@ __all__ = [
     "TraceWorkload",
     "WorkloadSpec",
     "check_priority",
+    "split_spec_text",
 ]
 
 # -- scheduler specs -----------------------------------------------------------------------------
@@ -70,6 +71,9 @@ def _sorted_params(value: Mapping[str, ParamValue] | Iterable[tuple[str, ParamVa
 def _check_params(instance: SchedulerSpec, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
     entry = scheduler_entry(instance.name)
     keys = [k for k, _ in value]
+    if len(set(keys)) == len(keys):
+        value = entry.canonical(value)  # Slurm's names, checked and converted (again in post-init)
+        keys = [k for k, _ in value]
     if len(set(keys)) != len(keys):
         raise BackfillError(f"{instance.name}: a parameter is given twice in {keys}")
     for key, v in value:
@@ -99,8 +103,13 @@ class SchedulerSpec:
 
     ``name`` is a key of :data:`SCHEDULERS` (any letter case); ``params`` are keyword arguments of its
     constructor, JSON scalars kept as a tuple of (name, value) pairs sorted by name. Objects are out,
-    except LookaheadSlack's ``goal``, given as ``"G1"`` or ``"G2"``. The queue priority is not a
-    parameter: :meth:`build` takes it by name.
+    except those a registered parameter names (LookaheadSlack's ``goal`` as ``"G1"`` or ``"G2"``, a
+    predictor as ``"last2"``). The queue priority is not a parameter: :meth:`build` takes it by name.
+
+    Every scheduler also takes the registry's planning options (``predictor``, ``resolution``,
+    ``correction``), which wrap it in :func:`~backfill.schedulers.planning.planning`, and Slurm's
+    names for planning settings in Slurm's units (``bf_window=1440`` minutes), which the spec holds as
+    the parameter they set (``planning_window=86400.0``): two spellings of one setting are one spec.
 
     Examples:
         >>> spec = SchedulerSpec.of("easy", depth=4)
@@ -110,12 +119,39 @@ class SchedulerSpec:
         ('EASY(depth=4)', 4)
         >>> SchedulerSpec("Conservative").takes_priority
         False
+        >>> SchedulerSpec.of("EASY", bf_window=1440, predictor="last2").label
+        "EASY(planning_window=86400.0, predictor='last2')"
     """
 
     name: str = attrs.field(converter=_canonical_name, validator=_check_name)
     params: tuple[tuple[str, ParamValue], ...] = attrs.field(
         default=(), converter=_sorted_params, validator=_check_params
     )
+
+    def __attrs_post_init__(self) -> None:
+        canonical = _sorted_params(scheduler_entry(self.name).canonical(self.params))
+        if canonical != self.params:
+            object.__setattr__(self, "params", canonical)  # frozen: set once, before anyone reads it
+
+    @classmethod
+    def parse(cls, text: str) -> SchedulerSpec:
+        """Return the spec of ``NAME[:K=V,...]``, each value read from text by its registered parameter.
+
+        The command line's ``--scheduler`` and a sweep grid's scheduler given as text are read so.
+
+        Raises:
+            ParameterError: An unknown scheduler or parameter, a pair that is not ``K=V``, a key given
+                twice, or a value its reader refuses.
+
+        Examples:
+            >>> SchedulerSpec.parse("easy:bf_window=2,predictor=last2").params
+            (('planning_window', 120.0), ('predictor', 'last2'))
+        """
+        name, pairs = split_spec_text(text)
+        if not pairs:
+            return cls(name)
+        entry = scheduler_entry(name)
+        return cls(entry.name, tuple(entry.read(key, value) for key, value in pairs))
 
     @classmethod
     def of(cls, name: str, **params: ParamValue) -> SchedulerSpec:
@@ -151,6 +187,31 @@ class SchedulerSpec:
         """
         check_priority(self, priority)
         return _construct(self.name, self.params, priority if self.takes_priority else None)
+
+
+def split_spec_text(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split ``NAME:K=V,...`` into the name and its (key, value) texts.
+
+    Raises:
+        ParameterError: A pair that is not ``K=V``, or a key given twice.
+
+    Examples:
+        >>> split_spec_text("easy:depth=4")
+        ('easy', [('depth', '4')])
+    """
+    head, colon, rest = text.partition(":")
+    pairs = []
+    if colon:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not (eq and key.strip() and value.strip()):
+                raise ParameterError(f"expected KEY=VALUE, got {item!r}")
+            pairs.append((key.strip(), value.strip()))
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ParameterError(f"{', '.join(repeated)} given twice")
+    return head.strip(), pairs
 
 
 def check_priority(spec: SchedulerSpec, priority: object) -> None:

@@ -91,7 +91,8 @@ def _check_workload(instance: object, attribute: attrs.Attribute[Any], value: ob
 
 
 def _as_spec(value: Any) -> Any:
-    return SchedulerSpec(value) if isinstance(value, str) else value
+    # Text is NAME or NAME:K=V,... as on the command line (easy:bf_window=1440).
+    return SchedulerSpec.parse(value) if isinstance(value, str) else value
 
 
 def _as_specs(value: Any) -> tuple[Any, ...]:

@@ -7,6 +7,15 @@ names of object values such as LookaheadSlack's ``G1``/``G2``). Everything else 
 class: its name, its one-line summary (the docstring's first line), whether it takes a queue
 priority (a ``priority`` parameter of its constructor) and the default of each parameter.
 
+Every entry also takes the :data:`PLANNING_OPTIONS` (``predictor``, ``resolution``, ``correction``):
+they are not constructor parameters but the options of
+:func:`~backfill.schedulers.planning.planning`, which :meth:`Entry.build` wraps the scheduler in when
+one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
+minutes, ``bf_resolution``, ``bf_max_job_test``, ``bf_job_part_count_reserve``): an entry reads them
+as the parameter they set (:meth:`Entry.read`, :meth:`Entry.canonical`), so one setting has one
+spelling in a spec. The command line's options, the sweep specs and the tests read all three
+tables from here.
+
 Adding a built-in scheduler is its module, one entry in :data:`SCHEDULERS`, its docs page and its
 tests: ``backfill simulate --scheduler`` and ``backfill compare --scheduler`` offer it with its
 options, :class:`~backfill.experiments.specs.SchedulerSpec` names it, and the test suite's list of
@@ -18,237 +27,85 @@ The text readers (:func:`depth_from_text` and the like) raise
 Examples:
     >>> entry = scheduler_entry("easy")
     >>> entry.name, entry.takes_priority, [p.name for p in entry.parameters]
-    ('EASY', True, ['depth'])
+    ('EASY', True, ['depth', 'backfill_order', 'planning_window', 'max_tested'])
     >>> entry.build(depth=entry.parameter("depth").parse("inf")).depth is None
     True
     >>> type(scheduler_entry("lookahead").build(goal="G2").goal).__name__
     'G2'
+    >>> entry.read("bf_window", "2"), entry.build(predictor="last2", bf_window=60).name
+    (('planning_window', 120.0), 'EASY(fcfs, planning_window=3600) [predictor=last2]')
 """
 
 from __future__ import annotations
 
 import inspect
-import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
 
 from backfill.errors import ParameterError
+from backfill.schedulers._planning_options import (
+    PLANNING_OPTIONS,
+    SLURM_ALIASES,
+    PlanningOption,
+    SlurmAlias,
+    planning_default,
+)
+from backfill.schedulers._text import (
+    Parameter,
+    bool_from_text,
+    depth_from_text,
+    duration_from_text,
+    finite_float_from_text,
+    named_only,
+    non_negative_float_from_text,
+    non_negative_int_from_text,
+    optional_duration_from_text,
+    optional_int_from_text,
+    positive_float_from_text,
+    positive_int_from_text,
+)
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.lookahead import G1, G2, LookaheadSlack
 from backfill.schedulers.pc import PC
-from backfill.schedulers.priorities import Priority
+from backfill.schedulers.planning import planning
+from backfill.schedulers.priorities import PRIORITIES, Priority
 from backfill.schedulers.protocol import Scheduler
 from backfill.schedulers.relshare import RelShare
 from backfill.schedulers.selective import AdaptiveThreshold, Selective
 from backfill.schedulers.slack import SlackBackfill
 
 __all__ = [
+    "PLANNING_OPTIONS",
     "SCHEDULERS",
+    "SLURM_ALIASES",
     "Entry",
     "Parameter",
+    "PlanningOption",
     "Registry",
+    "SlurmAlias",
     "bool_from_text",
     "depth_from_text",
     "duration_from_text",
     "finite_float_from_text",
     "non_negative_float_from_text",
     "non_negative_int_from_text",
+    "optional_duration_from_text",
     "optional_int_from_text",
     "positive_float_from_text",
     "positive_int_from_text",
     "scheduler_entry",
 ]
 
-
-# -- reading values from text ------------------------------------------------------------------
-
-
-def _number(text: str, kind: Callable[[str], Any], what: str) -> Any:
-    try:
-        return kind(text.strip())
-    except ValueError:
-        raise ParameterError(f"expected {what}, got {text!r}") from None
-
-
-def positive_int_from_text(text: str) -> int:
-    """Read a whole number >= 1.
-
-    Examples:
-        >>> positive_int_from_text("4")
-        4
-    """
-    value: int = _number(text, int, "a whole number")
-    if value < 1:
-        raise ParameterError(f"expected a positive number, got {value}")
-    return value
-
-
-def non_negative_int_from_text(text: str) -> int:
-    """Read a whole number >= 0.
-
-    Examples:
-        >>> non_negative_int_from_text("0")
-        0
-    """
-    value: int = _number(text, int, "a whole number")
-    if value < 0:
-        raise ParameterError(f"expected a non-negative number, got {value}")
-    return value
-
-
-def optional_int_from_text(text: str) -> int | None:
-    """Read a whole number >= 1, or ``none`` (no limit).
-
-    Examples:
-        >>> optional_int_from_text("none"), optional_int_from_text("500")
-        (None, 500)
-    """
-    return None if text.strip().lower() in ("none", "null") else positive_int_from_text(text)
-
-
-def positive_float_from_text(text: str) -> float:
-    """Read a finite number > 0.
-
-    Examples:
-        >>> positive_float_from_text("2.5")
-        2.5
-    """
-    value: float = _number(text, float, "a number")
-    if not 0 < value < math.inf:
-        raise ParameterError(f"expected a positive number, got {text.strip()}")
-    return value
-
-
-def non_negative_float_from_text(text: str) -> float:
-    """Read a finite number >= 0.
-
-    Examples:
-        >>> non_negative_float_from_text("0")
-        0.0
-    """
-    value: float = _number(text, float, "a number")
-    if not 0 <= value < math.inf:
-        raise ParameterError(f"expected a non-negative number, got {text.strip()}")
-    return value
-
-
-def finite_float_from_text(text: str) -> float:
-    """Read a finite number.
-
-    Examples:
-        >>> finite_float_from_text("-3600")
-        -3600.0
-    """
-    value: float = _number(text, float, "a number")
-    if not math.isfinite(value):
-        raise ParameterError(f"expected a finite number, got {text.strip()}")
-    return value
-
-
-def depth_from_text(text: str) -> int | None:
-    """Read a reservation depth: a whole number >= 1, or ``inf`` (``unlimited``) for no limit (None).
-
-    Examples:
-        >>> depth_from_text("4"), depth_from_text("inf")
-        (4, None)
-    """
-    if text.strip().lower() in ("inf", "unlimited", "none"):
-        return None
-    return positive_int_from_text(text)
-
-
-_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def duration_from_text(text: str) -> float:
-    """Read a duration in seconds: a number, or one followed by s, min, h or d.
-
-    Examples:
-        >>> duration_from_text("4h"), duration_from_text("90min"), duration_from_text("30")
-        (14400.0, 5400.0, 30.0)
-    """
-    stripped = text.strip().lower()
-    for unit in sorted(_UNITS, key=len, reverse=True):
-        if stripped.endswith(unit):
-            return positive_float_from_text(stripped[: -len(unit)]) * _UNITS[unit]
-    return positive_float_from_text(stripped)
-
-
-def bool_from_text(text: str) -> bool:
-    """Read ``true``/``false`` (also ``yes``/``no``, ``1``/``0``), in any letter case.
-
-    Examples:
-        >>> bool_from_text("False"), bool_from_text("yes")
-        (False, True)
-    """
-    lowered = text.strip().lower()
-    if lowered in ("true", "yes", "1"):
-        return True
-    if lowered in ("false", "no", "0"):
-        return False
-    raise ParameterError(f"expected true or false, got {text!r}")
+#: The names of the planning options, which every entry takes besides its parameters.
+_PLANNING = {p.name: p for p in PLANNING_OPTIONS}
 
 
 # -- entries -----------------------------------------------------------------------------------
-
-
-def _is_identifier(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not (isinstance(value, str) and value.isidentifier()):
-        raise ParameterError(f"{attribute.name} must be a Python identifier, got {value!r}")
-
-
-@attrs.frozen
-class Parameter:
-    """A constructor parameter a front end may set from text.
-
-    Attributes:
-        name: The constructor keyword (``depth``); the command line spells it ``--depth``, or
-            ``--no-<name>`` for a switch that is on by default.
-        parse: Reads a value from text (raising :class:`~backfill.errors.ParameterError`); the
-            result is a JSON scalar, so that it can be part of a sweep's cache key.
-        help: What the value means, for the command line's help (the default is added to it).
-        metavar: The placeholder of the value in the help.
-        named_values: Object values by the name a user types (``{"G1": G1, "G2": G2}``): the
-            text, and a sweep spec, hold the name; the scheduler gets ``named_values[name]()``.
-        samples: Values besides the default that the test suite runs (after :meth:`value`).
-    """
-
-    name: str = attrs.field(validator=_is_identifier)
-    parse: Callable[[str], Any]
-    help: str
-    metavar: str = "VALUE"
-    named_values: Mapping[str, Callable[[], object]] = attrs.field(factory=dict)
-    samples: tuple[Any, ...] = ()
-
-    def from_text(self, text: str) -> Any:
-        """Return the value of ``text`` as a spec holds it: a named value's name, else ``parse(text)``."""
-        for known in self.named_values:
-            if text.strip().lower() == known.lower():
-                return known
-        if self.parse is _no_text:
-            raise ParameterError(f"{self.name} must be one of {', '.join(self.named_values)}, got {text!r}")
-        try:
-            return self.parse(text)
-        except ParameterError as e:
-            raise ParameterError(f"{self.name}: {e}") from None
-
-    def value(self, held: Any) -> Any:
-        """Return the constructor argument of a spec's value ``held``: a named value's object, or itself."""
-        if isinstance(held, str) and held in self.named_values:
-            return self.named_values[held]()
-        if self.named_values and self.parse is _no_text:
-            raise ParameterError(f"{self.name} must be one of {', '.join(self.named_values)}, got {held!r}")
-        return held
-
-
-def _no_text(text: str) -> Any:
-    """The reader of a parameter that has only named values: any other text is refused."""
-    raise ParameterError(f"expected one of the named values, got {text!r}")
 
 
 def _check_parameters(instance: Entry, attribute: attrs.Attribute[Any], value: tuple[Parameter, ...]) -> None:
@@ -257,6 +114,11 @@ def _check_parameters(instance: Entry, attribute: attrs.Attribute[Any], value: t
         if p.name not in signature or p.name == "priority":
             raise ParameterError(
                 f"{instance.cls.__name__} has no constructor parameter {p.name!r} to register"
+            )
+        if p.name in _PLANNING or p.name in SLURM_ALIASES:
+            raise ParameterError(
+                f"{instance.cls.__name__}: {p.name!r} names a planning option of every scheduler; "
+                "register the parameter under another name"
             )
 
 
@@ -301,22 +163,90 @@ class Entry:
         """Whether the constructor takes a queue ``priority`` (read from its signature)."""
         return "priority" in inspect.signature(self.cls).parameters
 
+    @property
+    def options(self) -> tuple[Parameter, ...]:
+        """Its parameters, then the :data:`PLANNING_OPTIONS` that every scheduler takes."""
+        return (*self.parameters, *PLANNING_OPTIONS)
+
+    def takes(self, name: str) -> bool:
+        """Whether ``name`` is one of its :attr:`options`."""
+        return name in _PLANNING or any(p.name == name for p in self.parameters)
+
     def parameter(self, name: str) -> Parameter:
-        """Return the parameter called ``name``.
+        """Return the parameter (or planning option) called ``name``.
 
         Raises:
             ParameterError: The scheduler has no such text parameter.
         """
-        for p in self.parameters:
+        for p in self.options:
             if p.name == name:
                 return p
         if name == "priority":
             raise ParameterError(f"{self.name}: priority is not a parameter; give it as the queue priority")
+        if name in SLURM_ALIASES:
+            self._check_alias(SLURM_ALIASES[name])
+            raise ParameterError(f"{self.name}: {name} is Slurm's name for {SLURM_ALIASES[name].target}")
         known = ", ".join(p.name for p in self.parameters) or "none"
-        raise ParameterError(f"{self.name} takes no parameter {name!r}; it takes {known}")
+        planned = ", ".join(_PLANNING)
+        raise ParameterError(
+            f"{self.name} takes no parameter {name!r}; it takes {known} "
+            f"(and, like every scheduler, {planned})"
+        )
+
+    def read(self, key: str, text: str) -> tuple[str, Any]:
+        """Return the parameter and the value (as a spec holds it) of ``key=text``; a Slurm name converted.
+
+        Raises:
+            ParameterError: An unknown key, a Slurm name for a parameter the scheduler lacks, or a
+                value its reader refuses.
+
+        Examples:
+            >>> scheduler_entry("relshare").read("bf_job_part_count_reserve", "0")
+            ('depth', None)
+        """
+        alias = SLURM_ALIASES.get(key)
+        if alias is None:
+            return key, self.parameter(key).from_text(text)
+        self._check_alias(alias)
+        return alias.target, alias.from_text(text)
+
+    def canonical(self, params: Iterable[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+        """Return ``(name, value)`` pairs with each Slurm name replaced by its parameter, in its unit.
+
+        Raises:
+            ParameterError: A Slurm name for a parameter the scheduler lacks, a value in Slurm's
+                unit that is not one, or a parameter given under both names.
+
+        Examples:
+            >>> scheduler_entry("easy").canonical([("bf_max_job_test", 50), ("depth", 2)])
+            (('max_tested', 50), ('depth', 2))
+        """
+        out: dict[str, Any] = {}
+        spelled: dict[str, str] = {}
+        for key, value in params:
+            alias = SLURM_ALIASES.get(key)
+            name = key
+            if alias is not None:
+                self._check_alias(alias)
+                name, value = alias.target, alias.from_value(value)
+            if name in out:
+                raise ParameterError(f"{self.name}: {spelled[name]} and {key} both set {name}; give one")
+            out[name], spelled[name] = value, key
+        return tuple(out.items())
+
+    def _check_alias(self, alias: SlurmAlias) -> None:
+        if not self.takes(alias.target):
+            raise ParameterError(
+                f"{self.name} has no {alias.target}, so Slurm's {alias.name} does not apply to it"
+            )
 
     def default(self, name: str) -> Any:
-        """Return the constructor's default of parameter ``name`` (a factory's product for attrs classes)."""
+        """Return the constructor's default of parameter ``name`` (a factory's product for attrs classes).
+
+        For a planning option, ``planning``'s default.
+        """
+        if name in _PLANNING:
+            return planning_default(name)
         for field in attrs.fields(self.cls) if attrs.has(self.cls) else ():
             if field.alias == name or field.name == name:
                 default = field.default
@@ -338,17 +268,23 @@ class Entry:
     def build(self, priority: Priority | None = None, **params: Any) -> Scheduler:
         """Return a new scheduler with the given priority and parameters (as a spec holds them).
 
+        Planning options wrap it: ``planning(scheduler, predictor=..., resolution=..., correction=...)``.
+        Slurm's names are read as :meth:`canonical` reads them.
+
         Raises:
             ParameterError: A priority for a scheduler without one, an unknown parameter, or a
                 value the scheduler refuses.
         """
-        kwargs = {name: self.parameter(name).value(value) for name, value in params.items()}
+        given = dict(self.canonical(params.items()))
+        planned = {name: _PLANNING[name].value(given.pop(name)) for name in _PLANNING if name in given}
+        kwargs = {name: self.parameter(name).value(value) for name, value in given.items()}
         if priority is not None:
             if not self.takes_priority:
                 raise ParameterError(f"{self.name} takes no queue priority")
             kwargs["priority"] = priority
         scheduler: Scheduler = self.cls(**kwargs)
-        return scheduler
+        # With the default predictor and no resolution, planning returns the scheduler itself.
+        return planning(scheduler, **planned) if planned else scheduler
 
 
 _DEPTH = Parameter(
@@ -358,6 +294,50 @@ _DEPTH = Parameter(
     metavar="K",
     samples=(3, None),
 )
+
+
+def _returning(priority: Priority) -> Callable[[], Priority]:
+    return lambda: priority
+
+
+_PLANNING_WINDOW = Parameter(
+    "planning_window",
+    optional_duration_from_text,
+    "planning window (Slurm's bf_window, here in seconds): a job whose earliest start lies beyond "
+    "now + W gets no reservation; seconds, or e.g. 4h, 1d; none for no window",
+    metavar="DURATION",
+    samples=(600.0,),
+)
+_MAX_TESTED = Parameter(
+    "max_tested",
+    optional_int_from_text,
+    "queued jobs each decision goes through (Slurm's bf_max_job_test), or none (the guarantee "
+    "schedulers take it only with a planning window)",
+    metavar="N",
+    samples=(2,),
+)
+# The same parameter without a sample, for the schedulers that refuse it without a window (the
+# test suite applies one sample at a time, the other parameters at their defaults).
+_MAX_TESTED_WITH_WINDOW = attrs.evolve(_MAX_TESTED, samples=())
+_BACKFILL_ORDER = Parameter(
+    "backfill_order",
+    named_only,
+    "order of the jobs behind the head tried for backfilling (sjf: Tsafrir et al.'s SJBF, as in "
+    "EASY++); for classic EASY only: depth 1, no planning window or test limit",
+    metavar="PRIORITY",
+    named_values={name: _returning(p) for name, p in PRIORITIES.items()},
+    samples=("sjf",),
+)
+
+
+def _limits(cls: type[Any], *, alone: bool = True) -> tuple[Parameter, ...]:
+    """Slurm's planning limits that ``cls`` takes (read from its signature): the window, the test limit.
+
+    ``alone=False``: ``cls`` takes a test limit only with a window, so it is not sampled alone.
+    """
+    taken = inspect.signature(cls).parameters
+    tested = _MAX_TESTED if alone else _MAX_TESTED_WITH_WINDOW
+    return tuple(p for p in (_PLANNING_WINDOW, tested) if p.name in taken)
 
 
 class Registry:
@@ -430,8 +410,8 @@ class Registry:
 SCHEDULERS = Registry(
     (
         Entry(FCFS),
-        Entry(EASY, parameters=(_DEPTH,)),
-        Entry(Conservative),
+        Entry(EASY, parameters=(_DEPTH, _BACKFILL_ORDER, *_limits(EASY))),
+        Entry(Conservative, parameters=_limits(Conservative, alone=False)),
         Entry(
             PC,
             parameters=(
@@ -441,9 +421,10 @@ SCHEDULERS = Registry(
                     "rescan the queue from its head after every improved reservation",
                     samples=(False,),
                 ),
+                *_limits(PC, alone=False),
             ),
         ),
-        Entry(DC),
+        Entry(DC, parameters=_limits(DC, alone=False)),
         Entry(
             Selective,
             parameters=(
@@ -456,6 +437,7 @@ SCHEDULERS = Registry(
                     named_values={"adaptive": AdaptiveThreshold},
                     samples=(3.0,),
                 ),
+                *_limits(Selective, alone=False),
             ),
         ),
         Entry(
@@ -481,9 +463,10 @@ SCHEDULERS = Registry(
                     metavar="RATE",
                 ),
                 _DEPTH,
+                *_limits(RelShare),
                 Parameter(
                     "by",
-                    _no_text,
+                    named_only,
                     "share between users or groups (the job field of that name)",
                     metavar="user|group",
                     named_values={"user": lambda: "user", "group": lambda: "group"},
@@ -508,7 +491,7 @@ SCHEDULERS = Registry(
             parameters=(
                 Parameter(
                     "goal",
-                    _no_text,
+                    named_only,
                     "goal: G1 stays close to FCFS, G2 maximises utilization",
                     metavar="G1|G2",
                     named_values={"G1": G1, "G2": G2},
