@@ -1,6 +1,7 @@
 """Write the reproduction report: ``docs/reproduction.md`` and the generated parts of each paper's page.
 
-One command for the whole reproduction report. For each of the five papers it calls the ``checks``
+One command for the whole reproduction report. For each of the five papers, and for the one paper
+beyond them that is reproduced as well (Tsafrir et al. 2007, EASY++), it calls the ``checks``
 function of that paper's reproduction script, which runs whatever cells are missing from the paper's
 results (simulations, fair start times) and turns them into rows: the paper's statement with its
 value or direction, ours, a verdict and why they differ. ``docs/reproduction.md`` gathers every
@@ -51,7 +52,12 @@ PAPERS: dict[str, str] = {
     "srinivasan": "_checks_srinivasan",
     "vasupongayya": "reproduce_vasupongayya",
     "jin": "_checks_jin",
+    "tsafrir": "reproduce_tsafrir",
 }
+
+#: A paper module with ``BEYOND = True`` is not one of the five papers ``backfill`` implements: the
+#: report summarises it in a table of its own and marks its section so.
+_BEYOND_TITLE = "Beyond the five papers"
 
 #: The archive file each trace was in when Lindsay et al. (2013) Fig. 4 listed it (Rajbhandary et al.
 #: (2013) Fig. 3 gives the same files); their job counts and shares with estimates are
@@ -89,6 +95,11 @@ when the cells it needs are not there or our traces cannot test it. Each claim i
 paper's own setting; where we also measured it in another (other traces, estimates or loads), that
 row is labelled "other setting" and counted apart. Percent improvements are
 `(baseline - other) / baseline`, positive is better, unless a row says otherwise.
+
+One paper **beyond the five** is reproduced as well, in its own summary table and section: Tsafrir,
+Etsion and Feitelson (2007), whose EASY++ the library can build from its runtime predictors. Only
+that paper's abstract could be retrieved, so its rows judge the abstract's directions, never its
+figures.
 """
 
 
@@ -159,11 +170,16 @@ def tally(checks: list[Check]) -> str:
     return text + (f"; {extra} rows in other settings" if extra else "")
 
 
+def _beyond(module: ModuleType) -> bool:
+    return bool(getattr(module, "BEYOND", False))
+
+
 def paper_section(module: ModuleType, checks: list[Check]) -> str:
-    """The section of one paper: a link to its page and its checks as a table."""
+    """The section of one paper: a link to its page and its checks as a table; a paper beyond the
+    five is marked so in its heading."""
     return "\n".join(
         [
-            f"## {module.PAPER}",
+            f"## {_BEYOND_TITLE + ': ' if _beyond(module) else ''}{module.PAPER}",
             "",
             f"{tally(checks)}. Full tables and set-up: [{module.PAGE}]({module.PAGE}).",
             "",
@@ -186,16 +202,23 @@ def provenance_rows(results: Path, papers: list[str]) -> list[list[str]]:
 
 def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]]], *, run: bool) -> str:
     """The whole page."""
-    summary = []
+    summary: list[list[str]] = []
+    beyond: list[list[str]] = []
     for key, checks in sections:
         claims = [check for check in checks if not check.setting]
         counts = Counter(check.verdict for check in claims)
         extra = str(len(checks) - len(claims))
-        summary.append([_load(key).PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra])
-    parts = [
-        _INTRO,
-        "## Summary\n",
-        markdown(["paper", "claims", *VERDICTS, "rows in other settings"], summary),
+        module = _load(key)
+        row = [module.PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra]
+        (beyond if _beyond(module) else summary).append(row)
+    header = ["paper", "claims", *VERDICTS, "rows in other settings"]
+    parts = [_INTRO, "## Summary\n", markdown(header, summary)]
+    if beyond:
+        parts += [
+            f"\n{_BEYOND_TITLE}, not one of the papers `backfill` implements, counted apart:\n",
+            markdown(header, beyond),
+        ]
+    parts += [
         "\n## When and with which code\n",
         "Every result the figures come from records the day it was measured and the commit of this",
         "repository that measured it (`-dirty`: with changes not yet committed); the results are the",

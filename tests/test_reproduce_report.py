@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import VERDICTS, Check, verdict_of  # noqa: E402
 
-PAPERS = ("lindsay", "rajbhandary", "srinivasan", "vasupongayya", "jin")
+PAPERS = ("lindsay", "rajbhandary", "srinivasan", "vasupongayya", "jin", "tsafrir")
 
 
 def test_verdict_of_thresholds() -> None:
