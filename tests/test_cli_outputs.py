@@ -65,6 +65,9 @@ def test_both_commands_define_the_shared_options_alike() -> None:
     sim, cmp = options(subcommand("simulate")), options(subcommand("compare"))
     shared = ["--scheduler", "--priority", "--load", "--estimates", "--bound", "--csv", "--json"]
     shared += ["--jobs-csv", "--figures", "--progress", "--depth", "--window", "--threshold", "--goal"]
+    shared += ["--predictor", "--resolution", "--correction", "--planning-window", "--max-tested"]
+    shared += ["--backfill-order", "--bf-window", "--bf-resolution", "--bf-max-job-test"]
+    shared += ["--bf-job-part-count-reserve"]
     for option in shared:
         assert option in sim and option in cmp, option
         assert sim[option] == cmp[option], option

@@ -13,9 +13,19 @@ from backfill import Job, ParameterError, Workload, simulate, validate_schedule
 from backfill.cli import build_parser, main
 from backfill.cli.options import scheduler_specs
 from backfill.experiments.sweep import Grid, ModelWorkload, SchedulerSpec, run_sweep
-from backfill.schedulers import FCFS, SchedulerBase
+from backfill.schedulers import EASY, FCFS, SchedulerBase
+from backfill.schedulers.planning import PlanningScheduler
+from backfill.schedulers.predictors import UserHistory
 from backfill.schedulers.queue import QueueScheduler
-from backfill.schedulers.registry import SCHEDULERS, Entry, Parameter, positive_int_from_text, scheduler_entry
+from backfill.schedulers.registry import (
+    PLANNING_OPTIONS,
+    SCHEDULERS,
+    SLURM_ALIASES,
+    Entry,
+    Parameter,
+    positive_int_from_text,
+    scheduler_entry,
+)
 
 #: Public classes of backfill.schedulers that are not algorithms: bases to subclass and the guard.
 NOT_ALGORITHMS = {"SchedulerBase", "QueueScheduler", "GuaranteeScheduler", "GuardedScheduler"}
@@ -120,3 +130,48 @@ def test_the_added_scheduler_runs_valid_schedules(added: Entry) -> None:
     jobs = [Job(id=i, submit=float(i), processors=1 + i % 3, runtime=5.0, estimate=9.0) for i in range(12)]
     schedule = simulate(Workload.from_jobs(jobs, machine_size=4), added.build())
     validate_schedule(schedule)
+
+
+# -- planning options and Slurm's names: one table each, read by every front end --------------------
+
+
+def test_every_entry_takes_the_planning_options_besides_its_parameters() -> None:
+    names = [p.name for p in PLANNING_OPTIONS]
+    assert names == ["predictor", "resolution", "correction"]
+    for entry in SCHEDULERS:
+        assert [p.name for p in entry.options] == [p.name for p in entry.parameters] + names
+        assert all(entry.takes(name) for name in names)
+        assert (
+            entry.default_text("predictor") == "estimate" and entry.default_text("correction") == "estimate"
+        )
+        # Not constructor parameters: the class never sees them.
+        assert not set(names) & set(inspect.signature(entry.cls).parameters), entry.name
+
+
+def test_every_slurm_name_sets_a_parameter_some_scheduler_takes() -> None:
+    for alias in SLURM_ALIASES.values():
+        assert any(entry.takes(alias.target) for entry in SCHEDULERS), alias.name
+        assert alias.name.startswith("bf_") and alias.name not in {
+            p.name for e in SCHEDULERS for p in e.options
+        }
+
+
+def test_build_wraps_the_scheduler_in_planning_only_when_asked() -> None:
+    easy = scheduler_entry("easy")
+    assert type(easy.build()) is EASY and type(easy.build(predictor="estimate")) is EASY
+    planned = easy.build(predictor="last2", correction="steps", resolution=60.0)
+    assert isinstance(planned, PlanningScheduler) and isinstance(planned.predictor, UserHistory)
+    assert planned.name == "EASY(fcfs) [predictor=last2, correction=steps, resolution=60]"
+    assert (
+        easy.build(bf_window=2, bf_job_part_count_reserve=0).name
+        == "EASY(fcfs, depth=inf, planning_window=120)"
+    )
+
+
+def test_a_parameter_cannot_take_a_planning_options_name() -> None:
+    class Resolved(FCFS):
+        def __init__(self, resolution: float = 1.0) -> None:
+            super().__init__()
+
+    with pytest.raises(ParameterError, match="'resolution' names a planning option of every scheduler"):
+        Entry(Resolved, parameters=(Parameter("resolution", positive_int_from_text, "r"),))

@@ -639,3 +639,20 @@ def test_a_pool_worker_ignores_ctrl_c_and_dies_at_once_on_sigterm() -> None:
     finally:
         signal.signal(signal.SIGTERM, before[0])
         signal.signal(signal.SIGINT, before[1])
+
+
+def test_a_grid_reads_schedulers_given_as_text_as_the_command_line_does() -> None:
+    grid = Grid(
+        [ModelWorkload(n_jobs=20, machine_size=8)],
+        ["EASY", "easy:depth=4", "easy:bf_window=1440,predictor=last2", "relshare:bf_max_job_test=50"],
+    )
+    assert grid.schedulers == (
+        SchedulerSpec("EASY"),
+        SchedulerSpec.of("EASY", depth=4),
+        SchedulerSpec.of("EASY", planning_window=86400.0, predictor="last2"),
+        SchedulerSpec.of("RelShare", max_tested=50),
+    )
+    spec = grid.schedulers[2]
+    assert pickle.loads(pickle.dumps(spec)) == spec  # what travels to a worker
+    with pytest.raises(BackfillError, match="expected KEY=VALUE"):
+        Grid([ModelWorkload(n_jobs=20, machine_size=8)], ["easy:depth"])

@@ -151,7 +151,7 @@ class SchedulerSpec:
         if not pairs:
             return cls(name)
         entry = scheduler_entry(name)
-        return cls(entry.name, tuple(entry.read(key, value) for key, value in pairs))
+        return cls(entry.name, entry.read_all(pairs))
 
     @classmethod
     def of(cls, name: str, **params: ParamValue) -> SchedulerSpec:

@@ -210,6 +210,14 @@ class Entry:
         self._check_alias(alias)
         return alias.target, alias.from_text(text)
 
+    def read_all(self, pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, Any], ...]:
+        """Return the parameters and values of ``key=text`` pairs, as :meth:`read` reads each.
+
+        Raises:
+            ParameterError: As :meth:`read`, or a parameter given under both its names.
+        """
+        return self._once((key, *self.read(key, text)) for key, text in pairs)
+
     def canonical(self, params: Iterable[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
         """Return ``(name, value)`` pairs with each Slurm name replaced by its parameter, in its unit.
 
@@ -221,14 +229,21 @@ class Entry:
             >>> scheduler_entry("easy").canonical([("bf_max_job_test", 50), ("depth", 2)])
             (('max_tested', 50), ('depth', 2))
         """
+
+        def converted(key: str, value: Any) -> tuple[str, str, Any]:
+            alias = SLURM_ALIASES.get(key)
+            if alias is None:
+                return key, key, value
+            self._check_alias(alias)
+            return key, alias.target, alias.from_value(value)
+
+        return self._once(converted(key, value) for key, value in params)
+
+    def _once(self, triples: Iterable[tuple[str, str, Any]]) -> tuple[tuple[str, Any], ...]:
+        """(name, value) of (key as given, name, value) triples, refusing a name given twice."""
         out: dict[str, Any] = {}
         spelled: dict[str, str] = {}
-        for key, value in params:
-            alias = SLURM_ALIASES.get(key)
-            name = key
-            if alias is not None:
-                self._check_alias(alias)
-                name, value = alias.target, alias.from_value(value)
+        for key, name, value in triples:
             if name in out:
                 raise ParameterError(f"{self.name}: {spelled[name]} and {key} both set {name}; give one")
             out[name], spelled[name] = value, key
