@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import make, registered_schedulers, workloads
 
 from backfill import (
+    DC,
     EASY,
     FCFS,
     PC,
@@ -19,9 +21,12 @@ from backfill import (
     ParameterError,
     RelShare,
     ScheduleError,
+    Selective,
+    SlackBackfill,
     UserHistory,
     Workload,
     exact_runtime,
+    lxf,
     planning,
     simulate,
     sjf,
@@ -301,3 +306,66 @@ def test_a_backfill_order_is_refused_where_it_does_not_apply() -> None:
         EASY(max_tested=0)
     with pytest.raises(ParameterError, match="planning_window"):
         EASY(planning_window=-1.0)
+
+
+# -- the planning window of the schedulers that reserve at arrival ------------------------------------
+
+
+def _reserving(window: float | None, tested: int | None) -> list[Any]:
+    return [
+        Conservative(planning_window=window, max_tested=tested),
+        PC(planning_window=window, max_tested=tested),
+        PC(restart=False, planning_window=window, max_tested=tested),
+        DC(planning_window=window, max_tested=tested),
+        DC(lxf, planning_window=window, max_tested=tested),
+        Selective(3.0, planning_window=window, max_tested=tested),
+    ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(w=workloads(users=2), window=st.sampled_from([0.0, 5.0, 30.0]), tested=st.sampled_from([None, 1, 3]))
+def test_reserving_schedulers_with_a_window_are_valid_and_keep_their_guarantees(
+    w: Any, window: float, tested: int | None
+) -> None:
+    for scheduler in _reserving(window, tested):
+        s = simulate(w, scheduler)
+        validate_schedule(s)
+        # A guarantee, once given, still never moves later; it is only given later.
+        check_reservations(s, while_held=False)
+        if isinstance(scheduler, DC):
+            continue  # its admission may move jobs ahead into the place the window was judged on
+        r = s.reservations
+        first = np.unique(r["job_id"], return_index=True)[1]
+        assert (r["start"][first] <= r["time"][first] + window).all(), scheduler.name
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=workloads(users=2))
+def test_a_window_that_never_binds_changes_nothing(w: Any) -> None:
+    for plain, windowed in zip(_reserving(None, None), _reserving(1e9, 10**9), strict=True):
+        same_schedule(simulate(w, plain), simulate(w, windowed), reservations=True)
+
+
+@pytest.mark.parametrize("scheduler", _reserving(50.0, None), ids=lambda s: s.name)
+def test_a_job_out_of_reach_is_reserved_when_it_comes_within_the_window(scheduler: Any) -> None:
+    # Job 2 can start at 100 only: beyond the 50 s window at its arrival, it waits unreserved; job 3
+    # (1 processor, 20 s) then fits now and starts. At 50 job 2 comes within reach (a wake-up, with
+    # nothing else happening) and is reserved at 100.
+    w = make((0, 1, 100, 100), (1, 2, 10, 10), (2, 1, 20, 20), size=2)
+    s = simulate(w, scheduler)
+    assert s.start.tolist() == [0.0, 100.0, 2.0]
+    assert s.reservations[s.reservations["job_id"] == 2].tolist() == [(50.0, 2, 100.0)]
+
+
+def test_max_tested_needs_a_window_and_displacing_schedulers_take_neither() -> None:
+    for make_one in (Conservative, PC, DC, Selective):
+        with pytest.raises(ParameterError, match="max_tested limits the unreserved jobs"):
+            make_one(max_tested=3)
+    with pytest.raises(ParameterError, match="takes no planning window"):
+        SlackBackfill(planning_window=60.0)
+    assert (
+        Conservative(planning_window=60.0, max_tested=2).name
+        == "Conservative(planning_window=60, max_tested=2)"
+    )
+    assert DC(planning_window=60.0).name == "DC(fcfs, planning_window=60)"
+    assert Selective(3.0, planning_window=60.0).name == "Selective(3, planning_window=60)"

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from sortedcontainers import SortedList
 
+from backfill.errors import ParameterError
 from backfill.profile import Profile
 from backfill.schedulers.conservative import Conservative
 from backfill.workloads.workload import Job
@@ -186,6 +187,13 @@ class DisplacingConservative(Conservative):
     _arrival: dict[int, int] = attrs.field(init=False, factory=dict)
     #: The reservations as arrays for :meth:`_victim`, built when a try first has many candidates.
     _arrays: _Reservations | None = attrs.field(init=False, default=None)
+
+    def __attrs_post_init__(self) -> None:
+        if self.planning_window is not None or self.max_tested is not None:
+            raise ParameterError(
+                f"{type(self).__name__} takes no planning window or test limit: its slack decides which "
+                "reservations may move, and every job holds one"
+            )
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""

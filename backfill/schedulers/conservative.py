@@ -14,6 +14,7 @@ from backfill.errors import ScheduleError
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
+from backfill.schedulers._window import PlanningWindow
 from backfill.schedulers.base import SchedulerBase
 from backfill.workloads.workload import Job
 
@@ -21,7 +22,7 @@ __all__ = ["Conservative"]
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class Conservative(LongQueueConservative, SchedulerBase):
+class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     """Conservative backfilling with compression in the order of the current profile.
 
     An arriving job is placed at its earliest fit in the profile of running and queued jobs (planned by
@@ -34,6 +35,11 @@ class Conservative(LongQueueConservative, SchedulerBase):
     Simultaneous events are handled as the protocol orders them: all completions at an instant release
     their unused time first, the profile is compressed once, and only then are that instant's arrivals
     placed, so a new job never takes space an earlier job could have moved into.
+
+    With a ``planning_window`` (Slurm's ``bf_window``, seconds), a job whose earliest fit lies beyond
+    it waits unreserved until it comes within reach; ``max_tested`` (Slurm's ``bf_max_job_test``)
+    caps the unreserved jobs tried per decision. See :mod:`backfill.schedulers._window`; neither is
+    in the papers, and with neither set every job is reserved on arrival.
 
     The compression reads as the papers state it in :meth:`_compress_plain`; on long queues the same
     moves are found with fewer searches (``backfill/schedulers/_long_queues.py``, proven equal by
@@ -64,13 +70,17 @@ class Conservative(LongQueueConservative, SchedulerBase):
     _dirty: bool = attrs.field(init=False, default=False)
     _freed: list[tuple[float, float]] = attrs.field(init=False, factory=list)
 
+    def __attrs_post_init__(self) -> None:
+        self._check_window()
+
     @property
     def name(self) -> str:
-        """Short readable name: the class name (a subclass's own)."""
-        return type(self).__name__
+        """Short readable name: the class name (a subclass's own), with a window if there is one."""
+        extras = self._window_extras()
+        return f"{type(self).__name__}({', '.join(extras)})" if extras else type(self).__name__
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        return f"{type(self).__name__}({', '.join(self._window_extras())})"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -82,6 +92,7 @@ class Conservative(LongQueueConservative, SchedulerBase):
         self._seq = 0
         self._dirty = False
         self._freed = []
+        self._reset_window()
         self._clear_log()
 
     def submit(self, job: Job, now: float) -> None:
@@ -93,14 +104,20 @@ class Conservative(LongQueueConservative, SchedulerBase):
         if now < self._now:
             raise self._time_error(job, now, "submitted")
         self._now = now
-        if job.id in self._planned or job.id in self._running:
-            state = "queued" if job.id in self._planned else "running"
+        if job.id in self._planned or job.id in self._running or job.id in self._unreserved:
+            state = "running" if job.id in self._running else "queued"
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already {state}; "
                 "a host submits each job once"
             )
         if self._dirty:
             self._compress(now)
+        if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
+            return
+        self._arrive(job, now)
+
+    def _arrive(self, job: Job, now: float) -> None:
+        """Reserve a job at its earliest fit."""
         profile = self._profile
         start = profile.earliest_fit(now, job.processors, job.estimate)
         profile.reserve(start, start + job.estimate, job.processors)
@@ -135,6 +152,8 @@ class Conservative(LongQueueConservative, SchedulerBase):
         self._now = now
         if self._dirty:
             self._compress(now)
+        if self._unreserved:
+            self._reserve_within_reach(self._profile, now)
         self._profile.advance(now)
         order = self._order
         started: list[Job] = []
@@ -240,16 +259,16 @@ class Conservative(LongQueueConservative, SchedulerBase):
         return self._profile.examined
 
     def next_wakeup(self) -> float | None:
-        """Conservative acts only on arrivals and completions."""
-        return None
+        """Conservative acts only on arrivals and completions, and when a job comes within its window."""
+        return self._window_wakeup(self._now) if self._unreserved else None
 
     def reservations(self) -> Mapping[int, float]:
         """Planned (guaranteed) start of every queued job, by job id. O(1)."""
         return MappingProxyType(self._planned)
 
     def queued(self) -> int:
-        """Number of queued jobs. O(1)."""
-        return len(self._order)
+        """Number of queued jobs, reserved or not. O(1)."""
+        return len(self._order) + len(self._unreserved)
 
     def _copy_into(self, other: Any) -> None:
         super()._copy_into(other)
@@ -258,3 +277,4 @@ class Conservative(LongQueueConservative, SchedulerBase):
         other._order = self._order.copy()
         other._running = self._running.copy()
         other._freed = self._freed.copy()
+        self._copy_window(other)

@@ -73,6 +73,11 @@ class DC(GuaranteeScheduler):
         """Protect higher-priority jobs the new one could delay, then give it its guarantee."""
         if self._idle_check:
             self._fill(now)
+        if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
+            return
+        self._arrive(job, now)
+
+    def _arrive(self, job: Job, now: float) -> None:
         entry = self._join_queue(job, now)
         if self._admit(job, now, entry):
             self._idle_check = True
@@ -87,6 +92,10 @@ class DC(GuaranteeScheduler):
         """Move jobs that fit now to now if processors are idle, then start every job whose time has come."""
         if self._idle_check:
             self._fill(now)
+        if self._unreserved:
+            self._reserve_within_reach(self._profile, now)
+            if self._idle_check:
+                self._fill(now)
         return self._start_due(now)
 
     def _vacated(self, intervals: list[tuple[float, float]]) -> None:

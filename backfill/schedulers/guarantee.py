@@ -21,6 +21,8 @@ from sortedcontainers import SortedList
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import TRIM, LongQueueCompression
 from backfill.schedulers._replan import replan
+from backfill.schedulers._window import PlanningWindow
+from backfill.schedulers.priorities import priority_name
 from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
@@ -28,7 +30,7 @@ __all__ = ["GuaranteeScheduler"]
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class GuaranteeScheduler(LongQueueCompression, QueueScheduler):
+class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     """Base of PC and DC: a profile of guarantees and prioritized compression; subclass it.
 
     Every queued job holds a guarantee, its planned start in a :class:`~backfill.profile.Profile` of
@@ -68,6 +70,12 @@ class GuaranteeScheduler(LongQueueCompression, QueueScheduler):
         >>> simulate(Workload.from_jobs(jobs, machine_size=2), CompressAtArrivals(sjf)).start.tolist()
         [0.0, 4.0, 9.0]
 
+    With a ``planning_window`` (and ``max_tested``), a job whose earliest fit lies beyond the window
+    waits unreserved, outside the queue, until it comes within reach: see
+    :mod:`backfill.schedulers._window`. A subclass that wants it calls :meth:`_out_of_reach` at
+    submission and :meth:`_reserve_within_reach` after compressing, and names its arrival in
+    :meth:`_arrive` (PC and DC do).
+
     Internals: planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by
     time so that due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
     ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has read, and
@@ -90,9 +98,26 @@ class GuaranteeScheduler(LongQueueCompression, QueueScheduler):
     _no_fit_from: dict[int, float] = attrs.field(init=False, factory=dict)
     _moves: int = attrs.field(init=False, default=0)
 
+    def __attrs_post_init__(self) -> None:
+        self._check_window()
+
+    @property
+    def name(self) -> str:
+        """Short readable name, e.g. ``PC(sjf)`` or ``DC(fcfs, planning_window=3600)``."""
+        return f"{type(self).__name__}({', '.join([priority_name(self.priority), *self._extras()])})"
+
+    def __repr__(self) -> str:
+        shown = [f"priority={priority_name(self.priority)}", *self._extras()]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def _extras(self) -> list[str]:
+        """The parameters a name shows after the priority (a subclass adds its own)."""
+        return self._window_extras()
+
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         super().reset(machine_size, now)
+        self._reset_window()
         self._profile = Profile(machine_size, origin=now)
         self._by_start = SortedList()
         self._entry = {}
@@ -320,8 +345,18 @@ class GuaranteeScheduler(LongQueueCompression, QueueScheduler):
         return started
 
     def next_wakeup(self) -> float | None:
-        """The earliest planned start: a job must start then even if nothing else happens. O(1)."""
-        return self._by_start[0][0] if self._by_start else None
+        """The earliest planned start: a job must start then even if nothing else happens. O(1).
+
+        With a planning window, also the time an unreserved job comes within reach, if earlier.
+        """
+        wake = self._by_start[0][0] if self._by_start else None
+        if self._unreserved and (reach := self._window_wakeup(self._now)) is not None:
+            return reach if wake is None else min(wake, reach)
+        return wake
+
+    def queued(self) -> int:
+        """Number of queued jobs, reserved or not (a planning window leaves some unreserved). O(1)."""
+        return len(self._queued) + len(self._unreserved)
 
     def _copy_into(self, other: Any) -> None:
         super()._copy_into(other)
@@ -332,3 +367,4 @@ class GuaranteeScheduler(LongQueueCompression, QueueScheduler):
         other._seen = self._seen.copy()
         other._no_fit_before = self._no_fit_before.copy()
         other._no_fit_from = self._no_fit_from.copy()
+        self._copy_window(other)

@@ -8,7 +8,6 @@ import attrs
 
 from backfill._validators import is_bool
 from backfill.schedulers.guarantee import GuaranteeScheduler
-from backfill.schedulers.priorities import priority_name
 from backfill.workloads.workload import Job
 
 __all__ = ["PC"]
@@ -68,15 +67,8 @@ class PC(GuaranteeScheduler):
     _dirty: bool = attrs.field(init=False, default=False)
     _pending: list[tuple[float, float]] = attrs.field(init=False, factory=list)
 
-    @property
-    def name(self) -> str:
-        """Short readable name, e.g. ``PC(sjf)``."""
-        extra = "" if self.restart else ", restart=False"
-        return f"{type(self).__name__}({priority_name(self.priority)}{extra})"
-
-    def __repr__(self) -> str:
-        extra = "" if self.restart else ", restart=False"
-        return f"{type(self).__name__}(priority={priority_name(self.priority)}{extra})"
+    def _extras(self) -> list[str]:
+        return (["restart=False"] if not self.restart else []) + super()._extras()
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -88,6 +80,11 @@ class PC(GuaranteeScheduler):
         """Give the job its guarantee at its earliest fit and queue it. O(log n + k + log q)."""
         if self._dirty:
             self._compress_pending(now)
+        if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
+            return
+        self.place(job, now)
+
+    def _arrive(self, job: Job, now: float) -> None:
         self.place(job, now)
 
     def complete(self, job: Job, now: float) -> None:
@@ -101,6 +98,8 @@ class PC(GuaranteeScheduler):
         """Compress if a job ended early, then start every job whose guarantee has come."""
         if self._dirty:
             self._compress_pending(now)
+        if self._unreserved:
+            self._reserve_within_reach(self._profile, now)
         return self.start_due(now)
 
     def _vacated(self, intervals: list[tuple[float, float]]) -> None:

@@ -20,6 +20,7 @@ from sortedcontainers import SortedList
 
 import backfill.kernel as kernel
 from backfill._moved import moved_name
+from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ScheduleError
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
@@ -99,6 +100,10 @@ class Selective(SchedulerBase):
             completion changes the threshold.
         priority: Order of the entry queue (smallest key first, ties by arrival), and of promotions
             due at the same time; any callable ``(job, now) -> key``. The paper uses FCFS.
+        planning_window: The guaranteed part's planning window (Slurm's ``bf_window``, seconds; not
+            in the paper): a promoted job whose earliest fit lies beyond it waits unreserved until it
+            comes within reach (:class:`~backfill.schedulers.Conservative`'s). None: no window.
+        max_tested: How many such jobs are tried per decision (with a window only).
 
     Raises:
         ParameterError: If ``threshold`` is not a number or threshold object, or is negative or
@@ -126,6 +131,8 @@ class Selective(SchedulerBase):
 
     threshold: Threshold = attrs.field(factory=AdaptiveThreshold, converter=as_threshold)
     priority: Priority = attrs.field(default=fcfs, validator=check_priority)
+    planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
+    max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
     # The guaranteed queue and the profile of running and guaranteed jobs.
     _core: Conservative = attrs.field(init=False, factory=Conservative)
     _seq: int = attrs.field(init=False, default=0)
@@ -159,12 +166,21 @@ class Selective(SchedulerBase):
         else:
             kind, label = ("Selective-D" if th.per_category else "Selective"), th.label()
         extra = "" if self.priority is fcfs else f", {priority_name(self.priority)}"
+        window = "".join(f", {e}" for e in self._core._window_extras())
         if type(self) is not Selective:
             kind = type(self).__name__
-        return f"{kind}({label}{extra})"
+        return f"{kind}({label}{extra}{window})"
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(threshold={self.threshold!r}, priority={priority_name(self.priority)})"
+        window = "".join(f", {e}" for e in self._core._window_extras())
+        return (
+            f"{type(self).__name__}(threshold={self.threshold!r}, priority={priority_name(self.priority)}"
+            f"{window})"
+        )
+
+    def __attrs_post_init__(self) -> None:
+        # The guaranteed part plans within the window: a promoted job out of reach waits there.
+        self._core = Conservative(planning_window=self.planning_window, max_tested=self.max_tested)
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -256,7 +272,7 @@ class Selective(SchedulerBase):
         """
         if now < self._now:
             raise self._time_error(job, now, "submitted")
-        if job.id in self._waiting or job.id in self._started or job.id in self._core.reservations():
+        if job.id in self._waiting or job.id in self._started or job.id in self._core._planned:
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
                 "a host submits each job once"
@@ -364,12 +380,16 @@ class Selective(SchedulerBase):
         return started
 
     def next_wakeup(self) -> float | None:
-        """Return the earliest promotion time after the last decision, or None. O(log q)."""
+        """Return the earliest promotion (or window's reach) after the last decision, or None. O(log q)."""
         if self._stale:
             self._recompute()
         promotions = self._promotions
         i = promotions.bisect_right((self._now, math.inf))
-        return float(promotions[i][0]) if i < len(promotions) else None
+        wake = float(promotions[i][0]) if i < len(promotions) else None
+        reach = self._core.next_wakeup()  # a promoted job out of the window's reach, if any
+        if reach is not None and (wake is None or reach < wake):
+            return reach
+        return wake
 
     def reservations(self) -> Mapping[int, float]:
         """Planned (guaranteed) start of every promoted, still queued job, by job id. O(1)."""

@@ -1,0 +1,108 @@
+"""A planning window for schedulers that reserve at arrival (Conservative, PC, DC, Selective's core).
+
+Slurm plans its backfill map only ``bf_window`` ahead: a job that cannot start within it gets no
+reservation. For a scheduler that gives every job its guarantee on arrival, the window means: a job
+whose earliest fit lies more than ``planning_window`` seconds after its arrival waits *unreserved*
+(it cannot start, and delays nobody). At every later decision, after the scheduler's own compression,
+the unreserved jobs are tried in arrival order, at most ``max_tested`` of them (Slurm's
+``bf_max_job_test``); one whose earliest fit has come within the window then arrives for real, as if
+submitted then (the scheduler's own placement: an earliest fit in the profile, DC's protection of
+the jobs ahead of it). The window is judged on the earliest fit the job finds before it arrives:
+DC's protection of the jobs ahead may then move one of them into that place, so a DC reservation
+can lie beyond the window by what that move took. A job tried and still out of reach asks for a
+decision when its earliest fit would come within the window (its fit minus the window), so it is not
+forgotten when nothing else happens. With no window nothing changes, and ``max_tested`` alone is
+refused: it only limits the unreserved jobs a window leaves.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from backfill._validators import optional_positive_int, optional_seconds
+from backfill.errors import ParameterError, ScheduleError
+from backfill.profile import Profile
+from backfill.workloads.workload import Job
+
+__all__ = ["PlanningWindow"]
+
+
+@attrs.define(slots=False)
+class PlanningWindow:
+    """Mixin: the planning window and test limit of a scheduler that reserves at arrival; see the module."""
+
+    planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
+    max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
+    # Jobs waiting without a reservation, in arrival order, and the decision one of them asked for.
+    _unreserved: dict[int, Job] = attrs.field(init=False, factory=dict)
+    _window_wake: float = attrs.field(init=False, default=math.inf)
+
+    def _check_window(self) -> None:
+        if self.max_tested is not None and self.planning_window is None:
+            raise ParameterError(
+                f"{type(self).__name__}: max_tested limits the unreserved jobs tried per decision, "
+                "which only a planning_window leaves; give a planning_window too"
+            )
+
+    def _window_extras(self) -> list[str]:
+        """``planning_window=...`` and ``max_tested=...`` for a name, if set."""
+        extras = []
+        if self.planning_window is not None:
+            extras.append(f"planning_window={self.planning_window:g}")
+        if self.max_tested is not None:
+            extras.append(f"max_tested={self.max_tested}")
+        return extras
+
+    def _reset_window(self) -> None:
+        self._unreserved = {}
+        self._window_wake = math.inf
+
+    def _out_of_reach(self, profile: Profile, job: Job, now: float) -> bool:
+        """Whether an arriving job's earliest fit lies beyond the window; if so it waits unreserved."""
+        window = self.planning_window
+        if window is None:
+            return False
+        if job.id in self._unreserved:
+            raise ScheduleError(
+                f"{type(self).__name__}: job {job.id} submitted at {now:g} while already queued; "
+                "a host submits each job once"
+            )
+        start = profile.earliest_fit(now, job.processors, job.estimate)
+        if start <= now + window:
+            return False
+        self._unreserved[job.id] = job
+        self._window_wake = min(self._window_wake, start - window)
+        return True
+
+    def _reserve_within_reach(self, profile: Profile, now: float) -> None:
+        """Let the unreserved jobs whose earliest fit came within the window arrive (``_arrive``)."""
+        unreserved = self._unreserved
+        if not unreserved:
+            return
+        window = self.planning_window
+        assert window is not None
+        tests = len(unreserved) if self.max_tested is None else self.max_tested
+        wake = math.inf
+        for job in list(unreserved.values())[:tests]:
+            start = profile.earliest_fit(now, job.processors, job.estimate)
+            if start <= now + window:
+                del unreserved[job.id]
+                self._arrive(job, now)
+            elif start - window < wake:
+                wake = start - window
+        self._window_wake = wake
+
+    def _arrive(self, job: Job, now: float) -> None:
+        """Give a job its guarantee now (the scheduler's own placement)."""
+        raise NotImplementedError
+
+    def _window_wakeup(self, now: float) -> float | None:
+        """The decision an unreserved job asked for, if any is still to come."""
+        wake = self._window_wake
+        return wake if self._unreserved and wake > now and wake < math.inf else None
+
+    def _copy_window(self, other: Any) -> None:
+        other._unreserved = self._unreserved.copy()
