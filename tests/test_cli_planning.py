@@ -165,7 +165,7 @@ def test_sweep_specs_and_grids_take_slurms_names() -> None:
     assert rows[0]["params"] == '{"planning_window": 86400.0}'
 
 
-#: Spec identities computed by the code before the planning options existed (commit 96b17d8): the
+#: Spec identities computed by the code before the planning options existed (commit fbe3148): the
 #: sweep cache and committed results depend on them, so specs without planning options keep them.
 IDENTITIES = [
     (SchedulerSpec("easy"), "EASY", "{}", "f891fbde0846e7d5f55b6be5215eb89985021a2462e65d6778f31c55ee09331a"),
