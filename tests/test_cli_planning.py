@@ -98,6 +98,34 @@ def test_the_scheduler_plans_with_the_prediction() -> None:
     assert simulate(TINY, by_runtimes.build()).start.tolist() == direct.start.tolist()
 
 
+#: User 1 ran two 5 s jobs; job 5 (user 1, estimate 100) fits before job 4's reservation at 56 only
+#: if planned with its user's history (5 s), and only if 5 s is not rounded up past the reservation.
+HISTORY = Workload.from_jobs(
+    [
+        Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=100.0, user=1),
+        Job(id=2, submit=0.0, processors=1, runtime=5.0, estimate=100.0, user=1),
+        Job(id=3, submit=6.0, processors=2, runtime=50.0, estimate=50.0, user=2),
+        Job(id=4, submit=7.0, processors=3, runtime=10.0, estimate=10.0, user=2),
+        Job(id=5, submit=8.0, processors=1, runtime=5.0, estimate=100.0, user=1),
+    ],
+    machine_size=3,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "job5"),
+    [
+        ("easy", 66.0),
+        ("easy:predictor=last2", 8.0),
+        ("easy:predictor=last3", 66.0),  # three runtimes of history are needed, two ran
+        ("easy:predictor=last2,bf_resolution=10", 8.0),
+        ("easy:predictor=last2,resolution=100", 66.0),  # planned 100 s: past the reservation
+    ],
+)
+def test_predictor_and_resolution_decide_a_backfill(text: str, job5: float) -> None:
+    assert simulate(HISTORY, scheduler_spec(text).build()).start.tolist() == [0.0, 0.0, 6.0, 56.0, job5]
+
+
 def test_a_built_scheduler_is_the_one_planning_would_build() -> None:
     spec = scheduler_spec("easy:predictor=last2,correction=steps,bf_resolution=60,backfill_order=sjf")
     built = spec.build()

@@ -132,10 +132,12 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     """
     users: dict[str, list[Entry]] = {}
     first: dict[str, Parameter] = {}
-    for entry in SCHEDULERS:
-        for p in entry.options:
-            users.setdefault(p.name, []).append(entry)
-            first.setdefault(p.name, p)
+    # Each scheduler's own parameters first, then the planning options they all take.
+    for p, entry in [(p, e) for e in SCHEDULERS for p in e.parameters] + [
+        (p, e) for p in PLANNING_OPTIONS for e in SCHEDULERS
+    ]:
+        users.setdefault(p.name, []).append(entry)
+        first.setdefault(p.name, p)
     every = {p.name for p in PLANNING_OPTIONS}
     for name, entries in users.items():
         p, entry = first[name], entries[0]
