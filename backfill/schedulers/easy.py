@@ -507,16 +507,18 @@ class EASY(QueueScheduler):
         # on the plan only fills up, so a job at least as wide and as long cannot fit either and needs
         # no search. Kept short, newest last.
         failed: list[tuple[int, float]] = []
+        counting = self.max_tested is not None
         blocked = False
         n = -1
         for entry in entries:
-            # The test limit counts from the first job that did not start (the previous, if none did).
-            if blocked or len(started) == n:
-                blocked = True
-                tests -= 1
-                if tests < 0:
-                    break
-            n = len(started)
+            if counting:
+                # The test limit counts from the first job that did not start (the previous, if none did).
+                if blocked or len(started) == n:
+                    blocked = True
+                    tests -= 1
+                    if tests < 0:
+                        break
+                n = len(started)
             job = entry[2]
             p = job.processors
             estimate = job.estimate
