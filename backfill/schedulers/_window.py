@@ -27,7 +27,17 @@ from backfill.errors import ParameterError, ScheduleError
 from backfill.profile import Profile
 from backfill.workloads.workload import Job
 
-__all__ = ["PlanningWindow"]
+__all__ = ["PlanningWindow", "limit_names"]
+
+
+def limit_names(planning_window: float | None, max_tested: int | None) -> list[str]:
+    """``planning_window=...`` and ``max_tested=...`` for a scheduler's name, those that are set."""
+    names = []
+    if planning_window is not None:
+        names.append(f"planning_window={planning_window:g}")
+    if max_tested is not None:
+        names.append(f"max_tested={max_tested}")
+    return names
 
 
 @attrs.define(slots=False)
@@ -49,12 +59,7 @@ class PlanningWindow:
 
     def _window_extras(self) -> list[str]:
         """``planning_window=...`` and ``max_tested=...`` for a name, if set."""
-        extras = []
-        if self.planning_window is not None:
-            extras.append(f"planning_window={self.planning_window:g}")
-        if self.max_tested is not None:
-            extras.append(f"max_tested={self.max_tested}")
-        return extras
+        return limit_names(self.planning_window, self.max_tested)
 
     def _reset_window(self) -> None:
         self._unreserved = {}

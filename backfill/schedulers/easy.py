@@ -13,6 +13,7 @@ import attrs
 from backfill._validators import depth_validator, optional_callable, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError
 from backfill.profile import Profile
+from backfill.schedulers._window import limit_names
 from backfill.schedulers.priorities import Priority, priority_name
 from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
@@ -176,11 +177,7 @@ class EASY(QueueScheduler):
             extras.append(f"depth={self.depth if repr or self.depth is not None else 'inf'}")
         if self.backfill_order is not None:
             extras.append(f"backfill_order={priority_name(self.backfill_order)}")
-        if self.planning_window is not None:
-            extras.append(f"planning_window={self.planning_window:g}")
-        if self.max_tested is not None:
-            extras.append(f"max_tested={self.max_tested}")
-        return extras
+        return extras + limit_names(self.planning_window, self.max_tested)
 
     def __attrs_post_init__(self) -> None:
         self._check_backfill_order()

@@ -20,6 +20,7 @@ import attrs
 
 from backfill._validators import depth_validator, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
+from backfill.schedulers._window import limit_names
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.entitlement import water_fill
@@ -278,10 +279,7 @@ class RelShare(SchedulerBase):
             extras.append(f"decay={self.decay:g}")
         if self.depth != 1:
             extras.append(f"depth={'inf' if self.depth is None else self.depth}")
-        if self.planning_window is not None:
-            extras.append(f"planning_window={self.planning_window:g}")
-        if self.max_tested is not None:
-            extras.append(f"max_tested={self.max_tested}")
+        extras += limit_names(self.planning_window, self.max_tested)
         if self.by != "user":
             extras.append(f"by={self.by}")
         return f"{type(self).__name__}({', '.join([_window_name(self.window), *extras])})"
