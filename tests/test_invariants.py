@@ -10,7 +10,7 @@ configuration of :data:`CONFIGS`, and each schedule must pass
 * :func:`backfill.testing.check_feasible`, the independent validator;
 * the guarantee the scheduler promises (:data:`CONFIGS` says which).
 
-The default run tries 150 workloads; the slow suite tries 10,000, each through all 55
+The default run tries 150 workloads; the slow suite tries 10,000, each through all 70
 configurations (``python -m pytest -m slow tests/test_invariants.py``; CI runs it too). The example
 counts are set here, so they override conftest's hypothesis profiles.
 """
@@ -43,9 +43,15 @@ from backfill import (
     Scheduler,
     Selective,
     SlackBackfill,
+    UserHistory,
     Workload,
+    exact_runtime,
+    planning,
     simulate,
+    sjf,
 )
+from backfill.measures.planning import guarantee_violations
+from backfill.measures.validation import check_reservations
 from backfill.schedulers import scheduler_name
 from backfill.schedulers.priorities import PRIORITIES, depends_on_time, fcfs
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
@@ -121,6 +127,24 @@ def by_width(job: Job) -> float:
     return 2.0 / job.processors
 
 
+def violations_counted(schedule: Schedule, scheduler: Scheduler) -> None:
+    """A run planned on predictions may break guarantees; the measure must count exactly those."""
+    broken = int(guarantee_violations(schedule).sum())
+    try:
+        check_reservations(schedule, while_held=True)
+    except ScheduleError:
+        if not broken:
+            raise
+        return
+    if broken:
+        raise ScheduleError(f"{schedule.scheduler}: {broken} broken guarantees counted in a valid log")
+
+
+def third(job: Job, now: float) -> float:
+    """Underpredict every job."""
+    return job.estimate / 3
+
+
 def configurations() -> list[Config]:
     """Every scheduler, every priority it takes, and the variants that change what it promises."""
     out: list[Config] = []
@@ -154,6 +178,41 @@ def configurations() -> list[Config]:
     out.append(Config(SlackBackfill(), slack_guarantees, "start by first reservation + slack"))
     out.append(Config(SlackBackfill(tolerance=0.0), slack_guarantees, "start by first reservation"))
     out.append(Config(SlackBackfill(tolerance=0.5, weight=by_width), slack_guarantees, "weighted slack"))
+    # Planning with predictions (issue 34): guarantees made on predictions may break, and the measure
+    # counts exactly the breaks; an oracle never underpredicts, so it keeps Conservative's promise.
+    for scheduler in (
+        EASY(),
+        EASY(depth=None),
+        Conservative(),
+        PC(),
+        DC(),
+        Selective(2.0),
+        RelShare(window=20.0),
+    ):
+        out.append(Config(planning(scheduler, predictor=UserHistory()), violations_counted, "breaks counted"))
+    out.append(
+        Config(
+            planning(Conservative(), predictor=third, correction="steps", resolution=7),
+            violations_counted,
+            "breaks counted",
+        )
+    )
+    out.append(
+        Config(
+            planning(EASY(backfill_order=sjf), predictor=UserHistory(), correction="steps"),
+            violations_counted,
+            "EASY++",
+        )
+    )
+    out.append(Config(planning(PC(), predictor=exact_runtime), kept_for_promoted, "an oracle keeps them"))
+    # Planning limits: a guarantee is given later, never broken.
+    out.append(Config(Conservative(planning_window=10.0, max_tested=2), kept_for_promoted, "kept once given"))
+    out.append(Config(PC(planning_window=5.0), kept_for_promoted, "kept once given"))
+    out.append(Config(DC(planning_window=5.0, max_tested=1), kept_for_promoted, "kept once given"))
+    out.append(
+        Config(Selective(2.0, planning_window=5.0), kept_for_promoted, "promoted jobs' kept once given")
+    )
+    out.append(Config(EASY(depth=None, planning_window=10.0, max_tested=3), feasible_only, "feasible"))
     return out
 
 
@@ -191,6 +250,7 @@ def test_the_suite_covers_every_scheduler_and_priority() -> None:
         "FCFS",
         "LookaheadSlack",
         "PC",
+        "PlanningScheduler",
         "RelShare",
         "Selective",
         "SlackBackfill",
@@ -198,7 +258,7 @@ def test_the_suite_covers_every_scheduler_and_priority() -> None:
     for kind in ("FCFS", "EASY", "PC", "DC", "Selective"):
         used = {c.scheduler.priority for c in CONFIGS if type(c.scheduler).__name__ == kind}  # type: ignore[attr-defined]
         assert used >= set(PRIORITIES.values()), kind
-    assert len(CONFIGS) == 55
+    assert len(CONFIGS) == 70
     assert len({c.name for c in CONFIGS}) == len(CONFIGS)
 
 
