@@ -280,15 +280,16 @@ def test_testing_one_job_per_decision_is_fcfs(w: Any) -> None:
 
 def test_a_job_beyond_the_window_gets_no_reservation_and_others_backfill() -> None:
     # Job 2 needs the whole machine, free only at 100: beyond a 50 s window it is not reserved, so
-    # job 3 (1 processor, 200 s) backfills, which classic EASY forbids. When job 1 ends, job 2's
-    # earliest start (202) is still beyond the window, and nothing happens again before it: a job
-    # is (re)considered at decisions, which come with arrivals and completions.
+    # job 3 (1 processor, 200 s) backfills, which classic EASY forbids. Job 2's earliest start is
+    # then 202: decisions come when it would be within reach (at 50, and 152), and at 152 it is.
     w = make((0, 1, 100, 100), (1, 2, 10, 10), (2, 1, 200, 200), size=2)
     assert simulate(w, EASY()).start.tolist() == [0.0, 100.0, 110.0]
     s = simulate(w, EASY(planning_window=50.0))
     assert s.start.tolist() == [0.0, 202.0, 2.0]
-    assert never_reserved(s).tolist() == [False, True, False]
-    assert s.reservations_of(2).size == 0
+    assert s.reservations[s.reservations["job_id"] == 2].tolist() == [(152.0, 2, 202.0)]
+    assert not never_reserved(s).any()
+    s = simulate(w, EASY(planning_window=50.0, max_tested=1))  # job 3 is never tested while 2 waits
+    assert s.start.tolist() == [0.0, 100.0, 110.0]
     assert simulate(w, EASY(planning_window=150.0)).start.tolist() == [0.0, 100.0, 110.0]
 
 

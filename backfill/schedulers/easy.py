@@ -66,9 +66,8 @@ class EASY(QueueScheduler):
     one per job that fits now but ends after the first reservation), each scanning s steps. Past the
     last reservation, a job wider than the processors free now is skipped without a search, and so is
     one at least as wide and as long as a job that failed to fit. With a static priority, a decision
-    after arrivals alone looks only at the new jobs, as at depth 1, unless one sorts before the last
-    reservation. ``depth=None`` makes every blocked job a search: O(q s) per pass, with s growing
-    with the queue.
+    after arrivals alone looks only at the new jobs, unless one sorts before the last reservation.
+    ``depth=None`` makes every blocked job a search: O(q s) per pass, s growing with the queue.
 
     Args:
         priority: Queue order (smallest key first, ties by arrival). FCFS gives classic EASY,
@@ -80,8 +79,9 @@ class EASY(QueueScheduler):
             priority; ties keep the queue order); None tries them in queue order. ``sjf`` gives
             Tsafrir et al. (2007)'s SJBF, "shortest job backfilled first". Classic EASY only.
         planning_window: Slurm's ``bf_window``, in seconds: a job whose earliest fit lies more than
-            this after now gets no reservation in this pass (and does not count towards ``depth``),
-            so later jobs may backfill over its place; None plans without a horizon.
+            this after now gets no reservation in this pass (nor counts towards ``depth``), so later
+            jobs may backfill over its place; a decision comes when it would be within reach. None
+            plans without a horizon.
         max_tested: Slurm's ``bf_max_job_test``: each decision starts jobs in priority order while they
             fit (as Slurm's main scheduler does), then goes through at most N jobs from the first
             that does not start (included); the rest wait for a later decision. None tests them all.
@@ -145,9 +145,10 @@ class EASY(QueueScheduler):
     _deep: bool = attrs.field(init=False, default=False)
     _always_plan: bool = attrs.field(init=False, default=False)
     _limit: int = attrs.field(init=False, default=1)
-    # A planning window or a test limit makes every decision a full pass: the shortcut for arrivals
-    # assumes the last pass decided every queued job, which a limit does not.
+    # A window or a test limit makes every decision a full pass (the arrivals' shortcut assumes the
+    # last pass decided every job); ``_reach``: when a job it left unreserved comes within reach.
     _limited: bool = attrs.field(init=False, default=False)
+    _reach: float = attrs.field(init=False, default=math.inf)
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _plan: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _first: float = attrs.field(init=False, default=math.inf)
@@ -204,7 +205,7 @@ class EASY(QueueScheduler):
         if self._deep:
             self._profile = Profile(machine_size, origin=now)
             self._plan = self._profile.copy()
-        self._first = math.inf
+        self._first = self._reach = math.inf
         self._held = []
         self._overtaker = None
 
@@ -237,10 +238,7 @@ class EASY(QueueScheduler):
         self._full = True
 
     def extend(self, job: Job, end: float, now: float) -> None:
-        """Plan a running job that outlived its planned end to end at ``end``; the next pass re-plans.
-
-        O(log r) plus a memmove; deeper, O(log n + k). A reservation that moves later is logged so.
-        """
+        """Plan a running job that outlived its plan to end at ``end``: O(log r), deeper O(log n + k)."""
         old = self._running.get(job.id)
         super().extend(job, end, now)  # raises if it is not running or not extended
         assert old is not None
@@ -309,6 +307,10 @@ class EASY(QueueScheduler):
         if taken:
             self._dequeue(taken, now)
         return started
+
+    def next_wakeup(self) -> float | None:
+        """When a job left unreserved for the planning window comes within it, else None."""
+        return self._reach if self._now < self._reach < math.inf else None
 
     def _in_backfill_order(self, entries: Iterable[Entry], now: float) -> Iterable[Entry]:
         """The entries behind the head in ``backfill_order`` (a stable sort: ties keep the queue order).
@@ -495,7 +497,9 @@ class EASY(QueueScheduler):
         changes = self._changes
         limit = self._limit
         tests = sys.maxsize if self.max_tested is None else self.max_tested - 1
-        horizon = math.inf if self.planning_window is None else now + self.planning_window
+        window = self.planning_window or 0.0
+        horizon = math.inf if self.planning_window is None else now + window
+        reach = self._reach = math.inf  # when the first job skipped for the window comes within it
         count = len(reserved)
         first = self._first
         free = self._free  # equals the plan's free processors now: nothing of zero estimate counts
@@ -558,6 +562,8 @@ class EASY(QueueScheduler):
                 continue
             start = earliest_fit(now, p, estimate)
             if start > horizon:
+                if start - window < reach:
+                    reach = start - window
                 continue
             end = start + estimate
             add(start, end, -p)
@@ -581,6 +587,7 @@ class EASY(QueueScheduler):
         self._free = free
         self._first = first
         self._head = head
+        self._reach = reach
 
     def _copy_into(self, other: Any) -> None:
         super()._copy_into(other)
