@@ -15,6 +15,7 @@ from backfill.cli import main
 from backfill.errors import BackfillError
 from backfill.experiments.timeline import utilization_queue, utilization_queue_series
 from backfill.measures.metrics import METRIC_NAMES, SUMMARY_KEYS, metric_label
+from backfill.measures.planning import PLANNING_KEYS
 from backfill.schedule import Schedule
 from backfill.simulator import simulate
 from backfill.testing import workloads
@@ -90,7 +91,7 @@ def test_bad_input_is_refused() -> None:
 
 
 def test_every_summary_metric_has_a_readable_name() -> None:
-    assert set(SUMMARY_KEYS) | {"seconds"} == set(METRIC_NAMES)
+    assert set(SUMMARY_KEYS) | {"seconds"} | set(PLANNING_KEYS) == set(METRIC_NAMES)
     for key in METRIC_NAMES:
         assert "_" not in metric_label(key, unit=False), key
 
