@@ -153,6 +153,16 @@ def test_extensions_follow_the_steps_then_the_estimate() -> None:
     assert by_estimate.extensions() == {1: 1}  # type: ignore[attr-defined]
 
 
+def test_steps_skip_what_the_resolution_already_planned() -> None:
+    # Planned 10 s, rounded to 3600: at 3600 the steps 1 min to 30 min round to 3600 again, so the
+    # first that plans longer is 1 h (10 + 3600 -> 7200), then 2 h (-> 10800); the job ends at 10000.
+    w = make((0, 1, 10000, 20000), size=1)
+    scheduler = planning(FCFS(), predictor=lambda job, now: 10.0, correction="steps", resolution=3600)
+    assert isinstance(scheduler, PlanningScheduler)
+    simulate(w, scheduler)
+    assert scheduler.extensions() == {1: 2}
+
+
 def test_an_underprediction_breaks_a_guarantee_and_it_is_counted() -> None:
     # Job 1 is planned to end at 4 but runs 10: job 2's guarantee at 4 moves to 20 (job 1's
     # estimate), and compression brings it back to 10 when job 1 ends: one broken guarantee.
@@ -223,6 +233,8 @@ def test_misuse_is_refused_with_a_clear_error() -> None:
         planning(NoHook(), predictor=exact_runtime)  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="resolution"):
         planning(EASY(), resolution=-1)
+    with pytest.raises(ParameterError, match="already plans"):
+        planning(planning(EASY(), resolution=60), predictor=exact_runtime)
     with pytest.raises(ParameterError, match="correction"):
         planning(EASY(), predictor=exact_runtime, correction="double")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="predictor"):

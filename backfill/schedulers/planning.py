@@ -15,9 +15,9 @@ runs and kills jobs by their own runtimes and estimates. The wrapped scheduler s
   Rounding may plan a job beyond its estimate; it never plans it shorter than the prediction.
 * **When a job outlives its planned runtime**, it is *extended* at its planned end, before that
   instant's decision: by default to its estimate (``correction="estimate"``, see
-  :data:`CORRECTIONS`), or by Tsafrir et al.'s gradual steps (``correction="steps"``: at the k-th
-  extension, the first prediction plus the k-th of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h,
-  10 h, 20 h, 50 h, 100 h, capped at the estimate; see :data:`STEPS`). The wrapped scheduler is
+  :data:`CORRECTIONS`), or by Tsafrir et al.'s gradual steps (``correction="steps"``: the first
+  prediction plus the next of 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h,
+  100 h that plans it longer, capped at the estimate; see :data:`STEPS`). The wrapped scheduler is
   told through its ``extend`` hook and re-plans: EASY recomputes its reservations, Conservative,
   PC, DC and Selective move the reservations that no longer fit to their earliest fit.
 * **Guarantees are made on predictions**, so an underprediction can break one: a reservation that
@@ -65,8 +65,9 @@ from backfill.workloads.workload import Job
 
 __all__ = ["CORRECTIONS", "PlanningScheduler", "Replanning", "planning"]
 
-#: The gradual correction: the k-th time a job outlives its planned runtime, it is planned to run its
-#: first prediction plus the k-th of these seconds (capped at its estimate), and to its estimate after
+#: The gradual correction: a job that outlives its planned runtime is planned to run its first
+#: prediction plus the first of these seconds that plans it longer than before (capped at its
+#: estimate; without a resolution, the k-th step at the k-th extension), and to its estimate after
 #: the last. The steps are those of the public EASY++ re-implementation in pyss/predictsim, whose
 #: corrector cites Tsafrir et al. (2007); the paper's own text was not at hand to check them against.
 STEPS = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0, 36000.0, 72000.0, 180000.0, 360000.0)
@@ -141,6 +142,11 @@ class PlanningScheduler:
     _extended: dict[int, int] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
+        if isinstance(self.scheduler, PlanningScheduler):
+            raise ParameterError(
+                f"{self.scheduler.name} already plans with a predictor or a resolution; give all of "
+                "them to one planning() call"
+            )
         if self.predictor is not user_estimate and not isinstance(self.scheduler, Replanning):
             raise ParameterError(
                 f"{scheduler_name(self.scheduler)} cannot plan with predictions: it has no "
@@ -191,6 +197,11 @@ class PlanningScheduler:
             ScheduleError: If the prediction is not a finite number >= 0 (naming the job and the
                 predictor), or the job is already queued or running.
         """
+        if job.id in self._jobs:
+            raise ScheduleError(
+                f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
+                "a host submits each job once"
+            )
         estimate = job.estimate
         if self.predictor is user_estimate:
             predicted = estimate
@@ -204,11 +215,6 @@ class PlanningScheduler:
             predicted = min(float(value), estimate)
             if predicted < MIN_PLANNED:
                 predicted = min(MIN_PLANNED, estimate)
-        if job.id in self._jobs:
-            raise ScheduleError(
-                f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
-                "a host submits each job once"
-            )
         planned = self._rounded(predicted)
         plan = job if planned == estimate else attrs.evolve(job, estimate=planned)
         self._jobs[job.id] = job
@@ -316,14 +322,18 @@ class PlanningScheduler:
     def _extend(self, jid: int, start: float, now: float) -> None:
         job = self._jobs[jid]
         plan = self._plans[jid]
-        times = self._extended.get(jid, 0)
-        new = job.estimate
-        if self.correction == "steps" and times < len(STEPS):
-            new = min(self._predicted[jid] + STEPS[times], job.estimate)
-        new = max(self._rounded(new), math.nextafter(plan.estimate, math.inf))
+        new = self._rounded(job.estimate)
+        if self.correction == "steps":
+            # The first step that plans the job longer than now (with a resolution, rounding may
+            # have planned it past the next steps already).
+            for step in STEPS:
+                longer = self._rounded(min(self._predicted[jid] + step, job.estimate))
+                if longer > plan.estimate:
+                    new = longer
+                    break
         plan = attrs.evolve(plan, estimate=new)
         self._plans[jid] = plan
-        self._extended[jid] = times + 1
+        self._extended[jid] = self._extended.get(jid, 0) + 1
         self.scheduler.extend(plan, start + new, now)  # type: ignore[attr-defined]
         if new < job.estimate:
             self._seq += 1
