@@ -61,12 +61,3 @@ def optional_callable(instance: object, attribute: attrs.Attribute[Any], value: 
             f"{type(instance).__name__}.{attribute.name} must be a callable (job, now) -> key or None, "
             f"got {value!r}"
         )
-
-
-def depth_validator(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """Accept a reservation depth: a positive int, or None for every blocked job."""
-    # bool is an int subclass, but EASY(depth=True) is surely a mistake, not depth 1.
-    if value is None:
-        return
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ParameterError(f"depth must be a positive int or None (unlimited), got {value!r}")

@@ -23,7 +23,7 @@ class ParameterError(BackfillError, ValueError):
         >>> EASY(depth=0)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        backfill.errors.ParameterError: depth must be a positive int or None (unlimited), got 0
+        backfill.errors.ParameterError: EASY.depth must be a positive int or None (no limit), got 0
     """
 
 

@@ -1,17 +1,26 @@
-"""Guarantee checks of the slack-based schedulers, shared by their own tests and the invariant suite.
+"""Checks shared by several test files: the slack-based schedulers' guarantees, decision traces.
 
 The guarantees of Conservative, PC, DC, Selective and EASY are checked by the public
-:mod:`backfill.testing`; these two are particular to one scheduler each, so they live with the tests.
+:mod:`backfill.testing`; the slack ones are particular to one scheduler each, so they live with the
+tests. :func:`trace` records a run decision by decision, to compare two implementations of one rule.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from backfill import Job, LookaheadSlack, Schedule
+from backfill import Job, LookaheadSlack, Schedule, Workload, simulate
 
-__all__ = ["check_slack_bound", "check_slack_guarantees", "expected_guarantees", "starts_of"]
+__all__ = [
+    "Tracing",
+    "check_slack_bound",
+    "check_slack_guarantees",
+    "expected_guarantees",
+    "starts_of",
+    "trace",
+]
 
 
 def starts_of(schedule: Schedule) -> dict[int, float]:
@@ -91,3 +100,47 @@ def check_slack_bound(schedule: Schedule, scheduler: LookaheadSlack) -> int:
             previous = s
         assert start[jid] <= previous + 1e-9
     return later
+
+
+class Tracing:
+    """A scheduler wrapper that records, at every decision, what started and the reservations after it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.trace: list[tuple[float, list[int], dict[int, float]]] = []
+
+    def reset(self, machine_size: int, now: float) -> None:
+        self.inner.reset(machine_size, now)
+
+    def submit(self, job: Job, now: float) -> None:
+        self.inner.submit(job, now)
+
+    def complete(self, job: Job, now: float) -> None:
+        self.inner.complete(job, now)
+
+    def schedule(self, now: float) -> list[Job]:
+        out = list(self.inner.schedule(now))
+        self.trace.append((now, [j.id for j in out], dict(self.inner.reservations())))
+        return out
+
+    def next_wakeup(self) -> float | None:
+        return self.inner.next_wakeup()  # type: ignore[no-any-return]
+
+    def reservations(self) -> Mapping[int, float]:
+        return self.inner.reservations()
+
+    def log_reservation_changes(self, on: bool = True) -> None:
+        self.inner.log_reservation_changes(on)
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        return self.inner.take_reservation_changes()  # type: ignore[no-any-return]
+
+    def copy(self) -> Tracing:
+        return Tracing(self.inner.copy())
+
+
+def trace(w: Workload, scheduler: Any, overrun: str = "raise_estimate") -> list[Any]:
+    traced = Tracing(scheduler)
+    simulate(w, traced, overrun=overrun)  # type: ignore[arg-type]
+    return traced.trace

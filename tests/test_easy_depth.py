@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from checks import trace
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from naive import NaiveProfile
@@ -115,50 +116,6 @@ class NaiveDepthEASY:
 
     def copy(self) -> NaiveDepthEASY:
         return copy.deepcopy(self)
-
-
-class Tracing:
-    """A scheduler wrapper that records, at every decision, what started and the reservations after it."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.trace: list[tuple[float, list[int], dict[int, float]]] = []
-
-    def reset(self, machine_size: int, now: float) -> None:
-        self.inner.reset(machine_size, now)
-
-    def submit(self, job: Job, now: float) -> None:
-        self.inner.submit(job, now)
-
-    def complete(self, job: Job, now: float) -> None:
-        self.inner.complete(job, now)
-
-    def schedule(self, now: float) -> list[Job]:
-        out = list(self.inner.schedule(now))
-        self.trace.append((now, [j.id for j in out], dict(self.inner.reservations())))
-        return out
-
-    def next_wakeup(self) -> float | None:
-        return None
-
-    def reservations(self) -> Mapping[int, float]:
-        return self.inner.reservations()
-
-    def log_reservation_changes(self, on: bool = True) -> None:
-        self.inner.log_reservation_changes(on)
-
-    def take_reservation_changes(self) -> list[tuple[int, float]]:
-        return self.inner.take_reservation_changes()  # type: ignore[no-any-return]
-
-    def copy(self) -> Tracing:
-        return Tracing(self.inner.copy())
-
-
-def trace(w: Workload, scheduler: Any, overrun: str = "raise_estimate") -> list[Any]:
-    traced = Tracing(scheduler)
-    simulate(w, traced, overrun=overrun)  # type: ignore[arg-type]
-    return traced.trace
 
 
 def log(schedule: Any) -> list[tuple[float, int, float | None]]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import attrs
 import numpy as np
 import pytest
+from checks import trace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import make, registered_schedulers, workloads
@@ -241,6 +243,14 @@ def test_misuse_is_refused_with_a_clear_error() -> None:
         planning(EASY(), predictor=5)  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="count"):
         UserHistory(0)
+    queued = planning(EASY(), predictor=exact_runtime)
+    queued.reset(1, 0.0)
+    job = Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=1.0)
+    queued.submit(job, 0.0)
+    with pytest.raises(ScheduleError, match="job 1 completed at 0 but was queued"):
+        queued.complete(job, 0.0)
+    with pytest.raises(ScheduleError, match="job 9 completed at 0 but was not running"):
+        queued.complete(attrs.evolve(job, id=9), 0.0)
     with pytest.raises(ScheduleError, match="job 1 extended at 3 but was not running"):
         EASY().extend(Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=1.0), 9.0, 3.0)
 
@@ -384,38 +394,6 @@ def test_max_tested_needs_a_window_and_displacing_schedulers_take_neither() -> N
     assert Selective(3.0, planning_window=60.0).name == "Selective(3, planning_window=60)"
 
 
-class Decisions:
-    """A wrapper that records, at every decision, what started and the reservations after it."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.trace: list[tuple[float, list[int], dict[int, float]]] = []
-
-    def reset(self, machine_size: int, now: float) -> None:
-        self.inner.reset(machine_size, now)
-
-    def submit(self, job: Job, now: float) -> None:
-        self.inner.submit(job, now)
-
-    def complete(self, job: Job, now: float) -> None:
-        self.inner.complete(job, now)
-
-    def schedule(self, now: float) -> list[Job]:
-        out = list(self.inner.schedule(now))
-        self.trace.append((now, [j.id for j in out], dict(self.inner.reservations())))
-        return out
-
-    def next_wakeup(self) -> float | None:
-        return self.inner.next_wakeup()  # type: ignore[no-any-return]
-
-    def reservations(self) -> Any:
-        return self.inner.reservations()
-
-    def copy(self) -> Decisions:
-        raise NotImplementedError
-
-
 @settings(max_examples=80, deadline=None)
 @given(
     w=workloads(zero_runtimes=False, users=3, accurate=False),
@@ -430,8 +408,5 @@ def test_easys_two_paths_extend_alike(w: Any, priority: Any, predictor: Any) -> 
     """
     general = EASY(priority)
     general._always_plan = True
-    fast = Decisions(planning(EASY(priority), predictor=predictor, correction="steps"))
-    slow = Decisions(planning(general, predictor=predictor, correction="steps"))
-    simulate(w, fast)  # type: ignore[arg-type]
-    simulate(w, slow)  # type: ignore[arg-type]
-    assert fast.trace == slow.trace
+    fast = trace(w, planning(EASY(priority), predictor=predictor, correction="steps"))
+    assert fast == trace(w, planning(general, predictor=predictor, correction="steps"))

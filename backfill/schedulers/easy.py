@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from backfill._validators import depth_validator, optional_callable, optional_positive_int, optional_seconds
+from backfill._validators import optional_callable, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError
 from backfill.profile import Profile
 from backfill.schedulers._window import limit_names
@@ -120,7 +120,7 @@ class EASY(QueueScheduler):
         EASY(fcfs, depth=2) [0] {1: 10.0, 2: 15.0}
     """
 
-    depth: int | None = attrs.field(default=1, validator=depth_validator)
+    depth: int | None = attrs.field(default=1, validator=optional_positive_int)
     backfill_order: Priority | None = attrs.field(default=None, kw_only=True, validator=optional_callable)
     planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
     max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
@@ -499,7 +499,7 @@ class EASY(QueueScheduler):
         tests = sys.maxsize if self.max_tested is None else self.max_tested - 1
         window = self.planning_window or 0.0
         horizon = math.inf if self.planning_window is None else now + window
-        reach = self._reach = math.inf  # when the first job skipped for the window comes within it
+        reach = math.inf  # when the first job skipped for the window comes within it
         count = len(reserved)
         first = self._first
         free = self._free  # equals the plan's free processors now: nothing of zero estimate counts

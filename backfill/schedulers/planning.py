@@ -230,9 +230,8 @@ class PlanningScheduler:
         """
         start = self._started.get(job.id)
         if start is None:
-            # The wrapped scheduler words the error (queued, or unknown).
-            self.scheduler.complete(self._plans.get(job.id, job), now)
-            raise ScheduleError(f"{self.name}: job {job.id} completed at {now:g} but was not running")
+            state = "queued" if job.id in self._jobs else "not running"
+            raise ScheduleError(f"{self.name}: job {job.id} completed at {now:g} but was {state}")
         if now > start + job.estimate:
             raise ScheduleError(
                 f"{self.name}: job {job.id} completed at {now:g}, after its start + estimate "

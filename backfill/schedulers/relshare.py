@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from backfill._validators import depth_validator, optional_positive_int, optional_seconds
+from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._window import limit_names
 from backfill.schedulers.base import SchedulerBase
@@ -225,7 +225,7 @@ class RelShare(SchedulerBase):
     window: float = attrs.field(default=_DAY, validator=_positive_finite)
     expected_usage: bool = attrs.field(default=True)
     decay: float = attrs.field(default=0.0, validator=_decay_validator)
-    depth: int | None = attrs.field(default=1, validator=depth_validator)
+    depth: int | None = attrs.field(default=1, validator=optional_positive_int)
     planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
     max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
     by: str = attrs.field(default="user", validator=_by_validator)

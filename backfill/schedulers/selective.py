@@ -134,7 +134,7 @@ class Selective(SchedulerBase):
     planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
     max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
     # The guaranteed queue and the profile of running and guaranteed jobs.
-    _core: Conservative = attrs.field(init=False, factory=Conservative)
+    _core: Conservative = attrs.field(init=False)
     _seq: int = attrs.field(init=False, default=0)
     _static: bool = attrs.field(init=False, default=True)
     # What the queue is ordered by: ``priority``, or this scheduler's own copy of a stateful one.
