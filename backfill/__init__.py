@@ -1,7 +1,7 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
 from backfill._moved import install as _install_moved_paths
-from backfill.errors import BackfillError, ParameterError, ScheduleError, SWFError
+from backfill.errors import BackfillError, JobError, ParameterError, ScheduleError, SWFError
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
 from backfill.experiments.sweep import (
     Cell,
@@ -136,6 +136,7 @@ __all__ = [
     "GuaranteeScheduler",
     "GuardedScheduler",
     "Job",
+    "JobError",
     "LookaheadSlack",
     "ModelWorkload",
     "PC",

@@ -6,11 +6,34 @@ type.
 
 from __future__ import annotations
 
-__all__ = ["BackfillError", "ParameterError", "SWFError", "ScheduleError"]
+__all__ = ["BackfillError", "JobError", "ParameterError", "SWFError", "ScheduleError"]
 
 
 class BackfillError(Exception):
     """Base class of every error raised by ``backfill`` on bad input or misuse."""
+
+
+class JobError(BackfillError, ValueError):
+    """A job's field holds a value no job can have (a fraction of a processor, a NaN time, ...).
+
+    It is a :class:`ValueError` too. The message names the job and the field.
+
+    Attributes:
+        job_id: The job's id, or ``None`` when the id itself is what is wrong.
+        field: The field at fault (an SWF field name, e.g. ``"processors"``).
+        reason: What is wrong, without the job and field.
+
+    Examples:
+        >>> str(JobError("must be an int, got 2.7", job_id=5, field="processors"))
+        'job 5: processors must be an int, got 2.7'
+    """
+
+    def __init__(self, reason: str, *, job_id: int | None = None, field: str | None = None) -> None:
+        self.job_id = job_id
+        self.field = field
+        self.reason = reason
+        where = "job" if job_id is None else f"job {job_id}"
+        super().__init__(f"{where}: {reason}" if field is None else f"{where}: {field} {reason}")
 
 
 class ParameterError(BackfillError, ValueError):
