@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from backfill.errors import BackfillError
+from backfill.experiments._pool import exit_with_parent
 from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance
 from backfill.experiments.progress import progress_bar
@@ -498,6 +499,12 @@ class SweepInterrupted(KeyboardInterrupt):
         self.unsaved = unsaved
 
 
+def _worker_init() -> None:
+    _ignore_interrupts()
+    # A killed parent (kill -9, the OOM killer) cannot terminate its workers: they end themselves.
+    exit_with_parent()
+
+
 def _ignore_interrupts() -> None:
     # A pool's workers get the terminal's Ctrl-C too; the parent alone decides to stop, then
     # terminates them, so that no worker dies half-way through a result and hangs the pool.
@@ -532,7 +539,7 @@ def _run_parallel(
     own = executor is None
     pool: cf.Executor = (
         cf.ProcessPoolExecutor(
-            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_ignore_interrupts
+            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_worker_init
         )
         if executor is None
         else executor
