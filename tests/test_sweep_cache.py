@@ -87,6 +87,23 @@ def test_a_value_out_of_type_or_range_is_never_used(tmp_path: Path, column: str,
     assert (again.computed, again.damaged) == (1, 1)
 
 
+def test_cells_without_a_completed_job_or_with_one_are_read_back(tmp_path: Path) -> None:
+    # Their statistics are NaN (no job completed) or come from one job: both sound, both cached.
+    one, none = tmp_path / "one.swf", tmp_path / "none.swf"
+    one.write_text("; MaxProcs: 4\n1 0 -1 0 1 -1 -1 1 1 -1 1 1 1 -1 1 -1 -1 -1\n")
+    none.write_text(
+        "; MaxProcs: 4\n1 0 -1 10 8 -1 -1 8 20 -1 1 1 1 -1 1 -1 -1 -1\n"
+    )  # wider than the machine
+    grid = Grid([one, none], ["EASY", "Conservative"], loads=[1.0, 2.0])
+    fresh = run_sweep(grid, cache=tmp_path / "cache", workers=1, jobs=True)
+    assert {row["jobs"] for row in fresh.rows} == {0, 1}
+    again = run_sweep(grid, cache=tmp_path / "cache", workers=1, jobs=True)
+    assert (again.cached, again.damaged) == (8, 0) and again.jobs == fresh.jobs
+    zero = next(i for i, row in enumerate(fresh.rows) if row["jobs"] == 0)
+    edit(cell_file(tmp_path / "cache", zero, grid), lambda d: d["metrics"].update(mean_wait=0.0), reseal=True)
+    assert run_sweep(grid, cache=tmp_path / "cache", workers=1).damaged == 1  # no job, yet a mean wait
+
+
 def test_another_cells_file_copied_under_a_key_is_not_used(tmp_path: Path) -> None:
     fresh = run_sweep(GRID, cache=tmp_path, workers=1)
     shutil.copyfile(cell_file(tmp_path, 1), cell_file(tmp_path, 0))

@@ -131,7 +131,8 @@ def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
             return f"{column} is not a float"
         # The statistics of completed jobs are NaN when none completed, and only then.
         nan_expected = column in _STATISTICS and metrics["jobs"] == 0
-        if math.isnan(value) if nan_expected else not (math.isfinite(value) and value >= 0):
+        sound = math.isnan(value) if nan_expected else math.isfinite(value) and value >= 0
+        if not sound:
             return f"{column} is {value!r}"
     return None
 
