@@ -641,3 +641,18 @@ os._exit(0)                        # the parent dies first, as kill -9 would lea
     while _session_processes(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [pid for pid in _session_processes(proc.pid) if _alive(pid)] == []
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_workers_started_otherwise_than_by_fork_live_while_their_parent_does(method: str) -> None:
+    # Under forkserver a worker's parent is the server, not the process that made the pool.
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from backfill.experiments._pool import exit_with_parent
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    context = multiprocessing.get_context(method)
+    with cf.ProcessPoolExecutor(2, mp_context=context, initializer=exit_with_parent) as pool:
+        assert sum(pool.map(abs, [-1, -2, -3, -4])) == 10

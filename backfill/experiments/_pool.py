@@ -26,11 +26,16 @@ POLL_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
 
 
-def _parent_pid() -> int:
-    # The pid of the process that started this one, known to multiprocessing even if it has died
-    # (and this one has been adopted) before the worker got here.
+def _orphaned_already() -> bool:
+    """Whether the process that asked for this worker died before the worker got this far."""
+    # Forked or spawned, a worker is the child of the process that made the pool, whose pid
+    # multiprocessing knows; under forkserver its parent is the server, and it cannot tell.
     parent = multiprocessing.parent_process()
-    return parent.pid if parent is not None and parent.pid is not None else os.getppid()
+    if parent is None or parent.pid is None:
+        return False
+    return (
+        multiprocessing.get_start_method(allow_none=True) in ("fork", "spawn") and os.getppid() != parent.pid
+    )
 
 
 def _death_signal() -> bool:
@@ -61,8 +66,9 @@ def exit_with_parent() -> None:
         ...     pool.submit(sum, [1, 2]).result()
         3
     """
-    parent = _parent_pid()
+    parent = os.getppid()
     if not _death_signal():
         threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
-    if os.getppid() != parent:  # died before the signal was asked for: nobody is left to tell us
+    # A parent that died before the signal was asked for sends none: nobody is left to tell us.
+    if os.getppid() != parent or _orphaned_already():
         os._exit(1)
