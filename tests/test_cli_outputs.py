@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
@@ -552,3 +553,106 @@ def test_simulate_interrupted_says_so_in_one_line(
     monkeypatch.setattr(cli_simulate, "simulate", interrupted)
     code, _, err = run(capsys, "simulate", "--jobs", "20")
     assert code == 130 and err == "backfill: interrupted (SIGINT)\n"
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie, dead but not yet reaped by its new parent, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc to find the workers")
+def test_compare_workers_exit_when_the_parent_is_killed(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    argv = [sys.executable, "-m", "backfill", "compare", "model:n=6000", "--scheduler", "easy"]
+    argv += ["conservative", "pc", "--load", "1", "1.2", "1.4", "--workers", "2", "--cache", str(cache)]
+    argv += ["--no-progress"]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = [pid for pid in _session_processes(proc.pid) if pid != proc.pid]
+            if len(workers) >= 2 and list(cache.glob("*.json")):
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None and len(workers) >= 2, "the sweep ended before its workers could be seen"
+        proc.kill()  # kill -9: the parent can clean nothing up
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers), "a pool worker outlived its parent"
+    finally:
+        for pid in _session_processes(proc.pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_pool_workers_ask_to_die_with_their_parent() -> None:
+    import concurrent.futures as cf
+
+    import backfill.experiments.fair_start as fair_start
+    from backfill.experiments.sweep import _worker_init
+
+    with cf.ProcessPoolExecutor(1, initializer=_worker_init) as pool:
+        assert pool.submit(_death_signal_of_this_process).result() == signal.SIGKILL
+    with cf.ProcessPoolExecutor(1, initializer=fair_start.exit_with_parent) as pool:
+        assert pool.submit(_death_signal_of_this_process).result() == signal.SIGKILL
+
+
+def _death_signal_of_this_process() -> int:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    value = ctypes.c_int(0)
+    libc.prctl(2, ctypes.byref(value), 0, 0, 0)  # PR_GET_PDEATHSIG
+    return value.value
+
+
+def test_without_the_death_signal_a_thread_ends_the_orphan(tmp_path: Path) -> None:
+    # The portable fallback: a worker whose system cannot send it a signal watches its parent.
+    script = """
+import os, sys, time
+import backfill.experiments._pool as pool
+pool._death_signal = lambda: False
+pool.POLL_SECONDS = 0.05
+if os.fork() == 0:                 # the worker
+    pool.exit_with_parent()
+    time.sleep(30)
+    os._exit(0)
+time.sleep(0.3)
+os._exit(0)                        # the parent dies first, as kill -9 would leave it
+"""
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 5
+    while _session_processes(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in _session_processes(proc.pid) if _alive(pid)] == []
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_workers_started_otherwise_than_by_fork_live_while_their_parent_does(method: str) -> None:
+    # Under forkserver a worker's parent is the server, not the process that made the pool.
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from backfill.experiments._pool import exit_with_parent
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    context = multiprocessing.get_context(method)
+    with cf.ProcessPoolExecutor(2, mp_context=context, initializer=exit_with_parent) as pool:
+        assert sum(pool.map(abs, [-1, -2, -3, -4])) == 10

@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "_validators": 0,
     "_moved": 0,
     "_version": 0,
+    "_files": 0,
     "workloads": 1,
     "profile": 2,
     "kernel": 2,

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from backfill._files import open_atomically, write_atomically
+from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
@@ -15,7 +19,6 @@ from backfill.cli.options import (
     ORDER_HINT,
     CommandLineError,
     add_run_options,
-    check_output_paths,
     estimate_policies,
     loads,
     output_path,
@@ -292,14 +295,6 @@ def run_compare(args: argparse.Namespace) -> int:
             require_matplotlib()
         except BackfillError as e:
             raise CommandLineError(f"--figures: {e}") from None
-    check_output_paths([args.csv, args.json, args.jobs_csv], [args.figures])
-    show_progress = progress_wanted(args)
-    for workload in workloads:
-        # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
-        # a table of dashes after the sweep.
-        if len(workload.load()) == 0:
-            name = workload.path if isinstance(workload, TraceWorkload) else workload.label
-            raise CommandLineError(f"{name}: {NO_JOBS}")
     grid = Grid(
         workloads,
         specs,
@@ -308,26 +303,37 @@ def run_compare(args: argparse.Namespace) -> int:
         estimates=estimates,
         bound=args.bound,
     )
+    names = _cell_names([cell.description() for cell in grid.cells()])
+    given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
+    inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
+    check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
+    show_progress = progress_wanted(args)
+    for workload in workloads:
+        # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
+        # a table of dashes after the sweep.
+        if len(workload.load()) == 0:
+            name = workload.path if isinstance(workload, TraceWorkload) else workload.label
+            raise CommandLineError(f"{name}: {NO_JOBS}")
     ignoring = [s.label for s in specs if not s.takes_priority]
     if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
     started = time.perf_counter()
     try:
-        result = run_sweep(
-            grid,
-            cache=args.cache,
-            workers=args.workers,
-            progress=show_progress,
-            jobs=args.jobs_csv is not None,
-        )
+        with warnings.catch_warnings():
+            # A cache that could not be written is said below, with the results.
+            warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
+            result = run_sweep(
+                grid,
+                cache=args.cache,
+                workers=args.workers,
+                progress=show_progress,
+                jobs=args.jobs_csv is not None,
+            )
     except BackfillError as e:
         where = "; ".join(getattr(e, "__notes__", ()))
         raise CommandLineError(f"{e} ({where})" if where else str(e)) from None
     elapsed = time.perf_counter() - started
-    print(
-        f"{len(result.rows)} cells: {result.computed} simulated, {result.cached} from the cache, "
-        f"in {elapsed:.2f} s; every schedule validated"
-    )
+    print(_summary(result, elapsed))
     print()
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound):")
     print()
@@ -343,8 +349,29 @@ def run_compare(args: argparse.Namespace) -> int:
         print(_improvement_markdown(result, metrics, baseline))
     else:
         print(f"no scheduler besides the baseline {baseline} to compare")
-    _write_outputs(args, result, metrics, baseline)
+    _write_outputs(args, result, names, metrics, baseline)
+    if result.unsaved:
+        raise CommandLineError(
+            f"the cache {args.cache} could not keep {result.unsaved} of the {result.computed} cells "
+            f"simulated ({result.cache_error}); the results above are complete"
+        )
     return 0
+
+
+def _summary(result: SweepResult, elapsed: float) -> str:
+    """The line after a sweep: cells simulated and validated now, read from the cache, damaged."""
+    line = (
+        f"{len(result.rows)} cells: {result.computed} simulated, {result.cached} from the cache, "
+        f"in {elapsed:.2f} s; schedules validated: {result.computed} in this run"
+    )
+    if result.cached:
+        line += f", {result.cached} when they were cached"
+    if result.damaged:
+        cells = "cell" if result.damaged == 1 else "cells"
+        line += f"; {result.damaged} damaged cache {cells} recomputed"
+    if result.unsaved:
+        line += f"; the cache could not keep {result.unsaved} of them: {result.cache_error}"
+    return line
 
 
 def _cell_names(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -360,31 +387,50 @@ def _cell_names(rows: Sequence[dict[str, Any]]) -> list[str]:
     return ["-".join(slug(show(r[c])) for c, show in varying) for r in rows]
 
 
-def _write_outputs(args: argparse.Namespace, result: SweepResult, metrics: list[str], baseline: str) -> None:
-    written: list[Path] = []
-    try:
-        if args.csv is not None:
-            result.to_csv(args.csv)
-            written.append(args.csv)
-        if args.json is not None:
-            write_metrics_json(result.rows, args.json, command="compare", bound=args.bound, baseline=baseline)
-            written.append(args.json)
-        if args.jobs_csv is not None:
-            several = len(result.rows) > 1
-            for name, text in zip(_cell_names(result.rows), result.jobs, strict=True):
-                path = output_path(args.jobs_csv, name, several)
-                path.write_text(text, encoding="utf-8")
-                written.append(path)
-        if args.figures is not None:
-            import matplotlib.pyplot as plt
+def _output_files(
+    args: argparse.Namespace, names: list[str], metrics: list[str]
+) -> list[tuple[str, Path | None]]:
+    """Every file the run writes, with its option: one per cell for ``--jobs-csv``."""
+    files: list[tuple[str, Path | None]] = [("--csv", args.csv), ("--json", args.json)]
+    if args.jobs_csv is not None:
+        files += [("--jobs-csv", output_path(args.jobs_csv, name, len(names) > 1)) for name in names]
+    if args.figures is not None:
+        files += [("--figures", args.figures / f"improvement_{m}.png") for m in metrics]
+    return files
 
-            for m in metrics:
-                path = args.figures / f"improvement_{m}.png"
-                figure = improvement_bars(result.improvement(m, baseline))
-                figure.savefig(path, dpi=120, bbox_inches="tight")
-                plt.close(figure)
-                written.append(path)
-    except OSError as e:
-        raise CommandLineError(f"cannot write {e.filename}: {e.strerror or e}") from None
-    for path in written:
-        print(f"wrote {path}")
+
+def _write_outputs(
+    args: argparse.Namespace, result: SweepResult, names: list[str], metrics: list[str], baseline: str
+) -> None:
+    """Write every output asked for, each whole or not at all; the error names those that failed."""
+    outputs: list[tuple[Path, Callable[[Path], object]]] = []
+    if args.csv is not None:
+        outputs.append((args.csv, result.to_csv))
+    if args.json is not None:
+        write = partial(
+            write_metrics_json, result.rows, command="compare", bound=args.bound, baseline=baseline
+        )
+        outputs.append((args.json, write))
+    if args.jobs_csv is not None:
+        for name, text in zip(names, result.jobs, strict=True):
+            outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, text)))
+    if args.figures is not None:
+        for m in metrics:
+            write = partial(_improvement_figure, result.improvement(m, baseline))
+            outputs.append((args.figures / f"improvement_{m}.png", write))
+    write_outputs(outputs)
+
+
+def _write_text(text: str, path: Path) -> None:
+    write_atomically(path, text)
+
+
+def _improvement_figure(improvements: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    figure = improvement_bars(improvements)
+    try:
+        with open_atomically(path, "wb") as f:
+            figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(figure)

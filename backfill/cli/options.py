@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from backfill._files import is_special
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
@@ -457,19 +458,13 @@ def estimate_policies(args: argparse.Namespace, logs: Iterable[str]) -> list[str
 def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:
     """Refuse, before any simulation, an output file that cannot be written; create output directories.
 
+    A special file (``/dev/null``, ``/dev/stdout``, a FIFO) is written in place: it needs to be
+    writable itself, not its directory. Other files are replaced through a temporary file beside
+    them, so their directory must be writable.
+
     Raises:
         CommandLineError: A file's directory is missing or not writable, or the file is a directory.
     """
-    for path in files:
-        if path is None:
-            continue
-        parent = path.parent
-        if path.is_dir():
-            raise CommandLineError(f"cannot write {path}: it is a directory")
-        if not parent.is_dir():
-            raise CommandLineError(f"cannot write {path}: no directory {parent}")
-        if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise CommandLineError(f"cannot write {path}: permission denied")
     for directory in directories:
         if directory is None:
             continue
@@ -479,6 +474,19 @@ def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path 
             raise CommandLineError(f"cannot create {directory}: {e.strerror or e}") from None
         if not os.access(directory, os.W_OK):
             raise CommandLineError(f"cannot write in {directory}: permission denied")
+    for path in files:
+        if path is None:
+            continue
+        if path.is_dir():
+            raise CommandLineError(f"cannot write {path}: it is a directory")
+        if is_special(path):
+            if not os.access(path, os.W_OK):
+                raise CommandLineError(f"cannot write {path}: permission denied")
+            continue
+        if not path.parent.is_dir():
+            raise CommandLineError(f"cannot write {path}: no directory {path.parent}")
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise CommandLineError(f"cannot write {path}: permission denied")
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:
@@ -509,13 +517,16 @@ def slug(text: str) -> str:
 def output_path(base: Path, name: str, several: bool) -> Path:
     """Return ``base`` for one output; for one of several, ``base`` with ``-name`` before its suffix.
 
+    A special file (``/dev/null``, ``/dev/stdout``, a FIFO) is ``base`` itself whatever the number
+    of outputs: they are written to it one after the other, never to new files beside it.
+
     Examples:
         >>> output_path(Path("out/run.swf.gz"), "easy", True).as_posix()
         'out/run-easy.swf.gz'
         >>> output_path(Path("jobs.csv"), "easy", False).as_posix()
         'jobs.csv'
     """
-    if not several:
+    if not several or is_special(base):
         return base
     double = base.name.endswith((".swf.gz", ".csv.gz", ".json.gz"))
     suffix = "".join(base.suffixes[-2:]) if double else base.suffix

@@ -7,13 +7,16 @@ import json
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from backfill._files import open_atomically
+from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
     DEFAULT_JOBS,
@@ -21,7 +24,6 @@ from backfill.cli.options import (
     NO_JOBS,
     CommandLineError,
     add_run_options,
-    check_output_paths,
     estimate_policies,
     loads,
     non_negative_int,
@@ -215,14 +217,34 @@ def _one(values: list[Any], option: str) -> Any:
     return values[0]
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse an unwritable output, or figures without matplotlib, before any simulation."""
+def _output_files(args: argparse.Namespace, names: list[str]) -> list[tuple[str, Path | None]]:
+    """Every file the run writes, with its option: one per schedule for the per-schedule outputs."""
+    several = len(names) > 1
+    files: list[tuple[str, Path | None]] = [("--csv", args.csv), ("--json", args.json)]
+    for option, base in (("--jobs-csv", args.jobs_csv), ("--output-swf", args.output_swf)):
+        if base is not None:
+            files += [(option, output_path(base, name, several)) for name in names]
+    if args.figures is not None:
+        figures = ["utilization_queue.png", *(f"gantt-{name}.png" for name in names)]
+        files += [("--figures", args.figures / name) for name in figures]
+    return files
+
+
+def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
+    """Refuse, before any simulation, figures without matplotlib and outputs that would fail or destroy.
+
+    An output that cannot be written, that is the input, or that another output names is refused.
+    """
     if args.figures is not None:
         try:
             require_matplotlib()
         except BackfillError as e:
             raise CommandLineError(f"--figures: {e}") from None
-    check_output_paths([args.csv, args.json, args.jobs_csv, args.output_swf], [args.figures])
+    inputs = [args.swf_path] if args.swf_path is not None else []
+    given = [
+        (f"--{o.replace('_', '-')}", getattr(args, o)) for o in ("csv", "json", "jobs_csv", "output_swf")
+    ]
+    check_outputs(_output_files(args, names), inputs, [args.figures], given=given)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -232,7 +254,13 @@ def _simulate(args: argparse.Namespace) -> int:
     estimates = _one(
         estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"
     )
-    _check_outputs(args)
+    runs = [(spec, p) for spec in specs for p in (orders if spec.takes_priority else ["fcfs"])]
+    # The name of each schedule's output files, when there are several.
+    names = [
+        slug(spec.label) + (f"-{priority}" if len(orders) > 1 and spec.takes_priority else "")
+        for spec, priority in runs
+    ]
+    _check_outputs(args, names)
     show_progress = progress_wanted(args)
     given = _load_workload(args)
     workload, description = given.workload, given.description
@@ -248,7 +276,6 @@ def _simulate(args: argparse.Namespace) -> int:
     if given.report is not None:
         print(given.report.summary())
     print(f"workload: {description}, offered load {workload.offered_load():.3f}")
-    runs = [(spec, p) for spec in specs for p in (orders if spec.takes_priority else ["fcfs"])]
     if orders != ["fcfs"]:
         ignoring = [spec.label.lower() for spec in specs if not spec.takes_priority]
         if ignoring:
@@ -260,7 +287,6 @@ def _simulate(args: argparse.Namespace) -> int:
     schedules: dict[str, Schedule] = {}
     planned: list[Schedule] = []  # of the runs that plan with a predictor or a limit
     rows: list[dict[str, Any]] = []
-    names: list[str] = []  # of the output files, when there are several
     started = time.perf_counter()
     bar = progress_bar(len(workload) * len(runs), "simulate", "job") if show_progress else None
     try:
@@ -283,9 +309,6 @@ def _simulate(args: argparse.Namespace) -> int:
             schedules[schedule.scheduler] = schedule
             if plans:
                 planned.append(schedule)
-            names.append(
-                slug(spec.label) + (f"-{priority}" if len(orders) > 1 and spec.takes_priority else "")
-            )
             run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
@@ -325,30 +348,33 @@ def _simulate(args: argparse.Namespace) -> int:
 def _write_outputs(
     args: argparse.Namespace, schedules: list[Schedule], rows: list[dict[str, Any]], names: list[str]
 ) -> None:
+    """Write every output asked for, each whole or not at all; the error names those that failed."""
     several = len(schedules) > 1
-    written: list[Path] = []
-    try:
-        if args.csv is not None:
-            SweepResult(rows).to_csv(args.csv)
-            written.append(args.csv)
-        if args.json is not None:
-            write_metrics_json(rows, args.json, command="simulate", bound=args.bound)
-            written.append(args.json)
-        for schedule, row, name in zip(schedules, rows, names, strict=True):
-            if args.jobs_csv is not None:
-                path = output_path(args.jobs_csv, name, several)
-                write_jobs_csv(schedule, path, row, bound=args.bound)
-                written.append(path)
-            if args.output_swf is not None:
-                path = output_path(args.output_swf, name, several)
-                schedule.to_swf(path, notes=_swf_notes(row))
-                written.append(path)
-        if args.figures is not None:
-            written += _figures(args.figures, schedules, names)
-    except OSError as e:
-        raise CommandLineError(f"cannot write {e.filename}: {e.strerror or e}") from None
-    for path in written:
-        print(f"wrote {path}")
+    outputs: list[tuple[Path, Callable[[Path], object]]] = []
+    if args.csv is not None:
+        outputs.append((args.csv, SweepResult(rows).to_csv))
+    if args.json is not None:
+        outputs.append((args.json, partial(write_metrics_json, rows, command="simulate", bound=args.bound)))
+    for schedule, row, name in zip(schedules, rows, names, strict=True):
+        if args.jobs_csv is not None:
+            write = partial(_jobs_csv, schedule, row, args.bound)
+            outputs.append((output_path(args.jobs_csv, name, several), write))
+        if args.output_swf is not None:
+            write = partial(_schedule_swf, schedule, _swf_notes(row))
+            outputs.append((output_path(args.output_swf, name, several), write))
+    if args.figures is not None:
+        outputs.append((args.figures / "utilization_queue.png", partial(_utilization_figure, schedules)))
+        for schedule, name in zip(schedules, names, strict=True):
+            outputs.append((args.figures / f"gantt-{name}.png", partial(_gantt_figure, schedule)))
+    write_outputs(outputs)
+
+
+def _jobs_csv(schedule: Schedule, row: dict[str, Any], bound: float, path: Path) -> None:
+    write_jobs_csv(schedule, path, row, bound=bound)
+
+
+def _schedule_swf(schedule: Schedule, notes: list[str], path: Path) -> None:
+    schedule.to_swf(path, notes=notes)
 
 
 def _swf_notes(row: dict[str, Any]) -> list[str]:
@@ -361,24 +387,28 @@ def _swf_notes(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def _figures(directory: Path, schedules: list[Schedule], names: list[str]) -> list[Path]:
-    """Write the utilization and queue figure of all schedules and a Gantt chart of each."""
+def _save_figure(figure: Any, path: Path) -> None:
+    """Save a figure as PNG, whole or not at all, and close it."""
     import matplotlib.pyplot as plt
 
+    try:
+        with open_atomically(path, "wb") as f:
+            figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(figure)
+
+
+def _utilization_figure(schedules: list[Schedule], path: Path) -> None:
+    """The utilization and queue figure of all schedules."""
     from backfill.experiments.timeline import utilization_queue
 
-    out = []
-    figure = utilization_queue(schedules)
-    out.append(directory / "utilization_queue.png")
-    figure.savefig(out[-1], dpi=120, bbox_inches="tight")
-    plt.close(figure)
-    for schedule, name in zip(schedules, names, strict=True):
-        start, end = _gantt_window(schedule)
-        figure = schedule_window(schedule, start=start, end=end, reservations=False)
-        out.append(directory / f"gantt-{name}.png")
-        figure.savefig(out[-1], dpi=120, bbox_inches="tight")
-        plt.close(figure)
-    return out
+    _save_figure(utilization_queue(schedules), path)
+
+
+def _gantt_figure(schedule: Schedule, path: Path) -> None:
+    """The Gantt chart of a schedule over a busy window of at most two days."""
+    start, end = _gantt_window(schedule)
+    _save_figure(schedule_window(schedule, start=start, end=end, reservations=False), path)
 
 
 def _gantt_window(schedule: Schedule) -> tuple[float, float]:
@@ -469,6 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if e.cache is not None
                 else "give --cache DIR to keep finished cells"
             )
+            if e.cache is not None and e.unsaved:
+                kept = f"--cache {e.cache} keeps {e.finished - e.unsaved} (it could not write the others)"
             print(
                 f"backfill: interrupted ({name}): {e.finished} of {e.total} cells finished; {kept}",
                 file=sys.stderr,

@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from backfill.errors import BackfillError
 from backfill.experiments._checkpoint import Checkpoint, fingerprint
+from backfill.experiments._pool import exit_with_parent
 from backfill.experiments.progress import progress_bar
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler, scheduler_name
@@ -244,7 +245,8 @@ def fair_start_times(
     each range the main process ships a copy of the simulation at the range's first arrival to
     ``executor`` (by default a
     :class:`~concurrent.futures.ProcessPoolExecutor` of ``workers`` processes, ``os.cpu_count()`` if
-    not given), which replays the range and forks there. Results are identical to the serial run.
+    not given, whose workers end when this process dies, even by ``kill -9``), which replays the
+    range and forks there. Results are identical to the serial run.
     The scheduler and its priority must then be picklable (module-level functions and attrs classes
     are); a Dask cluster, through ``client.get_executor()``, pickles with cloudpickle and also takes
     lambdas.
@@ -360,7 +362,12 @@ def _fst_parallel(
         chunks = _TASKS_PER_WORKER * pool_size
     if chunks < 1:
         raise BackfillError(f"chunks must be at least 1, got {chunks}")
-    pool: cf.Executor = cf.ProcessPoolExecutor(max_workers=pool_size) if executor is None else executor
+    # Our own workers end with this process, even if it is killed outright (kill -9).
+    pool: cf.Executor = (
+        cf.ProcessPoolExecutor(max_workers=pool_size, initializer=exit_with_parent)
+        if executor is None
+        else executor
+    )
     out_strict = np.full(n, np.nan) if saved is None else saved.strict
     out_relaxed = np.full(n, np.nan) if saved is None else saved.relaxed
     submit = sim.workload.records["submit"].tolist()

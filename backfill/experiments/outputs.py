@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from backfill._files import write_atomically
 from backfill._version import library_version
 from backfill.experiments.gantt import processor_lanes
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
@@ -192,6 +193,8 @@ def write_jobs_csv(
 ) -> None:
     """Write every job's result as CSV (:func:`jobs_csv_text`) to ``path``; evalys reads it.
 
+    The file is written whole or not at all (:func:`~backfill._files.write_atomically`).
+
     Examples:
         >>> import tempfile, pathlib
         >>> from backfill import EASY, lublin_feitelson, simulate
@@ -202,8 +205,7 @@ def write_jobs_csv(
         >>> len(lines), lines[0].split(",")[:3]
         (21, ['jobID', 'workload_name', 'submission_time'])
     """
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(jobs_csv_text(schedule, description, bound=bound))
+    write_atomically(path, jobs_csv_text(schedule, description, bound=bound))
 
 
 def _plain(value: Any) -> Any:
@@ -238,7 +240,13 @@ def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, An
 
 
 def write_metrics_json(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], **meta: Any) -> None:
-    """Write :func:`metrics_json` to ``path``, indented, keys in the rows' column order."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(metrics_json(rows, **meta), f, indent=2, allow_nan=False)
-        f.write("\n")
+    """Write :func:`metrics_json` to ``path``, indented, keys in the rows' column order, whole or not at all.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     write_metrics_json([{"scheduler": "EASY"}], pathlib.Path(d) / "m.json", command="simulate")
+        ...     json.loads((pathlib.Path(d) / "m.json").read_text())["rows"]
+        [{'scheduler': 'EASY'}]
+    """
+    write_atomically(path, json.dumps(metrics_json(rows, **meta), indent=2, allow_nan=False) + "\n")

@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from backfill._files import open_atomically
 from backfill.errors import BackfillError
 from backfill.experiments.outputs import PROVENANCE_COLUMNS
 from backfill.measures.metrics import SUMMARY_KEYS, percent_improvement
@@ -83,7 +84,10 @@ class SweepResult:
     A row holds its cell's description (workload and scheduler labels, scheduler name, parameters as
     JSON, priority, load, estimates) and its metrics (:data:`~backfill.measures.metrics.SUMMARY_KEYS`, with
     ``jobs`` and ``rejected`` as integers, and ``seconds``). ``computed`` and ``cached`` count the
-    cells simulated by this run and read from the cache.
+    cells simulated (and their schedules validated) by this run and read from the cache; ``damaged``
+    counts the cells among the computed ones whose cache files were damaged, ``unsaved`` the
+    computed cells the cache could not keep, and ``cache_error`` says why (the file and the
+    reason; empty when every write succeeded).
 
     Examples:
         >>> from backfill.experiments.sweep import Grid, ModelWorkload, run_sweep
@@ -98,17 +102,24 @@ class SweepResult:
     computed: int = 0
     cached: int = 0
     jobs: list[str] = attrs.field(factory=list, repr=False)
+    damaged: int = 0
+    unsaved: int = 0
+    cache_error: str = ""
 
     def __repr__(self) -> str:
-        return f"SweepResult({len(self.rows)} rows, {self.computed} computed, {self.cached} cached)"
+        extra = f", {self.damaged} damaged" if self.damaged else ""
+        extra += f", {self.unsaved} not saved" if self.unsaved else ""
+        return f"SweepResult({len(self.rows)} rows, {self.computed} computed, {self.cached} cached{extra})"
 
     def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write the rows as CSV with a header, columns in the order of :data:`COLUMNS`.
 
         Floats are written in their shortest round-tripping form, so :meth:`from_csv` gives back
-        equal rows.
+        equal rows. The file is written whole or not at all (an error leaves ``path`` as it was;
+        see :func:`~backfill._files.open_atomically`), and a special file such as ``/dev/stdout``
+        is written in place.
         """
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        with open_atomically(path, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
             writer.writeheader()
             writer.writerows(self.rows)

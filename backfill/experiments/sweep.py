@@ -18,13 +18,15 @@ import math
 import os
 import signal
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.experiments.cache import CellStore, content_key, library_version
+from backfill.experiments._pool import exit_with_parent
+from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import (
@@ -352,6 +354,12 @@ def run_sweep(
     ``<key>.json`` (see :meth:`Cell.key`) as soon as it is done, and cells found there are not run
     again, so an interrupted sweep resumes where it stopped. Rows are the same, bit for bit, run
     serially, in parallel or from the cache, except ``seconds``, which a cached row keeps from its run.
+    A cached cell is used only if its file is whole (its checksum, key and values check out); a
+    damaged one is computed again and counted in :attr:`SweepResult.damaged`. A cache where no file
+    can be created is refused before any cell runs; a write that fails later (a full disk) costs the
+    cache, not the results: the sweep goes on, and :attr:`SweepResult.unsaved` and
+    :attr:`SweepResult.cache_error` (with a :class:`RuntimeWarning`) say how many cells it could not
+    keep and which file failed.
 
     With ``jobs``, every cell's per-job results come back too (:attr:`SweepResult.jobs`, CSV text
     as :func:`~backfill.experiments.outputs.jobs_csv_text` writes it); the cache keeps them beside
@@ -375,6 +383,8 @@ def run_sweep(
 
     Raises:
         SweepInterrupted: The sweep was interrupted (a :class:`KeyboardInterrupt`).
+        BackfillError: A bad grid or argument, a cell that fails (naming the cell), or a cache
+            directory that cannot be created or written in.
 
     Examples:
         >>> grid = Grid([ModelWorkload(n_jobs=50, machine_size=16)], ["Conservative", "EASY"])
@@ -392,23 +402,27 @@ def run_sweep(
     key_data = [cell._key_data(identities[cell.workload]) for cell in cells]
     keys = [content_key(data) for data in key_data]
     store = CellStore(cache) if cache is not None else None
-    metrics: list[dict[str, Any] | None] = [store.load(k) if store else None for k in keys]
+    metrics: list[dict[str, Any] | None] = [None] * len(cells)
+    damaged = 0
     if store is not None:
-        # A cell cached before a column existed is computed again, as is one without its jobs.
-        needed = {*METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN}
-        metrics = [m if m is not None and needed <= m.keys() else None for m in metrics]
-        if jobs:
-            for i, m in enumerate(metrics):
-                text = store.load_jobs(keys[i]) if m is not None else None
-                metrics[i] = None if m is None or text is None else m | {_JOBS: text}
+        for i, key in enumerate(keys):
+            metrics[i], damaged_now = _read_cached(store, key, jobs)
+            damaged += damaged_now
     todo = [i for i, m in enumerate(metrics) if m is None]
+    if store is not None and todo:
+        store.check_writable()  # refused now, not after hours of simulations it could not keep
+    failures: list[OSError] = []
 
     def finish(i: int, m: dict[str, Any]) -> None:
         # Saved first, counted after: an interrupt between the two must not count a cell the cache lacks.
         if store is not None:
-            store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k != _JOBS})
-            if jobs:
-                store.save_jobs(keys[i], m[_JOBS])
+            try:
+                store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k != _JOBS})
+                if jobs:
+                    store.save_jobs(keys[i], m[_JOBS])
+            except OSError as e:
+                # A full disk loses the cache, not the results: the sweep goes on and says so.
+                failures.append(e)
         metrics[i] = m
         if bar is not None:
             bar.update(1)
@@ -422,7 +436,7 @@ def run_sweep(
             _run_parallel(cells, todo, identities, executor, workers, finish, jobs)
     except KeyboardInterrupt:
         done = sum(m is not None for m in metrics)
-        raise SweepInterrupted(done, len(cells), cache) from None
+        raise SweepInterrupted(done, len(cells), cache, unsaved=len(failures)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -431,7 +445,35 @@ def run_sweep(
         assert m is not None
         texts.append(m.pop(_JOBS, ""))
         rows.append(cell.description() | m | _provenance(cell.workload, identities[cell.workload]))
-    return SweepResult(rows, computed=len(todo), cached=len(cells) - len(todo), jobs=texts if jobs else [])
+    problem = ""
+    if failures:
+        e = failures[0]
+        problem = f"cannot write {e.filename}: {e.strerror or e}"
+        warnings.warn(
+            f"the sweep cache {os.fspath(cache or '')} could not keep {len(failures)} of the "
+            f"{len(todo)} cells computed ({problem}); the results are complete",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return SweepResult(
+        rows,
+        computed=len(todo),
+        cached=len(cells) - len(todo),
+        jobs=texts if jobs else [],
+        damaged=damaged,
+        unsaved=len(failures),
+        cache_error=problem,
+    )
+
+
+def _read_cached(store: CellStore, key: str, jobs: bool) -> tuple[dict[str, Any] | None, int]:
+    """A cell's cached metrics (with its per-job text if ``jobs``), and 1 if its files were damaged."""
+    m, status = store.read_result(key)
+    if m is not None and jobs:
+        # Every job of the cell is a row: a short file would silently lose jobs.
+        text, status = store.read_jobs(key, rows=m["jobs"] + m["rejected"])
+        m = None if text is None else m | {_JOBS: text}
+    return m, int(status == DAMAGED)
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -441,14 +483,26 @@ class SweepInterrupted(KeyboardInterrupt):
         finished: Cells done (computed or read from the cache) when it stopped.
         total: Cells of the grid.
         cache: The cache directory that keeps the finished cells, or None.
+        unsaved: Finished cells the cache could not keep (its disk was full, say).
     """
 
-    def __init__(self, finished: int, total: int, cache: str | os.PathLike[str] | None) -> None:
+    def __init__(
+        self, finished: int, total: int, cache: str | os.PathLike[str] | None, *, unsaved: int = 0
+    ) -> None:
         kept = f"the cache {os.fspath(cache)} keeps them" if cache is not None else "no cache keeps them"
+        if cache is not None and unsaved:
+            kept = f"the cache {os.fspath(cache)} keeps {finished - unsaved} (it could not write the others)"
         super().__init__(f"sweep interrupted: {finished} of {total} cells finished; {kept}")
         self.finished = finished
         self.total = total
         self.cache = cache
+        self.unsaved = unsaved
+
+
+def _worker_init() -> None:
+    _ignore_interrupts()
+    # A killed parent (kill -9, the OOM killer) cannot terminate its workers: they end themselves.
+    exit_with_parent()
 
 
 def _ignore_interrupts() -> None:
@@ -485,7 +539,7 @@ def _run_parallel(
     own = executor is None
     pool: cf.Executor = (
         cf.ProcessPoolExecutor(
-            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_ignore_interrupts
+            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_worker_init
         )
         if executor is None
         else executor

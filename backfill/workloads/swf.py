@@ -518,7 +518,9 @@ def write_swf(
 
     Args:
         target: A path (a ``.gz`` suffix writes gzip, with a fixed timestamp so output is
-            reproducible) or an open text file.
+            reproducible) or an open text file. A path is written whole or not at all: through a
+            temporary file beside it, renamed into place; a special file (``/dev/null``, a FIFO,
+            ``/dev/stdout``) is written in place.
         workload: The jobs, written in their order.
         wait: Optional waiting times, one per job in workload order, replacing SWF field 3; pass
             ``start - submit`` to write a simulated schedule. NaN is written as -1 (unknown).
@@ -528,6 +530,7 @@ def write_swf(
     Raises:
         SWFError: ``wait`` has the wrong length, a value is infinite or NaN (other than NaN in
             ``wait``), or a header key is not an SWF key.
+        OSError: The file could not be written; it names ``target``, which is left as it was.
 
     Examples:
         >>> import io
@@ -564,9 +567,10 @@ def write_swf(
     if not isinstance(target, str | os.PathLike):
         target.write(text)
         return
+    from backfill._files import write_atomically  # here, beside the only use: the reader needs none
+
+    # Whole or not at all: an error (a full disk, an interrupt) leaves the target as it was.
+    data = text.encode("utf-8")
     if os.fspath(target).endswith(".gz"):
-        with open(target, "wb") as f:
-            f.write(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0))
-    else:
-        with open(target, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    write_atomically(target, data)

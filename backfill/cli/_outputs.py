@@ -1,0 +1,103 @@
+"""Where the command line's outputs go: checked before any simulation, written whole, named in errors.
+
+Private to :mod:`backfill.cli`: ``simulate`` and ``compare`` check their outputs with
+:func:`check_outputs` and write them with :func:`write_outputs`, each file through
+:func:`~backfill._files.open_atomically` (a temporary file renamed into place, or a special file
+written in place).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from backfill._files import is_special, same_file
+from backfill.cli.options import CommandLineError, check_output_paths
+
+__all__ = ["check_outputs", "write_outputs"]
+
+
+def check_outputs(
+    outputs: Iterable[tuple[str, Path | None]],
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    directories: Iterable[Path | None] = (),
+    *,
+    given: Iterable[tuple[str, Path | None]] = (),
+) -> None:
+    """Refuse, before any simulation, an output that cannot be written, is an input, or is another output.
+
+    ``outputs`` are (option, path) pairs, every file the run will write (each schedule's file of
+    ``--jobs-csv``, say), None for an option not given; ``given`` are the paths as the options gave
+    them, checked first, so that a missing directory is named as given. Output directories are
+    created first. A path names an input (or another output) when both are one file: the same
+    device and inode where the file exists (a symbolic or hard link is seen through), the same
+    resolved path otherwise. Special files (``/dev/null``, ``/dev/stdout``, a FIFO) are written in
+    place, one output after the other, so several outputs may name one; none may be an input.
+
+    Raises:
+        CommandLineError: A file's directory is missing or not writable, the file is a directory, an
+            input, or the file of another output; the message names the options and paths.
+
+    Examples:
+        >>> check_outputs([("--csv", Path("m.csv")), ("--json", Path("m.csv"))])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        backfill.cli.options.CommandLineError: --csv and --json both write m.csv; give each output ...
+    """
+    check_output_paths([path for _, path in given], directories)
+    sources = [Path(p) for p in inputs]
+    seen: list[tuple[str, Path]] = []
+    for option, path in outputs:
+        if path is None:
+            continue
+        for source in sources:
+            if same_file(path, source):
+                alias = "" if os.path.abspath(path) == os.path.abspath(source) else " (the same file)"
+                raise CommandLineError(
+                    f"{option} {path} would overwrite the input {source}{alias}; give another path"
+                )
+        if not is_special(path):
+            for other_option, other in seen:
+                if same_file(path, other) and other_option == option:
+                    raise CommandLineError(
+                        f"{option} would write {path} twice; give the runs distinct labels"
+                    )
+                if same_file(path, other):
+                    alias = "" if os.path.abspath(path) == os.path.abspath(other) else f" (as {other})"
+                    raise CommandLineError(
+                        f"{other_option} and {option} both write {path}{alias}; give each output its own path"
+                    )
+            seen.append((option, path))
+        check_output_paths([path])
+
+
+def write_outputs(outputs: Iterable[tuple[Path, Callable[[Path], object]]]) -> None:
+    """Write each output by its writer, print ``wrote PATH`` for each written, and name those that failed.
+
+    Every output is tried, even after one fails (a full disk may spare a small file); each writer
+    writes whole files or none (:func:`~backfill._files.open_atomically`), so a failed one leaves
+    its path as it was.
+
+    Raises:
+        CommandLineError: An output could not be written: its path and why, and how many others failed.
+    """
+    written: list[Path] = []
+    failed: list[tuple[Path, OSError]] = []
+    for path, write in outputs:
+        try:
+            write(path)
+        except OSError as e:
+            failed.append((path, e))
+        else:
+            written.append(path)
+    for path in written:
+        print(f"wrote {path}")
+    if failed:
+        first, error = failed[0]
+        # Several outputs to one special file fail together: named once, counted.
+        times = sum(p == first for p, _ in failed)
+        others = list(dict.fromkeys(str(p) for p, _ in failed if p != first))
+        message = f"cannot write {first}" + (f" ({times} outputs)" if times > 1 else "")
+        message += f": {error.strerror or error}"
+        message += f"; not written either: {', '.join(others)}" if others else ""
+        raise CommandLineError(message)

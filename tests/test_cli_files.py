@@ -1,0 +1,335 @@
+"""Outputs never destroy inputs or each other, are written whole, and special files stay special."""
+
+from __future__ import annotations
+
+import csv
+import errno
+import hashlib
+import os
+import resource
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from backfill._files import is_special, open_atomically, same_file, write_atomically
+from backfill.cli import main
+from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.swf import write_swf
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def trace(tmp_path: Path) -> Path:
+    path = tmp_path / "x.swf"
+    write_swf(path, lublin_feitelson(60, machine_size=16, seed=4))
+    return path
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# -- an output that is an input, or another output ----------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--output-swf", "--csv", "--json", "--jobs-csv"])
+def test_simulate_refuses_to_overwrite_its_input(
+    trace: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    before = digest(trace)
+    code, out, err = run(capsys, "simulate", str(trace), "--scheduler", "easy", option, str(trace))
+    assert (code, out) == (2, "")
+    assert err == f"backfill: error: {option} {trace} would overwrite the input {trace}; give another path\n"
+    assert digest(trace) == before
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_an_input_reached_through_a_link_is_refused_too(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], link: str
+) -> None:
+    other = tmp_path / "other" / "copy.swf"
+    other.parent.mkdir()
+    (os.symlink if link == "symbolic" else os.link)(trace, other)
+    before = digest(trace)
+    code, _, err = run(capsys, "simulate", str(trace), "--scheduler", "fcfs", "--output-swf", str(other))
+    assert code == 2
+    assert err == (
+        f"backfill: error: --output-swf {other} would overwrite the input {trace} (the same file); "
+        "give another path\n"
+    )
+    assert digest(trace) == before
+
+
+def test_a_per_schedule_output_that_lands_on_the_input_is_refused(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # With two schedulers, --jobs-csv j.swf writes j-easy.swf and j-fcfs.swf: the first is the input.
+    data = tmp_path / "j-easy.swf"
+    trace.rename(data)
+    code, _, err = run(
+        capsys, "simulate", str(data), "--scheduler", "easy", "fcfs", "--jobs-csv", str(tmp_path / "j.swf")
+    )
+    assert code == 2 and f"--jobs-csv {data} would overwrite the input {data}" in err
+
+
+def test_compare_refuses_to_overwrite_a_trace(trace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = digest(trace)
+    code, out, err = run(capsys, "compare", str(trace), "--scheduler", "easy", "fcfs", "--csv", str(trace))
+    assert (code, out) == (2, "")
+    assert err == f"backfill: error: --csv {trace} would overwrite the input {trace}; give another path\n"
+    assert digest(trace) == before
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_two_outputs_may_not_name_one_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    target = tmp_path / "m.out"
+    argv = [command, "model:n=50"] if command == "compare" else [command, "--jobs", "50"]
+    code, out, err = run(capsys, *argv, "--scheduler", "easy", "--csv", str(target), "--json", str(target))
+    assert (code, out) == (2, "")
+    assert err == f"backfill: error: --csv and --json both write {target}; give each output its own path\n"
+    assert not target.exists()
+
+
+def test_outputs_that_meet_only_after_the_per_schedule_names_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jobs, rows = tmp_path / "j.csv", tmp_path / "j-fcfs.csv"
+    code, _, err = run(
+        capsys,
+        "simulate",
+        "--jobs",
+        "50",
+        "--scheduler",
+        "easy",
+        "fcfs",
+        "--csv",
+        str(rows),
+        "--jobs-csv",
+        str(jobs),
+    )
+    assert code == 2 and f"--csv and --jobs-csv both write {rows}" in err
+    # Without the clash, the same base names are fine.
+    other = tmp_path / "rows.csv"
+    assert (
+        run(
+            capsys,
+            "simulate",
+            "--jobs",
+            "50",
+            "--scheduler",
+            "easy",
+            "fcfs",
+            "--csv",
+            str(other),
+            "--jobs-csv",
+            str(jobs),
+        )[0]
+        == 0
+    )
+
+
+def test_two_names_of_one_file_are_one_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target, alias = tmp_path / "m.csv", tmp_path / "alias.csv"
+    target.write_text("")
+    os.link(target, alias)
+    code, _, err = run(
+        capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "--csv", str(target), "--json", str(alias)
+    )
+    assert code == 2 and f"--csv and --json both write {alias} (as {target})" in err
+
+
+def test_the_same_file_is_seen_through_links_and_spellings(tmp_path: Path) -> None:
+    a = tmp_path / "a.txt"
+    a.write_text("x")
+    os.symlink(a, tmp_path / "s.txt")
+    assert same_file(a, tmp_path / "s.txt") and same_file(a, tmp_path / "." / "a.txt")
+    assert same_file(tmp_path / "new.txt", tmp_path / "sub" / ".." / "new.txt")  # neither exists yet
+    assert not same_file(a, tmp_path / "b.txt")
+
+
+# -- written whole or not at all ---------------------------------------------------------------------
+
+
+def test_a_write_that_fails_leaves_the_target_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    target.chmod(0o640)
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError, match="No space left on device") as info:
+        write_atomically(target, "new\n")
+    assert info.value.filename == str(target)
+    monkeypatch.undo()
+    assert target.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    write_atomically(target, "new\n")
+    assert target.read_text() == "new\n" and (target.stat().st_mode & 0o777) == 0o640  # the mode is kept
+
+
+def test_a_symbolic_link_stays_a_link(tmp_path: Path) -> None:
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    real.write_text("old")
+    link.symlink_to(real)
+    write_atomically(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_a_full_disk_names_the_output_and_leaves_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    csv_path, json_path = tmp_path / "m.csv", tmp_path / "m.json"
+    code, out, err = run(
+        capsys,
+        "simulate",
+        "--jobs",
+        "50",
+        "--scheduler",
+        "easy",
+        "--csv",
+        str(csv_path),
+        "--json",
+        str(json_path),
+    )
+    assert code == 2 and "EASY(fcfs)" in out  # the results are on screen
+    reason = "No space left on device"
+    assert err == f"backfill: error: cannot write {csv_path}: {reason}; not written either: {json_path}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def _limit_file_size() -> None:
+    # Every write beyond 2,000 bytes of a regular file fails (EFBIG), as on a disk that fills.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE")
+def test_a_write_cut_short_by_the_system_leaves_no_partial_file(tmp_path: Path) -> None:
+    rows, jobs = tmp_path / "rows.csv", tmp_path / "jobs.csv"
+    jobs.write_text("old\n")
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    argv = [sys.executable, "-m", "backfill", "simulate", "--jobs", "200", "--scheduler", "easy"]
+    argv += ["--csv", str(rows), "--jobs-csv", str(jobs), "--no-progress"]
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, env=env, preexec_fn=_limit_file_size, check=False
+    )
+    assert proc.returncode == 2 and "EASY(fcfs)" in proc.stdout, proc.stderr
+    assert proc.stderr == f"backfill: error: cannot write {jobs}: File too large\n"
+    assert f"wrote {rows}" in proc.stdout and rows.read_text().startswith("workload,")
+    assert jobs.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv", "rows.csv"]
+
+
+def test_an_interrupt_while_writing_leaves_no_empty_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(csv.DictWriter, "writerows", interrupted)
+    target = tmp_path / "m.csv"
+    code, _, err = run(capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "--csv", str(target))
+    assert (code, err) == (130, "backfill: interrupted (SIGINT)\n")  # as documented
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- special files -----------------------------------------------------------------------------------
+
+
+def test_dev_full_with_two_schedulers_makes_no_file_in_dev(capsys: pytest.CaptureFixture[str]) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    before = set(os.listdir("/dev"))
+    code, out, err = run(
+        capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "fcfs", "--output-swf", "/dev/full"
+    )
+    made = set(os.listdir("/dev")) - before
+    for name in made:  # the old behaviour, cleaned up
+        if name.startswith("full-"):
+            os.unlink(f"/dev/{name}")
+    assert not {name for name in made if name.startswith("full")}
+    assert code == 2 and "EASY(fcfs)" in out
+    assert err == "backfill: error: cannot write /dev/full (2 outputs): No space left on device\n"
+
+
+def test_dev_full_names_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    code, _, err = run(
+        capsys, "compare", "model:n=40", "--scheduler", "easy", "--workers", "1", "--csv", "/dev/full"
+    )
+    assert (code, err) == (2, "backfill: error: cannot write /dev/full: No space left on device\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_several_schedules_to_a_fifo_are_written_one_after_the_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "schedules.swf"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def read() -> None:
+        # Each output opens and closes the FIFO: read until both have come.
+        while len(received) < 2:
+            with open(fifo, "rb") as f:
+                received.append(f.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    code, out, _ = run(
+        capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "fcfs", "--output-swf", str(fifo)
+    )
+    reader.join(timeout=30)
+    assert code == 0 and out.count(f"wrote {fifo}\n") == 2
+    text = b"".join(received).decode()
+    assert text.count("; MaxProcs:") == 2 and "with EASY(fcfs)" in text and "with FCFS(fcfs)" in text
+    assert [p.name for p in tmp_path.iterdir()] == ["schedules.swf"] and is_special(fifo)
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1"])
+def test_dev_stdout_redirected_to_a_file_gets_the_output_after_the_table(tmp_path: Path, name: str) -> None:
+    if not os.path.exists(name):
+        pytest.skip(f"no {name}")
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    argv = [sys.executable, "-m", "backfill", "simulate", "--jobs", "50", "--scheduler", "easy"]
+    argv += ["--csv", name, "--json", "/dev/null", "--no-progress"]
+    log = tmp_path / "log.txt"
+    with log.open("w") as f:  # as a shell's `> log.txt` does
+        assert subprocess.run(argv, stdout=f, env=env, check=False).returncode == 0
+    out = log.read_text()
+    table, rows = out.index("EASY(fcfs)"), out.index("workload,scheduler,scheduler_name,")
+    assert table < rows < out.index(f"wrote {name}\nwrote /dev/null\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["log.txt"]
+
+
+def test_special_files_are_told_apart() -> None:
+    assert is_special("/dev/null") and is_special("/dev/stdout") == os.path.exists("/dev/stdout")
+    assert not is_special(__file__) and not is_special("/no/such/file")
+
+
+def test_open_atomically_takes_text_or_bytes_only(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="mode must be"), open_atomically(tmp_path / "x", "a"):
+        pass
