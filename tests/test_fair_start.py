@@ -379,3 +379,24 @@ def test_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
     path.write_text("not numpy")
     with pytest.raises(BackfillError, match=r"fst\.npz: not a fair-start-times checkpoint"):
         fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
+
+
+def test_a_changed_checkpoint_is_refused_never_resumed(tmp_path: Path) -> None:
+    # An edited FST in a checkpoint was resumed as if computed: every later unfairness was wrong.
+    path = tmp_path / "fst.npz"
+    full = fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    assert arrays["done"].all()
+    edited = dict(arrays, strict=arrays["strict"] + np.eye(1, len(full.strict)).ravel() * 100.0)
+    np.savez(path, **edited)
+    with pytest.raises(BackfillError, match=r"fst\.npz is damaged: its content does not match"):
+        fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
+    # A checkpoint of another layout (no checksum, as written before it had one) is not taken either.
+    np.savez(path, **{k: v for k, v in arrays.items() if k != "digest"})
+    with pytest.raises(BackfillError, match="is damaged"):
+        fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
+    np.savez(path, **arrays)
+    again = fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
+    np.testing.assert_array_equal(again.strict, full.strict)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fst.npz"]  # no temporary file left beside it

@@ -16,6 +16,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill._files import open_atomically
 from backfill.errors import BackfillError
 from backfill.workloads.workload import Workload
 
@@ -33,6 +34,14 @@ def fingerprint(workload: Workload, scheduler: str, strict: bool, relaxed: bool,
     return digest.hexdigest()
 
 
+def _digest(key: str, strict: FloatArray, relaxed: FloatArray, done: BoolArray) -> str:
+    """A SHA-256 of a checkpoint's content, so that a file changed after it was written is never resumed."""
+    digest = hashlib.sha256(key.encode())
+    for array in (strict, relaxed, done):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
 @attrs.define(eq=False)
 class Checkpoint:
     """Rows done so far and their FSTs, mirrored in ``path`` (an ``.npz``) at most every ``_SAVE_EVERY`` s."""
@@ -46,22 +55,35 @@ class Checkpoint:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], n: int, key: str) -> Checkpoint:
-        """Load the checkpoint at ``path``, or start an empty one if there is no file."""
+        """Load the checkpoint at ``path``, or start an empty one if there is no file.
+
+        Raises:
+            BackfillError: If the file is not a checkpoint, holds another run's rows, or was changed
+                after it was written (its checksum does not match its content).
+        """
         path = Path(path)
         if not path.exists():
             return cls(path, key, np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool))
         try:
             with np.load(path, allow_pickle=False) as data:
                 found = str(data["key"])
+                digest = str(data["digest"]) if "digest" in data else None
                 strict, relaxed, done = data["strict"], data["relaxed"], data["done"]
-        except (OSError, ValueError, KeyError) as e:
+        except (OSError, ValueError, KeyError, EOFError) as e:
             raise BackfillError(f"{path}: not a fair-start-times checkpoint ({e})") from e
         if found != key or len(done) != n:
             raise BackfillError(
                 f"{path} holds fair start times of another workload, scheduler or kind; "
                 "give another checkpoint path or delete the file"
             )
-        return cls(path, key, strict.astype(np.float64), relaxed.astype(np.float64), done.astype(bool))
+        shapes = all(a.shape == (n,) for a in (strict, relaxed, done))
+        kinds = strict.dtype == np.float64 and relaxed.dtype == np.float64 and done.dtype == np.bool_
+        if not (shapes and kinds) or digest != _digest(found, strict, relaxed, done):
+            raise BackfillError(
+                f"{path} is damaged: its content does not match the checksum written with it; "
+                "delete the file to compute the fair start times again"
+            )
+        return cls(path, key, strict.copy(), relaxed.copy(), done.copy())
 
     def first_missing(self) -> int:
         """The first row not done (the number of rows if all are)."""
@@ -80,18 +102,17 @@ class Checkpoint:
         return time.monotonic() - self._saved_at >= _SAVE_EVERY
 
     def save(self) -> None:
-        """Write the file; a crash while writing leaves the previous one whole."""
-        tmp = self.path.with_name(self.path.name + ".tmp")
+        """Write the file with a checksum of its content; a crash while writing leaves the old one whole."""
         arrays: dict[str, Any] = {
             "key": np.array(self.key),
+            "digest": np.array(_digest(self.key, self.strict, self.relaxed, self.done)),
             "strict": self.strict,
             "relaxed": self.relaxed,
             "done": self.done,
         }
         try:
-            with open(tmp, "wb") as f:
+            with open_atomically(self.path, "wb") as f:
                 np.savez(f, **arrays)
-            os.replace(tmp, self.path)
         except OSError as e:
             raise BackfillError(f"{self.path}: cannot write the checkpoint ({e})") from e
         self._saved_at = time.monotonic()
