@@ -808,3 +808,23 @@ def test_a_log_without_jobs_is_an_error_naming_the_file(
     argv = [command, str(log)] + (["--scheduler", "easy", "--workers", "1"] if command == "compare" else [])
     code, out, err = run(capsys, *argv)
     assert_clean_error(code, out, err, str(log), "no jobs to simulate")
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    # `backfill simulate | head -1` ended in a BrokenPipeError traceback.
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "backfill", "simulate", "--jobs", "300"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"workload: ")
+    process.stdout.close()  # what `head -1` does once it has its line
+    with process.stderr:
+        stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141
+    assert stderr == ""

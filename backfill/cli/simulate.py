@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import signal
 import sys
 import time
@@ -477,7 +479,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: The arguments, without the program name; default ``sys.argv[1:]``.
 
     Returns:
-        0 on success, 2 on error, 130 or 143 when interrupted.
+        0 on success, 2 on error, 130 or 143 when interrupted, 141 (as SIGPIPE would) when the
+        reader of standard output closed it early (``backfill simulate | head``), without a traceback.
     """
     args = build_parser().parse_args(argv)
     received: list[int] = []
@@ -490,6 +493,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BackfillError as e:
         print(f"backfill: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError as e:
+        if e.filename is not None:
+            raise
+        # The reader of standard output left (``| head``): stop quietly, as a Unix filter does on
+        # SIGPIPE; what is still buffered goes nowhere, so the exit flush cannot fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + int(getattr(signal, "SIGPIPE", 13))
     except KeyboardInterrupt as e:
         signum = received[0] if received else signal.SIGINT
         name = signal.Signals(signum).name
