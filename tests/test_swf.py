@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backfill.errors import BackfillError, ParameterError, SWFError
+from backfill.workloads import swf as swf_module
 from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.swf import MAX_LINE_LENGTH, CleaningPolicy, ReadReport, read_swf, write_swf
 from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
@@ -1415,3 +1416,24 @@ def test_devices_and_directories_are_refused(path: str, what: str) -> None:
     outcome = in_thread(lambda: read_swf(path))
     assert isinstance(outcome, SWFError) and outcome.line is None, outcome
     assert str(outcome).startswith(f"{path}: is {what}, not a regular file")
+
+
+@pytest.mark.parametrize("dropped", [0, 1, 2, 6])
+def test_the_rows_kept_become_the_records_whatever_share_is_dropped(dropped: int) -> None:
+    lines = [
+        line(id=i, submit=i, runtime=i + 1, processors=0 if i < dropped else 1 + i % 4) for i in range(8)
+    ]
+    w, report = read(*lines)
+    assert ids(w) == list(range(dropped, 8)) and report.dropped.get("no_processors", 0) == dropped
+    assert w.column("runtime").tolist() == [i + 1.0 for i in range(dropped, 8)]
+    assert w.column("processors").tolist() == [1 + i % 4 for i in range(dropped, 8)]
+    assert w.records.dtype == JOB_DTYPE and w.records.flags.c_contiguous
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 100])
+def test_compacting_rows_in_place_keeps_their_order(step: int) -> None:
+    rng = np.random.default_rng(step)
+    values = rng.normal(size=(50, 18))
+    kept = np.flatnonzero(rng.random(50) < 0.8)
+    expected = values[kept].copy()
+    assert np.array_equal(swf_module._compact(values, kept, step=step), expected)

@@ -314,10 +314,16 @@ def read_swf(
     return Workload(records, size, provenance, header), report
 
 
-def _compact(values: npt.NDArray[np.float64], kept: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
-    """Move the rows ``kept`` (increasing) to the front of ``values``, in place; return them."""
+def _compact(
+    values: npt.NDArray[np.float64], kept: npt.NDArray[np.intp], step: int = 2**16
+) -> npt.NDArray[np.float64]:
+    """Move the rows ``kept`` (increasing) to the front of ``values``, in place; return them.
+
+    Examples:
+        >>> _compact(np.arange(6.0).reshape(6, 1), np.array([1, 2, 4, 5]), step=3).ravel().tolist()
+        [1.0, 2.0, 4.0, 5.0]
+    """
     # A block of rows never lands on a row a later block still has to move, since kept[i] >= i.
-    step = 2**16
     for start in range(0, len(kept), step):
         block = kept[start : start + step]
         values[start : start + len(block)] = values[block]
@@ -401,8 +407,14 @@ def _clean(
             dropped_ids[name] = ids[mask].astype(np.int64).tolist()
     width = width[kept]
     # The rows kept become the records in place: without a copy when every job is kept (the usual
-    # case), else moved to the front of the array.
-    rows = values if len(kept) == len(values) else _compact(values, kept)
+    # case), else moved to the front of the array, unless so few are kept that the array's unused
+    # tail, which the workload would hold on to, is worth a copy of the rest.
+    if len(kept) == len(values):
+        rows = values
+    elif len(kept) >= 0.75 * len(values):
+        rows = _compact(values, kept)
+    else:
+        rows = values[kept]
     rows[:, _COL["processors"]] = width
     rows[:, _COL["runtime"]] = runtime
     rows[:, _COL["estimate"]] = estimate
