@@ -123,20 +123,25 @@ def _compression(head: bytes) -> str | None:
     return None
 
 
-def _not_a_log(head: bytes) -> str | None:
-    """Name what a file is when its first bytes say it is not a text log; ``None`` if it may be one."""
+def _not_a_log(head: bytes) -> tuple[str, str] | None:
+    """Name what a file is when its first bytes say it is not a text log; ``None`` if it may be one.
+
+    Returns:
+        What the file is, and the evidence when the name alone does not say it ("byte 12 is NUL; "),
+        else ``""``.
+    """
     for magic, name in _FORMATS:
         if head.startswith(magic):
-            return name
+            return name, ""
     if head[257:262] == b"ustar":
-        return "a tar archive"
+        return "a tar archive", ""
     start = head.lstrip()[:16].lower()
     for magic, name in _MARKUP:
         if start.startswith(magic):
-            return name
+            return name, ""
     nul = head.find(b"\x00")
     if nul >= 0:
-        return f"binary data (byte {nul + 1} is NUL)"
+        return "binary data", f"byte {nul + 1} is NUL; "
     return None
 
 
@@ -219,10 +224,11 @@ def _content(read: Callable[[int], bytes], head: bytes, compressed: bool, where:
 
 
 def _checked(read: Callable[[int], bytes], head: bytes, kind: str | None, where: str) -> Iterator[bytes]:
-    what = _not_a_log(head)
-    if what is not None:
+    named = _not_a_log(head)
+    if named is not None:
+        what, why = named
         inside = "" if kind is None else f", compressed with {kind}"
-        raise SWFError(f"not an SWF log but {what}{inside} ({_EXPECTED})", path=where)
+        raise SWFError(f"not an SWF log but {what}{inside} ({why}{_EXPECTED})", path=where)
     if head.startswith(_UTF8_BOM):
         head = head[len(_UTF8_BOM) :]
     if head:
