@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import bz2
+import contextlib
 import functools
 import gzip
 import io
+import lzma
+import os
 import re
+import tarfile
+import threading
+import tracemalloc
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backfill.errors import BackfillError, ParameterError, SWFError
-from backfill.workloads.swf import CleaningPolicy, ReadReport, read_swf, write_swf
+from backfill.workloads import swf as swf_module
+from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.swf import MAX_LINE_LENGTH, CleaningPolicy, ReadReport, read_swf, write_swf
 from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
@@ -60,8 +72,10 @@ def swf(*lines: str, header: str = "; MaxProcs: 16") -> io.StringIO:
     return io.StringIO("\n".join([header, *lines]) + "\n" if header else "\n".join(lines) + "\n")
 
 
-def read(*lines: str, policy: CleaningPolicy | None = None) -> tuple[Workload, ReadReport]:
-    return read_swf(swf(*lines), policy or CleaningPolicy())
+def read(
+    *lines: str, policy: CleaningPolicy | None = None, header: str = "; MaxProcs: 16"
+) -> tuple[Workload, ReadReport]:
+    return read_swf(swf(*lines, header=header), policy or CleaningPolicy())
 
 
 def ids(workload: Workload) -> list[int]:
@@ -414,6 +428,22 @@ MALFORMED = {
     "huge id": (line(id="1e20"), r"field 1 \(id\) is out of range"),
     "negative submit": (line(id=2, submit=-5), r"field 2 \(submit\) is negative: -5.0"),
     "duplicate id": (line(id=1, submit=9), r"duplicate job id 1 \(first on line 2\)"),
+    # The rules of a job's values (backfill.workloads.limits), which a Workload enforces too: the
+    # reader refuses the line rather than hand the Workload a row it would refuse.
+    "id 2**53": (line(id=2**53), r"field 1 \(id\) is out of range \(2\*\*53 or more"),
+    "user -2**53": (line(id=2, user=-(2**53)), r"field 12 \(user\) is out of range"),
+    "negative runtime": (line(id=2, runtime=-5), r"field 4 \(runtime\) is negative: -5.0 \(-1, unknown"),
+    "negative estimate": (line(id=2, estimate=-2), r"field 9 \(estimate\) is negative: -2.0"),
+    "negative width": (line(id=2, processors=-3), r"field 5 \(processors\) is negative: -3.0"),
+    "submit over MAX_TIME": (
+        line(id=2, submit=10**12 + 1),
+        r"field 2 \(submit\) is too large: 1000000000001.0",
+    ),
+    "runtime over MAX_TIME": (
+        line(id=2, runtime="2e12"),
+        r"field 4 \(runtime\) is too large: 2000000000000.0",
+    ),
+    "estimate over MAX_TIME": (line(id=2, estimate="1e15"), r"field 9 \(estimate\) is too large"),
 }
 
 
@@ -629,7 +659,7 @@ def test_raw_policy_keeps_everything_it_can() -> None:
 def small_workload() -> Workload:
     jobs = [
         Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.5, cpu_time=0.1),
-        Job(id=2, submit=3.0, processors=4, runtime=1e20, estimate=1.5e20, memory=-0.0),
+        Job(id=2, submit=3.0, processors=4, runtime=7.0, estimate=1e12, cpu_time=1e20, memory=-0.0),
         Job(id=3, submit=3.0, processors=1, runtime=0.0, estimate=1.0, think_time=1e-05),
     ]
     return Workload.from_jobs(jobs, 8, header={"Version": "2.2", "Note": "one\ntwo"})
@@ -641,7 +671,7 @@ def test_write_formats_numbers_exactly() -> None:
     lines = out.getvalue().splitlines()
     assert lines[:4] == ["; Version: 2.2", "; Note: one", "; Note: two", "; MaxProcs: 8"]
     assert lines[4] == "1 0 -1 5 2 0.1 -1 -1 9.5 -1 1 -1 -1 -1 -1 -1 -1 -1"
-    assert lines[5].split()[3:9] == ["1e+20", "4", "-1", "-0", "-1", "1.5e+20"]
+    assert lines[5].split()[3:9] == ["7", "4", "1e+20", "-0", "-1", "1000000000000"]
     assert lines[6].split()[-1] == "1e-05"
     assert not any(re.search(r"\.0\b", x) for x in lines[4:])
 
@@ -701,10 +731,14 @@ def test_round_trip_keeps_header() -> None:
     assert back.machine_size == w.machine_size
 
 
-# Values the default policy leaves alone, so write-then-read must reproduce them bit for bit.
+# Values the default policy leaves alone, so write-then-read must reproduce them bit for bit. They
+# obey the rules of a job's values (backfill.workloads.limits): times at most MAX_TIME (10**12 s),
+# integers below 2**53 in magnitude.
 finite = st.floats(allow_nan=False, allow_infinity=False)
-non_negative = st.floats(min_value=0.0, max_value=1e12, allow_nan=False)
-small_ints = st.integers(min_value=-(2**53), max_value=2**53)
+non_negative = st.floats(min_value=0.0, max_value=MAX_TIME, allow_nan=False)
+small_ints = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+# A time of a job as the raw policy keeps it: SWF's unknown, or 0 to MAX_TIME.
+raw_times = st.one_of(st.just(-1.0), non_negative)
 
 
 @st.composite
@@ -721,7 +755,7 @@ def clean_workloads(draw: st.DrawFn) -> Workload:
                 submit=draw(non_negative),
                 processors=draw(st.integers(min_value=1, max_value=size)),
                 runtime=runtime,
-                estimate=draw(st.floats(min_value=max(runtime, 1e-300), max_value=1e13)),
+                estimate=draw(st.floats(min_value=max(runtime, 1e-300), max_value=MAX_TIME)),
                 user=draw(small_ints),
                 group=draw(small_ints),
                 wait=draw(finite),
@@ -765,9 +799,11 @@ def raw_records(draw: st.DrawFn) -> Workload:
             if name == "id":
                 row.append(job_id)
             elif name == "submit":
-                row.append(draw(st.floats(min_value=0.0, allow_nan=False, allow_infinity=False)))
+                row.append(draw(non_negative))
+            elif name in ("runtime", "estimate"):
+                row.append(draw(raw_times))
             elif name == "processors":
-                row.append(draw(st.integers(min_value=-(2**53), max_value=size)))
+                row.append(draw(st.one_of(st.just(-1), st.integers(min_value=0, max_value=size))))
             elif JOB_DTYPE[name].kind == "i":
                 row.append(draw(small_ints))
             else:
@@ -964,3 +1000,441 @@ def test_jobs_out_of_submit_order_are_sorted_and_counted() -> None:
     assert report.altered["reordered_by_submit_time"] == 2  # jobs 3 and 4 came after job 2's 50 s
     _, report = read_swf(io.StringIO("; MaxProcs: 4\n" + "\n".join(lines[:2]) + "\n"))
     assert "reordered_by_submit_time" not in report.altered
+
+
+def test_times_at_max_time_and_unknown_values_are_accepted() -> None:
+    w, report = read(
+        line(id=1, submit=10**12, runtime=10**12, estimate=10**12),
+        line(id=2, runtime=-1, estimate=-1, processors=-1),
+        line(id=3, user=2**53 - 1, status=-4, wait=-7.5, think_time=-1e300),
+        policy=CleaningPolicy.raw(),
+    )
+    assert ids(w) == [2, 3, 1] and report.skipped_lines == ()
+    assert (w[2].submit, w[2].runtime, w[2].estimate) == (1e12, 1e12, 1e12)
+
+
+@pytest.mark.parametrize("processors", ["requested", "allocated_or_requested"])
+def test_a_width_taken_from_field_8_obeys_the_width_rule(processors: str) -> None:
+    bad = line(id=2, processors=0, requested_processors=-4)
+    policy = CleaningPolicy(processors=processors, drop_no_processors=False)  # type: ignore[arg-type]
+    with pytest.raises(SWFError, match=r"field 8 \(requested_processors\), the job's width") as info:
+        read_swf(swf(line(id=1), bad), policy)
+    assert info.value.line == 3
+    w, report = read_swf(
+        swf(line(id=1), bad, line(id=3, processors=0, requested_processors=-1)), policy, lenient=True
+    )
+    assert ids(w) == [1, 3] and report.skipped_lines == (3,) and w[1].processors == -1
+    # With the allocated width, field 8 is any integer.
+    assert ids(read_swf(swf(line(id=1), bad), CleaningPolicy(drop_no_processors=False))[0]) == [1, 2]
+
+
+finite_or_not = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([-1.0, 0.0, 1e12, 1e12 + 1, 2.0**53, -(2.0**53), 2.0**53 - 1]),
+    st.integers(-(2**54), 2**54).map(float),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(finite_or_not, min_size=18, max_size=18), max_size=8),
+    st.sampled_from(["allocated", "requested", "allocated_or_requested"]),
+)
+def test_the_reader_hands_a_workload_only_rows_that_obey_the_job_rules(
+    rows: list[list[float]], processors: str
+) -> None:
+    text = "\n".join(" ".join(repr(v) for v in row) for row in rows) + "\n"
+    policy = attrs.evolve(CleaningPolicy.raw(), processors=processors)
+    w, report = read_swf(io.StringIO(text), policy, lenient=True)
+    check_invariant(report)
+    r = w.records
+    for name in ("submit", "runtime", "estimate"):
+        assert np.all((r[name] == -1) | ((r[name] >= 0) & (r[name] <= MAX_TIME))), name
+    assert np.all(r["submit"] >= 0)
+    assert np.all(r["processors"] >= -1)
+    for name in SWF_FIELDS:
+        assert np.all(np.isfinite(r[name]))
+        if JOB_DTYPE[name].kind == "i":
+            assert np.all(np.abs(r[name]) < 2**53), name
+
+
+def test_machine_size_argument_must_be_below_2_to_the_53() -> None:
+    with pytest.raises(BackfillError, match="below 2\\*\\*53"):
+        read_swf(swf(line()), machine_size=2**53)
+
+
+# ---------------------------------------------------------------------------------------------
+# Header notes: values that cannot be used, and conflicts
+# ---------------------------------------------------------------------------------------------
+
+
+def test_conflicting_max_procs_lines_are_noted_with_the_value_used() -> None:
+    w, report = read(line(id=1), header="; MaxProcs: 64\n; Note: x\n; MaxProcs: 128")
+    assert w.machine_size == 64 and report.machine_size_from == "MaxProcs"
+    assert report.notes == (
+        "header gives 2 different MaxProcs values (64, 128): the machine size is 64, from the first MaxProcs",
+    )
+    assert "  note: header gives 2 different MaxProcs values (64, 128)" in report.summary()
+    # Saying the same value twice is no conflict.
+    assert read(line(id=1), header="; MaxProcs: 64\n; MaxProcs: 64")[1].notes == ()
+
+
+@pytest.mark.parametrize(
+    ("header", "size", "note"),
+    [
+        (
+            "; MaxProcs: abc",
+            4,
+            "header MaxProcs 'abc' is not a machine size (a positive integer): "
+            "the machine size is 4, from the widest job",
+        ),
+        (
+            "; MaxProcs: 0\n; MaxNodes: 32",
+            32,
+            "header MaxProcs '0' is not a machine size (a positive "
+            "integer): the machine size is 32, from MaxNodes",
+        ),
+        ("; MaxProcs: 1e9", 4, "header MaxProcs '1e9' is not a machine size"),
+        ("; MaxProcs: 1,024", 4, "header MaxProcs '1,024' is not a machine size"),
+        ("; MaxProcs: 99999999999999999999", 4, "header MaxProcs '99999999999999999999' is not"),
+        ("; MaxProcs:", 4, "header MaxProcs '' is not a machine size"),
+        (
+            "; MaxProcs: abc\n; MaxProcs: 16",
+            16,
+            "header MaxProcs 'abc' is not a machine size (a "
+            "positive integer): the machine size is 16, from the first MaxProcs",
+        ),
+        ("; MaxNodes: -3\n; MaxNodes: x", 4, "header MaxNodes '-3', 'x' (2 lines) is not a machine size"),
+    ],
+)
+def test_unusable_header_sizes_are_noted_and_not_used(header: str, size: int, note: str) -> None:
+    w, report = read(line(id=1), header=header)
+    assert w.machine_size == size
+    assert len(report.notes) == 1 and report.notes[0].startswith(note), report.notes
+    assert f"  note: {note}" in report.summary()
+
+
+def test_annotated_header_sizes_are_used_without_a_note() -> None:
+    w, report = read(line(id=1), header="; MaxNodes: 338 (batch partition; 512 total)\n; MaxProcs: 338")
+    assert w.machine_size == 338 and report.notes == ()
+    w, report = read(line(id=1), header="; MaxProcs: 1664 (72, 1368, 224)")
+    assert w.machine_size == 1664 and report.notes == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Streaming: memory bounded by the jobs, lines bounded in length
+# ---------------------------------------------------------------------------------------------
+
+
+def repeated_gzip(block: bytes, times: int) -> bytes:
+    """A gzip file of ``block`` repeated: one member compressed once and repeated (gzip allows it)."""
+    return gzip.compress(block, compresslevel=1, mtime=0) * times
+
+
+def traced_read(path: Path, **kwargs: object) -> tuple[object, int]:
+    """Read with tracemalloc on: the result (or the SWFError) and the peak of traced memory."""
+    tracemalloc.start()
+    try:
+        try:
+            result: object = read_swf(path, **kwargs)  # type: ignore[arg-type]
+        except SWFError as e:
+            result = e
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_gzip_of_tens_of_mb_of_comments_and_blank_lines_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    comments = ("; " + "filler " * 300 + "\n").encode() * 500  # 1 MB of comment lines
+    blanks = (" " * 1000 + "\n").encode() * 1000  # and 1 MB of blank ones
+    path = tmp_path / "mostly-comments.swf.gz"
+    path.write_bytes(
+        gzip.compress(f"; MaxProcs: 4\n;\n{line(id=1)}\n".encode(), mtime=0)
+        + repeated_gzip(comments + blanks, 25)
+        + repeated_gzip(b"\n" * 2**20, 10)  # and 10 million empty lines
+        + gzip.compress(f"{line(id=2, submit=7)}\n".encode(), mtime=0)
+    )
+    decompressed = len(gzip.decompress(path.read_bytes()))
+    assert decompressed > 60e6 and path.stat().st_size < decompressed / 100
+    result, peak = traced_read(path)
+    assert not isinstance(result, SWFError)
+    w, report = result  # type: ignore[misc]
+    assert ids(w) == [1, 2] and report.lines == 2
+    assert report.notes == ("header text beyond 1 MiB not kept: 12,002 comment lines",)
+    # The text is never held whole: memory is the jobs, a block of lines and the header kept.
+    assert peak < 16e6, peak
+
+
+def test_a_line_longer_than_the_limit_is_refused_without_reading_it_whole(tmp_path: Path) -> None:
+    path = tmp_path / "one-long-line.swf.gz"
+    head = f"; MaxProcs: 4\n{line(id=1)}\n".encode()
+    path.write_bytes(
+        gzip.compress(head, mtime=0)
+        + repeated_gzip(b"9" * 2**20, 40)
+        + gzip.compress(f"\n{line(id=2)}\n".encode())
+    )
+    result, peak = traced_read(path)
+    assert isinstance(result, SWFError) and result.line == 3, result
+    assert str(result) == f"{path}:3: line longer than 1,048,576 bytes (SWF lines are a few hundred at most)"
+    assert peak < 16e6, peak
+    # Leniently the line is skipped, and counted among the data lines.
+    result, peak = traced_read(path, lenient=True)
+    w, report = result  # type: ignore[misc]
+    assert ids(w) == [1, 2] and report.skipped_lines == (3,) and report.lines == 3
+    assert peak < 16e6, peak
+
+
+@pytest.mark.parametrize("padding", ["trailing", "leading"])
+def test_a_line_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(
+    tmp_path: Path, padding: str
+) -> None:
+    def padded(text: str, length: int) -> str:
+        return text.ljust(length) if padding == "trailing" else text.rjust(length)
+
+    path = tmp_path / "limit.swf"
+    path.write_text(f"{line(id=1)}\n{padded(line(id=2), MAX_LINE_LENGTH)}\r\n{line(id=3)}")
+    assert ids(read_swf(path)[0]) == [1, 2, 3]
+    path.write_text(f"{line(id=1)}\n{padded(line(id=2), MAX_LINE_LENGTH + 1)}\r\n{line(id=3)}")
+    with pytest.raises(SWFError, match="line longer than") as info:
+        read_swf(path)
+    assert info.value.line == 2
+    # A comment or a blank line over the limit is no exception: it is refused too.
+    path.write_text(f"{line(id=1)}\n;{'x' * MAX_LINE_LENGTH}\n{' ' * (MAX_LINE_LENGTH + 1)}\n{line(id=3)}")
+    w, report = read_swf(path, lenient=True)
+    assert ids(w) == [1, 3] and report.skipped_lines == (2, 3) and report.lines == 4
+
+
+def test_a_bad_line_before_a_long_one_is_reported_first(tmp_path: Path) -> None:
+    path = tmp_path / "two-problems.swf"
+    path.write_text(f"{line(id=1)}\n{line(id=2, runtime='x')}\n{'9' * (MAX_LINE_LENGTH + 5)}\n")
+    with pytest.raises(SWFError, match="runtime") as info:
+        read_swf(path)
+    assert info.value.line == 2
+    path.write_text(f"{line(id=1)}\n{line(id=1, submit=3)}\n{'9' * (MAX_LINE_LENGTH + 5)}\n")
+    with pytest.raises(SWFError, match="duplicate job id 1") as info:
+        read_swf(path)
+    assert info.value.line == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Line ends
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cr_only_line_ends_are_line_ends(tmp_path: Path) -> None:
+    path = tmp_path / "mac.swf"
+    path.write_bytes(f"; MaxProcs: 4\r{line(id=1)}\r\r{line(id=2, submit=5)}\r".encode())
+    w, report = read_swf(path)
+    assert ids(w) == [1, 2] and report.lines == 2 and w.header["MaxProcs"] == "4"
+    path.write_bytes(f"; MaxProcs: 4\r{line(id=1)}\r1 2 3\r".encode())
+    with pytest.raises(SWFError, match="expected 18 fields, got 3") as info:
+        read_swf(path)
+    assert info.value.line == 3
+    # Mixed: each of LF, CR LF and CR ends one line.
+    text = f"; MaxProcs: 4\n{line(id=1)}\r\n{line(id=2)}\r{line(id=3)}\n\r1 2"
+    with pytest.raises(SWFError) as info:
+        read_swf(io.StringIO(text))
+    assert info.value.line == 6
+
+
+def test_a_cr_lf_split_between_two_reads_is_one_line_end(tmp_path: Path) -> None:
+    # The reader looks at the first 8,000 bytes on their own, then reads on: put CR LF across.
+    first = f"; MaxProcs: 4\n{line(id=1)}\n"
+    pad = ";" + "x" * (7999 - len(first) - 1)
+    text = first + pad + "\r\n" + line(id=2) + "\r\n" + "1 2 3\r\n"
+    assert text.index("\r\n", len(first)) == 7999
+    path = tmp_path / "split.swf"
+    path.write_bytes(text.encode())
+    with pytest.raises(SWFError, match="expected 18 fields") as info:
+        read_swf(path)
+    assert info.value.line == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# What a file is: compressed, or not a log at all
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compress"),
+    [
+        (".bz2", bz2.compress),
+        (".xz", lzma.compress),
+        (".gz", gzip.compress),
+    ],
+)
+def test_bzip2_and_xz_are_read_like_gzip(
+    tmp_path: Path, suffix: str, compress: Callable[[bytes], bytes]
+) -> None:
+    for name in (f"log.swf{suffix}", "renamed.swf"):
+        path = tmp_path / name
+        path.write_bytes(compress(TEXT.encode()))
+        w, report = read_swf(path)
+        assert ids(w) == [1, 2] and report.source == name
+        with open(path, "rb") as f:
+            assert ids(read_swf(f)[0]) == [1, 2]
+    path.write_bytes(compress(TEXT.encode())[:-8])
+    kind = {".bz2": "bzip2", ".xz": "xz", ".gz": "gzip"}[suffix]
+    for lenient in (False, True):
+        with pytest.raises(SWFError, match=f"not a valid {kind} file") as info:
+            read_swf(path, lenient=lenient)
+        assert info.value.line is None
+
+
+def zip_of(text: str) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("log.swf", text)
+    return out.getvalue()
+
+
+def tar_gz_of(text: str) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        data = text.encode()
+        info = tarfile.TarInfo("log.swf")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+NOT_LOGS = {
+    "zip": (zip_of(TEXT), "a zip archive"),
+    "tar.gz": (tar_gz_of(TEXT), "a tar archive, compressed with gzip"),
+    "pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", "a PDF document"),
+    "elf": (b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x02\x00>\x00", "an ELF executable"),
+    "png": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
+    "zstd": (b"(\xb5/\xfd\x04\x00", "zstd-compressed data"),
+    "utf-16": (TEXT.encode("utf-16"), "UTF-16 text"),
+    "html": (b"\n<!DOCTYPE html>\n<html><body>Not found</body></html>\n", "an HTML page"),
+    "binary": (b"\x01\x02" + TEXT.encode() + b"\x00\x17\xfe", "binary data (byte 113 is NUL;"),
+    "bz2 of binary": (bz2.compress(bytes(range(256))), "binary data, compressed with bzip2 (byte 1 is NUL;"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_LOGS)
+def test_a_file_that_is_not_a_log_is_named_as_what_it_is(tmp_path: Path, case: str) -> None:
+    data, what = NOT_LOGS[case]
+    path = tmp_path / "log.swf"
+    path.write_bytes(data)
+    for lenient in (False, True):
+        with pytest.raises(SWFError) as info:
+            read_swf(path, lenient=lenient)
+        assert info.value.line is None
+        opening = f"{path}: not an SWF log but {what}" + ("" if what.endswith(";") else " (")
+        assert str(info.value).startswith(opening)
+        assert str(info.value).endswith(
+            "an SWF log is UTF-8 text, plain or compressed with gzip, bzip2 or xz)"
+        )
+
+
+def test_a_nul_byte_after_the_first_8000_bytes_is_a_bad_line_not_a_binary_file(tmp_path: Path) -> None:
+    path = tmp_path / "zeroed.swf"
+    good = [line(id=i) for i in range(1, 201)]
+    path.write_text("\n".join([*good, line(id=201, runtime="1\x000"), line(id=202)]) + "\n")
+    with pytest.raises(SWFError, match="field 4") as info:
+        read_swf(path)
+    assert info.value.line == 201
+    assert len(read_swf(path, lenient=True)[0]) == 201
+
+
+# ---------------------------------------------------------------------------------------------
+# What a path is: FIFOs, devices and directories are refused, never waited on
+# ---------------------------------------------------------------------------------------------
+
+
+def in_thread(function: Callable[[], object], timeout: float = 10.0) -> object:
+    """Run ``function`` in a thread; its result or exception, or fail the test if it hangs."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function())
+        except BaseException as e:  # handed back to the test
+            outcome.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert outcome, f"still running after {timeout} s: it hangs"
+    return outcome[0]
+
+
+def release(fifo: Path, flags: int) -> None:
+    """Open the other end of a FIFO without blocking, so that a thread blocked opening it goes on."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(fifo, flags | os.O_NONBLOCK))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_without_a_writer_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "log.swf"
+    os.mkfifo(fifo)
+    try:
+        outcome = in_thread(lambda: read_swf(fifo))
+    finally:
+        release(fifo, os.O_WRONLY)  # lets a reader stuck in open() go, should it ever be
+    assert isinstance(outcome, SWFError), outcome
+    assert str(outcome) == (
+        f"{fifo}: is a FIFO (named pipe), not a regular file (to read a stream, pass read_swf the open file)"
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_with_a_writer_is_refused_by_path_and_read_as_an_open_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "log.swf"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w") as f:
+            f.write(TEXT)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        outcome = in_thread(lambda: read_swf(fifo))
+        assert isinstance(outcome, SWFError) and "is a FIFO (named pipe)" in str(outcome), outcome
+
+        def read_open_fifo() -> object:
+            with open(fifo, "rb") as f:
+                return read_swf(f)
+
+        outcome = in_thread(read_open_fifo)
+        assert not isinstance(outcome, BaseException), outcome
+        assert ids(outcome[0]) == [1, 2]  # type: ignore[index]
+    finally:
+        release(fifo, os.O_RDONLY)
+        writer.join(10)
+
+
+@pytest.mark.parametrize(
+    ("path", "what"),
+    [(os.devnull, "a character device"), (".", "a directory")],
+)
+def test_devices_and_directories_are_refused(path: str, what: str) -> None:
+    if not os.path.exists(path) or (what == "a character device" and not Path(path).is_char_device()):
+        pytest.skip(f"no {path} here")
+    outcome = in_thread(lambda: read_swf(path))
+    assert isinstance(outcome, SWFError) and outcome.line is None, outcome
+    assert str(outcome).startswith(f"{path}: is {what}, not a regular file")
+
+
+@pytest.mark.parametrize("dropped", [0, 1, 2, 6])
+def test_the_rows_kept_become_the_records_whatever_share_is_dropped(dropped: int) -> None:
+    lines = [
+        line(id=i, submit=i, runtime=i + 1, processors=0 if i < dropped else 1 + i % 4) for i in range(8)
+    ]
+    w, report = read(*lines)
+    assert ids(w) == list(range(dropped, 8)) and report.dropped.get("no_processors", 0) == dropped
+    assert w.column("runtime").tolist() == [i + 1.0 for i in range(dropped, 8)]
+    assert w.column("processors").tolist() == [1 + i % 4 for i in range(dropped, 8)]
+    assert w.records.dtype == JOB_DTYPE and w.records.flags.c_contiguous
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 100])
+def test_compacting_rows_in_place_keeps_their_order(step: int) -> None:
+    rng = np.random.default_rng(step)
+    values = rng.normal(size=(50, 18))
+    kept = np.flatnonzero(rng.random(50) < 0.8)
+    expected = values[kept].copy()
+    assert np.array_equal(swf_module._compact(values, kept, step=step), expected)

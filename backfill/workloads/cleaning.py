@@ -114,6 +114,10 @@ def _int_tuple(values: Iterable[int]) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
+def _str_tuple(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(v) for v in values)
+
+
 @attrs.frozen
 class ReadReport:
     """What :func:`read_swf` did to a log: how many jobs it kept, dropped, changed or skipped.
@@ -135,6 +139,10 @@ class ReadReport:
         altered: Jobs kept but changed, by reason: ``estimate_from_runtime``,
             ``estimate_raised_to_runtime``, ``runtime_truncated_to_estimate``.
         skipped_lines: 1-based line numbers of the malformed lines skipped in lenient mode.
+        notes: What the reader could not use or found contradictory outside the data lines, one
+            sentence each, saying what it used instead: a ``MaxProcs`` or ``MaxNodes`` header value
+            that is not a machine size, different values given for one of them, header text beyond
+            what is kept.
 
     Examples:
         >>> r = ReadReport(source="x.swf", lines=3, kept=1, machine_size=4,
@@ -153,6 +161,7 @@ class ReadReport:
     dropped_ids: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict, converter=_frozen_ids, repr=False)
     altered: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
     skipped_lines: tuple[int, ...] = attrs.field(default=(), converter=_int_tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
 
     def __attrs_post_init__(self) -> None:
         accounted = self.kept + sum(self.dropped.values()) + len(self.skipped_lines)
@@ -168,12 +177,14 @@ class ReadReport:
         Examples:
             >>> r = ReadReport(source="log.swf", lines=5, kept=4, machine_size=8,
             ...                machine_size_from="MaxProcs", dropped={"no_processors": 1},
-            ...                altered={"estimate_from_runtime": 2})
+            ...                altered={"estimate_from_runtime": 2},
+            ...                notes=["header gives 2 different MaxProcs values (8, 16): ..."])
             >>> print(r.summary())
             log.swf: 5 data lines: 4 jobs kept, 1 dropped, 0 malformed lines skipped
               machine size 8 (from MaxProcs)
               dropped no_processors: 1
               altered estimate_from_runtime: 2
+              note: header gives 2 different MaxProcs values (8, 16): ...
         """
         head = (
             f"{self.source}: {self.lines} data lines: {self.kept} jobs kept, "
@@ -187,6 +198,7 @@ class ReadReport:
             shown = ", ".join(str(n) for n in self.skipped_lines[:10])
             more = ", ..." if len(self.skipped_lines) > 10 else ""
             body.append(f"  skipped lines: {shown}{more}")
+        body += [f"  note: {note}" for note in self.notes]
         return "\n".join([head, *body])
 
 

@@ -4,7 +4,8 @@ An SWF file starts with header comments (lines beginning with ``;``, such as ``;
 followed by one line per job with 18 whitespace-separated numbers; ``-1`` means unknown. See
 https://www.cs.huji.ac.il/labs/parallel/workload/swf.html for the field definitions.
 
-:func:`read_swf` parses a file, checks it, applies a :class:`CleaningPolicy` and returns a
+:func:`read_swf` parses a file as a stream (plain, gzip, bzip2 or xz; memory grows with the jobs, not
+with the file), checks it, applies a :class:`CleaningPolicy` and returns a
 :class:`~backfill.workloads.workload.Workload` with a :class:`ReadReport` that says what was dropped or
 changed and why. :func:`write_swf` writes a workload (or a simulated schedule of it) back; writing
 then reading gives bit-identical records.
@@ -19,53 +20,56 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
-import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import IO, Any, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError, SWFError
+from backfill.workloads._swf_lines import MAX_LINE_LENGTH, Source, line_blocks
+from backfill.workloads._swf_rows import Rows
 from backfill.workloads.cleaning import REASON_CODES, CleaningPolicy, ReadReport
+from backfill.workloads.limits import MAX_INT
 from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Workload
 
-__all__ = ["CleaningPolicy", "ReadReport", "read_swf", "write_swf"]
+__all__ = ["MAX_LINE_LENGTH", "CleaningPolicy", "ReadReport", "read_swf", "write_swf"]
 
-#: What :func:`read_swf` accepts: a path (``.gz`` or not) or an open text or binary file.
-Source: TypeAlias = "str | os.PathLike[str] | IO[str] | IO[bytes]"
 #: What :func:`write_swf` accepts: a path (a ``.gz`` suffix means gzip) or an open text file.
 Target: TypeAlias = "str | os.PathLike[str] | IO[str]"
 
-
-_N_FIELDS = len(SWF_FIELDS)
 _COL = {name: i for i, name in enumerate(SWF_FIELDS)}
-_INT_COLS = np.array([i for i, name in enumerate(SWF_FIELDS) if JOB_DTYPE[name].kind == "i"])
-# Integer fields go through float64 on the fast path; beyond 2**53 that would silently lose digits.
-_MAX_EXACT_INT = 2.0**53
 # Integral floats below this print without an exponent, so they can be written as integers.
 _MAX_PLAIN_INT = 1e16
-# Lines the slow path hands to the C parser at a time.
-_BLOCK = 2048
-_GZIP_MAGIC = b"\x1f\x8b"
-_UTF8_BOM = b"\xef\xbb\xbf"
+# Header text kept (characters): real headers are a few KB; comment lines past this are counted,
+# not kept, so that a log of endless comments cannot fill the memory.
+_MAX_HEADER = 2**20
 
-_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_NUMBER_RE = re.compile(_NUMBER, re.ASCII)
-_NON_FINITE_RE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.ASCII | re.IGNORECASE)
 # SWF header keys are CamelCase words ("MaxProcs", "UnixStartTime"); requiring a capital stops
 # continuation lines such as ";   http://..." or ";  see: ..." from being read as keys.
 _KEY = r"[A-Z][A-Za-z0-9_]*"
 _KEY_RE = re.compile(rf"{_KEY}\Z", re.ASCII)
 _HEADER_RE = re.compile(rf"\s*;\s*({_KEY})\s*:(.*)\Z", re.ASCII | re.DOTALL)
-_LEADING_INT_RE = re.compile(r"\s*\+?([0-9]+)")
+# A machine size: a whole number, alone or followed by a space or a parenthesis ("338 (batch
+# partition; 512 total)"); "1e9", "12.5" and "1,024" are not read as 1 or 12.
+_SIZE_RE = re.compile(r"\s*\+?([0-9]{1,16})(?=[\s(]|\Z)")
 _SURROGATE_RE = re.compile("[\udc80-\udcff]")
+# A blank line after the first of a block: empty or whitespace only (re's \s and str.strip agree on
+# what whitespace is). Searched from its LF, which the regex engine finds fast.
+_BLANK_LINE_RE = re.compile(r"\n[^\S\n]*+(?:\n|\Z)")
+_SIZE_KEYS = ("MaxProcs", "MaxNodes")
+_SIZE_SOURCES = {
+    "argument": "the machine_size argument",
+    "MaxNodes": "MaxNodes",
+    "widest_job": "the widest job",
+    "default": "the default, 1",
+}
 
 
-# Drop reasons, in the order the rules are applied; a job is counted under the first that matches.
 def _names(source: Source) -> tuple[str, str]:
     """Return (name for error messages, base name for provenance)."""
     if isinstance(source, str | os.PathLike):
@@ -75,53 +79,6 @@ def _names(source: Source) -> tuple[str, str]:
     if isinstance(name, str) and name:
         return name, os.path.basename(name)
     return "<string>", "<string>"
-
-
-def _read_text(source: Source, where: str, lenient: bool) -> str:
-    if isinstance(source, str | os.PathLike):
-        with open(source, "rb") as f:
-            raw: str | bytes = f.read()
-    else:
-        try:
-            raw = source.read()
-        except UnicodeDecodeError as e:
-            # The caller opened the file in text mode with a codec that cannot read it.
-            raise SWFError(f"not valid text ({e.reason})", path=where) from e
-    if isinstance(raw, str):
-        return raw[1:] if raw.startswith("\ufeff") else raw
-    # The suffix is not trusted: archive logs are often renamed or stored decompressed as ".gz".
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as e:
-            raise SWFError(f"not a valid gzip file: {e}", path=where) from e
-    if raw.startswith(_UTF8_BOM):
-        raw = raw[len(_UTF8_BOM) :]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if not lenient:
-            line = raw.count(b"\n", 0, e.start) + 1
-            raise SWFError(f"not valid UTF-8 ({e.reason})", path=where, line=line) from e
-        # Undecodable bytes become lone surrogates, which the data checks reject line by line.
-        return raw.decode("utf-8", "surrogateescape")
-
-
-def _split_lines(text: str) -> tuple[list[tuple[int, str]], list[str], list[int]]:
-    """Split into comment lines (with numbers), data lines and the data lines' 1-based numbers."""
-    comments: list[tuple[int, str]] = []
-    data: list[str] = []
-    numbers: list[int] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        stripped = line.lstrip()
-        if not stripped:
-            continue
-        if stripped[0] == ";":
-            comments.append((number, line))
-        else:
-            data.append(line)
-            numbers.append(number)
-    return comments, data, numbers
 
 
 def _parse_header(comments: list[tuple[int, str]]) -> dict[str, str]:
@@ -149,158 +106,20 @@ def _parse_header(comments: list[tuple[int, str]]) -> dict[str, str]:
     return header
 
 
+def _size(text: str) -> int | None:
+    """Read one line of a ``MaxProcs`` or ``MaxNodes`` value: a machine size, or ``None``."""
+    match = _SIZE_RE.match(text)
+    size = int(match.group(1)) if match else 0
+    return size if 0 < size < MAX_INT else None
+
+
 def _leading_int(value: str | None) -> int | None:
-    if value is None:
-        return None
-    match = _LEADING_INT_RE.match(value)
-    return int(match.group(1)) if match else None
-
-
-def _fast_parse(data: list[str]) -> npt.NDArray[np.float64] | None:
-    """Parse well-formed data lines in C; ``None`` means some line needs a closer look."""
-    try:
-        values = np.loadtxt(data, dtype=np.float64, comments=None, ndmin=2)
-    except ValueError:
-        return None
-    if values.shape != (len(data), _N_FIELDS):
-        return None
-    return values
-
-
-def _token_problem(token: str, field: int) -> str:
-    name = SWF_FIELDS[field]
-    if _NON_FINITE_RE.fullmatch(token):
-        return f"field {field + 1} ({name}) is not a finite number: {token!r}"
-    return f"field {field + 1} ({name}) is not a number: {token!r}"
-
-
-def _check_line(line: str) -> str | None:
-    """Return what is wrong with one data line's text, or ``None`` if it is 18 numbers."""
-    if _SURROGATE_RE.search(line):
-        return "not valid UTF-8"
-    tokens = line.split()
-    if len(tokens) != _N_FIELDS:
-        return f"expected {_N_FIELDS} fields, got {len(tokens)}"
-    for i, token in enumerate(tokens):
-        if not _NUMBER_RE.fullmatch(token):
-            return _token_problem(token, i)
+    """Return the machine size a header value states: its first line that is one, or ``None``."""
+    for text in (value or "").split("\n"):
+        size = _size(text)
+        if size is not None:
+            return size
     return None
-
-
-def _slow_parse(
-    data: list[str], numbers: list[int]
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], list[tuple[int, str]]]:
-    """Find the lines the fast path choked on: the good rows, their line numbers, the problems.
-
-    Blocks of lines still go through the C parser; only a block that fails is checked line by
-    line, so one bad line in a big log costs little more than the fast path.
-    """
-    blocks: list[npt.NDArray[np.float64]] = []
-    good_numbers: list[int] = []
-    problems: list[tuple[int, str]] = []
-    for start in range(0, len(data), _BLOCK):
-        block, block_numbers = data[start : start + _BLOCK], numbers[start : start + _BLOCK]
-        values = _fast_parse(block)
-        if values is not None:
-            blocks.append(values)
-            good_numbers.extend(block_numbers)
-            continue
-        tokens: list[str] = []
-        for line, number in zip(block, block_numbers, strict=True):
-            problem = _check_line(line)
-            if problem is None:
-                tokens.extend(line.split())
-                good_numbers.append(number)
-            else:
-                problems.append((number, problem))
-        blocks.append(np.array(tokens, dtype=np.float64).reshape(-1, _N_FIELDS))
-    return np.concatenate(blocks), np.array(good_numbers, dtype=np.int64), problems
-
-
-def _value_problems(values: npt.NDArray[np.float64], numbers: npt.NDArray[np.int64]) -> list[tuple[int, str]]:
-    """Find rows that parse as numbers but are still not valid SWF jobs: (line, problem) pairs."""
-    problems: list[tuple[int, str]] = []
-    bad = np.zeros(len(values), dtype=bool)
-
-    def flag(mask: npt.NDArray[np.bool_], describe: Callable[[int], str]) -> None:
-        new = mask & ~bad
-        problems.extend((int(numbers[r]), describe(r)) for r in np.flatnonzero(new).tolist())
-        bad[new] = True
-
-    def first_column(per_field: npt.NDArray[np.bool_], columns: Sequence[int], r: int) -> int:
-        return columns[int(np.argmax(per_field[r]))]
-
-    def field(col: int) -> str:
-        return f"field {col + 1} ({SWF_FIELDS[col]})"
-
-    with np.errstate(invalid="ignore"):
-        non_finite = ~np.isfinite(values)
-        ints = values[:, _INT_COLS]
-        not_int = ints != np.trunc(ints)
-        too_big = np.abs(ints) > _MAX_EXACT_INT
-    all_cols = range(_N_FIELDS)
-    int_cols: list[int] = _INT_COLS.tolist()
-
-    def describe_non_finite(r: int) -> str:
-        return f"{field(first_column(non_finite, all_cols, r))} is not a finite number"
-
-    def describe_not_int(r: int) -> str:
-        col = first_column(not_int, int_cols, r)
-        return f"{field(col)} must be an integer, got {float(values[r, col])!r}"
-
-    def describe_too_big(r: int) -> str:
-        col = first_column(too_big, int_cols, r)
-        value = float(values[r, col])
-        return f"{field(col)} is out of range (more than 2**53 in magnitude): {value!r}"
-
-    flag(np.any(non_finite, axis=1), describe_non_finite)
-    flag(np.any(not_int, axis=1), describe_not_int)
-    flag(np.any(too_big, axis=1), describe_too_big)
-    submit = values[:, _COL["submit"]]
-    # -1 is SWF's "unknown" and is left to the cleaning rules; any other negative value is corrupt.
-    flag(
-        (submit < 0) & (submit != -1),
-        lambda r: f"field 2 (submit) is negative: {float(submit[r])!r}",
-    )
-    # Duplicates are looked for among the otherwise valid rows only; the first occurrence wins.
-    ok_rows = np.flatnonzero(~bad)
-    ids = values[ok_rows, _COL["id"]]
-    unique_ids, first = np.unique(ids, return_index=True)
-    if len(unique_ids) < len(ids):
-        duplicate = np.zeros(len(values), dtype=bool)
-        duplicate[ok_rows] = True
-        duplicate[ok_rows[first]] = False
-        first_line = dict(zip(unique_ids.tolist(), numbers[ok_rows[first]].tolist(), strict=True))
-
-        def describe_duplicate(r: int) -> str:
-            job = float(values[r, _COL["id"]])
-            return f"duplicate job id {int(job)} (first on line {first_line[job]})"
-
-        flag(duplicate, describe_duplicate)
-    return problems
-
-
-def _parse_data(
-    data: list[str], numbers: list[int], where: str, lenient: bool
-) -> tuple[npt.NDArray[np.float64], tuple[int, ...]]:
-    """Return the valid job rows (n, 18) in file order and the skipped line numbers."""
-    if not data:
-        return np.empty((0, _N_FIELDS), dtype=np.float64), ()
-    fast = _fast_parse(data)
-    if fast is not None:
-        values, line_numbers = fast, np.array(numbers, dtype=np.int64)
-        problems: list[tuple[int, str]] = []
-    else:
-        values, line_numbers, problems = _slow_parse(data, numbers)
-    problems += _value_problems(values, line_numbers)
-    if not problems:
-        return values, ()
-    if not lenient:
-        line, reason = min(problems)
-        raise SWFError(reason, path=where, line=line)
-    skipped = {line for line, _ in problems}
-    keep = ~np.isin(line_numbers, np.fromiter(skipped, dtype=np.int64, count=len(skipped)))
-    return values[keep], tuple(sorted(skipped))
 
 
 def _machine_size(
@@ -308,13 +127,98 @@ def _machine_size(
 ) -> tuple[int, str]:
     if given is not None:
         return int(given), "argument"
-    for key in ("MaxProcs", "MaxNodes"):
+    for key in _SIZE_KEYS:
         size = _leading_int(header.get(key))
-        if size is not None and size > 0:
+        if size is not None:
             return size, key
     if len(widths) and widths.max() > 0:
         return int(widths.max()), "widest_job"
     return 1, "default"
+
+
+def _header_notes(header: Mapping[str, str], size: int, size_from: str, comments_over: int) -> list[str]:
+    """Say what in the header could not be used, or disagrees with itself, and what was used instead."""
+    notes = []
+    for key in _SIZE_KEYS:
+        if key not in header:
+            continue
+        values = header[key].split("\n")
+        used = f"the first {key}" if size_from == key else _SIZE_SOURCES.get(size_from, size_from)
+        outcome = f"the machine size is {size}, from {used}"
+        unusable = [v for v in values if _size(v) is None]
+        if unusable:
+            shown = ", ".join(repr(v) for v in list(dict.fromkeys(unusable))[:3])
+            lines = f" ({len(unusable)} lines)" if len(unusable) > 1 else ""
+            notes.append(f"header {key} {shown}{lines} is not a machine size (a positive integer): {outcome}")
+        sizes = list(dict.fromkeys(s for s in map(_size, values) if s is not None))
+        if len(sizes) > 1:
+            shown = ", ".join(map(str, sizes[:5])) + (", ..." if len(sizes) > 5 else "")
+            notes.append(f"header gives {len(sizes)} different {key} values ({shown}): {outcome}")
+    if comments_over:
+        notes.append(
+            f"header text beyond {_MAX_HEADER // 2**20} MiB not kept: {comments_over:,} comment lines"
+        )
+    return notes
+
+
+def _read_lines(
+    source: Source, where: str, lenient: bool, processors: str
+) -> tuple[npt.NDArray[np.float64], Rows, list[tuple[int, str]], int]:
+    """Read a log as a stream, a block of lines at a time.
+
+    Returns:
+        The valid rows, the :class:`Rows` that counted the data lines, the header comments kept and
+        the number of comment lines beyond the header's budget.
+    """
+    rows = Rows(where, lenient, processors)
+    comments: list[tuple[int, str]] = []
+    header_chars = comments_over = 0
+    stream_error: SWFError | None = None
+    blocks = line_blocks(source, where, lenient)
+    with contextlib.closing(blocks):
+        while True:
+            try:
+                first, text = next(blocks)
+            except StopIteration:
+                break
+            except SWFError as e:
+                # Lines before the stream's problem are checked first: strictly, an earlier bad line
+                # is the one to report.
+                stream_error = e
+                break
+            if text is None:
+                rows.skip(first)
+                continue
+            if text.isspace():
+                continue  # blank lines only
+            data, numbers = rows.data, rows.numbers
+            lines = text.split("\n")
+            if ";" not in text and lines[0].strip() and not _BLANK_LINE_RE.search(text):
+                # Data lines only, the usual block: no line to look at one by one.
+                data += lines
+                numbers += range(first, first + len(lines))
+            else:
+                # Empty lines are passed over without a Python step each: a log may hold millions.
+                for i in np.flatnonzero(np.fromiter(map(len, lines), np.intp, len(lines))).tolist():
+                    line = lines[i]
+                    stripped = line.lstrip()
+                    if not stripped:
+                        continue
+                    number = first + i
+                    if stripped[0] != ";":
+                        data.append(line)
+                        numbers.append(number)
+                    elif header_chars + len(line) <= _MAX_HEADER:
+                        comments.append((number, line))
+                        header_chars += len(line)
+                    else:
+                        comments_over += 1
+            if rows.full():
+                rows.flush()
+    values = rows.finish()
+    if stream_error is not None:
+        raise stream_error
+    return values, rows, comments, comments_over
 
 
 def read_swf(
@@ -326,9 +230,13 @@ def read_swf(
 ) -> tuple[Workload, ReadReport]:
     r"""Read an SWF log, check it and clean it.
 
+    The log is read as a stream, a block of lines at a time, so memory grows with the number of
+    jobs (about 300 bytes each while reading), not with the size of the file.
+
     Args:
-        source: A path (``.gz`` or plain; gzip is recognised by its magic bytes, not the suffix) or
-            an open file, text or binary.
+        source: A path or an open file, text or binary. gzip, bzip2 and xz are recognised by their
+            magic bytes, not the suffix. A path must name a regular file: a FIFO, a device or a
+            directory is refused (to read a stream, open it and pass the open file).
         policy: Which jobs to keep and how to repair them; see :class:`CleaningPolicy`.
         lenient: Skip malformed data lines (listed in ``ReadReport.skipped_lines``) instead of
             raising.
@@ -338,15 +246,20 @@ def read_swf(
     Returns:
         The cleaned workload, sorted by submit time (ties keep file order), with the header
         comments in ``Workload.header`` and the source name, policy and counts in
-        ``Workload.provenance``; and the :class:`ReadReport`.
+        ``Workload.provenance``; and the :class:`ReadReport`, whose ``notes`` say what in the header
+        could not be used.
 
     Raises:
-        SWFError: A data line has not 18 fields, a field is not a finite number, an integer field
-            is not an integer, a submit time is negative (other than -1, unknown) or a job id
-            repeats; the bytes are not UTF-8 or the gzip stream is corrupt. The error names the file
-            and the 1-based line. With ``lenient=True`` such lines are skipped instead (bad gzip
-            still raises).
+        SWFError: A data line is not a job: it has not 18 fields, a field is not a finite number, an
+            integer field is not an integer or is 2**53 or more in magnitude, a time (submit,
+            runtime, estimate) is negative other than -1 (unknown) or above 10**12 s, a width is
+            negative other than -1, or a job id repeats; a line is longer than
+            :data:`MAX_LINE_LENGTH` (1 MiB) or not UTF-8. The error names the file and the 1-based
+            line; with ``lenient=True`` such lines are skipped instead. Whatever ``lenient`` says,
+            a file that is not a log (named: a zip archive, a PDF, binary data, ...), a corrupt
+            gzip, bzip2 or xz stream, or a path that is not a regular file raises, without a line.
         BackfillError: ``machine_size`` is not a positive integer.
+        OSError: The file cannot be opened or read.
 
     Examples:
         >>> import io
@@ -365,14 +278,78 @@ def read_swf(
         isinstance(machine_size, bool) or not isinstance(machine_size, int | np.integer)
     ):
         raise BackfillError(f"machine_size must be an integer, got {machine_size!r}")
-    if machine_size is not None and machine_size <= 0:
-        raise BackfillError(f"machine_size must be positive, got {machine_size}")
+    if machine_size is not None and not 0 < machine_size < MAX_INT:
+        raise BackfillError(f"machine_size must be positive and below 2**53, got {machine_size}")
     where, base = _names(source)
-    text = _read_text(source, where, lenient)
-    comments, data, numbers = _split_lines(text)
+    values, rows, comments, comments_over = _read_lines(source, where, lenient, policy.processors)
     header = _parse_header(comments)
-    values, skipped = _parse_data(data, numbers, where, lenient)
+    del comments
+    records, size, size_from, dropped, dropped_ids, altered = _clean(values, header, policy, machine_size)
+    del values
+    report = ReadReport(
+        source=base,
+        lines=rows.lines,
+        kept=len(records),
+        machine_size=size,
+        machine_size_from=size_from,
+        dropped=dropped,
+        dropped_ids=dropped_ids,
+        altered=altered,
+        skipped_lines=rows.skipped,
+        notes=_header_notes(header, size, size_from, comments_over),
+    )
+    provenance = {
+        "source": base,
+        "reader": "backfill.workloads.swf.read_swf",
+        "policy": repr(policy),
+        "lenient": lenient,
+        "lines": report.lines,
+        "kept": report.kept,
+        "dropped": dict(report.dropped),
+        "altered": dict(report.altered),
+        "skipped_lines": len(report.skipped_lines),
+        "machine_size_from": size_from,
+    }
+    # The records are already in submit order, so the constructor takes them without another copy.
+    return Workload(records, size, provenance, header), report
 
+
+def _compact(
+    values: npt.NDArray[np.float64], kept: npt.NDArray[np.intp], step: int = 2**16
+) -> npt.NDArray[np.float64]:
+    """Move the rows ``kept`` (increasing) to the front of ``values``, in place; return them.
+
+    Examples:
+        >>> _compact(np.arange(6.0).reshape(6, 1), np.array([1, 2, 4, 5]), step=3).ravel().tolist()
+        [1.0, 2.0, 4.0, 5.0]
+    """
+    # A block of rows never lands on a row a later block still has to move, since kept[i] >= i.
+    for start in range(0, len(kept), step):
+        block = kept[start : start + step]
+        values[start : start + len(block)] = values[block]
+    return values[: len(kept)]
+
+
+def _as_records(rows: npt.NDArray[np.float64]) -> npt.NDArray[np.void]:
+    """View rows of 18 floats as records of JOB_DTYPE, converting the integer fields in place."""
+    rows = np.ascontiguousarray(rows)
+    as_ints = rows.view(np.int64)
+    for i, name in enumerate(SWF_FIELDS):
+        if JOB_DTYPE[name].kind == "i":
+            # Every value is an exact integer below 2**53 (the rows were checked), so this is exact.
+            as_ints[:, i] = rows[:, i]
+    return rows.view(JOB_DTYPE).reshape(len(rows))
+
+
+def _clean(
+    values: npt.NDArray[np.float64], header: Mapping[str, str], policy: CleaningPolicy, given: int | None
+) -> tuple[npt.NDArray[np.void], int, str, dict[str, int], dict[str, list[int]], dict[str, int]]:
+    """Apply the cleaning policy to valid rows, reusing their memory for the records.
+
+    Returns:
+        The records kept, in submit order; the machine size and where it came from; the counts (and
+        ids) of the jobs dropped, and the counts of those altered.
+    """
     runtime = values[:, _COL["runtime"]]
     status = values[:, _COL["status"]]
     allocated = values[:, _COL["processors"]]
@@ -398,13 +375,11 @@ def read_swf(
         drop("unknown_runtime", runtime < 0)
     if policy.drop_no_processors:
         drop("no_processors", width <= 0)
-    size, size_from = _machine_size(header, width[reason == 0], machine_size)
+    size, size_from = _machine_size(header, width[reason == 0], given)
     drop("wider_than_machine", width > size)
 
-    kept = reason == 0
-    rows = values[kept].copy()
-    rows[:, _COL["processors"]] = width[kept]
-    runtime, estimate = rows[:, _COL["runtime"]], rows[:, _COL["estimate"]]
+    kept = np.flatnonzero(reason == 0)
+    runtime, estimate = runtime[kept], values[kept, _COL["estimate"]]
     altered: dict[str, int] = {}
     if policy.fill_missing_estimate:
         missing = (estimate <= 0) & (runtime >= 0) & (estimate != runtime)
@@ -419,16 +394,8 @@ def read_swf(
         runtime[overrun] = estimate[overrun]
         altered["runtime_truncated_to_estimate"] = int(overrun.sum())
     elif policy.overrun == "drop":
-        reason[np.flatnonzero(kept)[overrun]] = REASON_CODES["runtime_over_estimate"]
-        rows = rows[~overrun]
-    # Jobs listed after a later submit time: the workload sorts them into place (stably), and the
-    # report says how many, so that a log out of order does not pass unnoticed.
-    submits = rows[:, _COL["submit"]]
-    if len(submits) > 1:
-        altered["reordered_by_submit_time"] = int(
-            np.count_nonzero(submits[1:] < np.maximum.accumulate(submits)[:-1])
-        )
-    altered = {k: v for k, v in altered.items() if v}
+        reason[kept[overrun]] = REASON_CODES["runtime_over_estimate"]
+        kept, runtime, estimate = kept[~overrun], runtime[~overrun], estimate[~overrun]
 
     ids = values[:, _COL["id"]]
     dropped: dict[str, int] = {}
@@ -438,35 +405,30 @@ def read_swf(
         if mask.any():
             dropped[name] = int(mask.sum())
             dropped_ids[name] = ids[mask].astype(np.int64).tolist()
-
-    records = np.empty(len(rows), dtype=JOB_DTYPE)
-    for i, name in enumerate(SWF_FIELDS):
-        records[name] = rows[:, i]
-    report = ReadReport(
-        source=base,
-        lines=len(data),
-        kept=len(records),
-        machine_size=size,
-        machine_size_from=size_from,
-        dropped=dropped,
-        dropped_ids=dropped_ids,
-        altered=altered,
-        skipped_lines=skipped,
-    )
-    provenance = {
-        "source": base,
-        "reader": "backfill.workloads.swf.read_swf",
-        "policy": repr(policy),
-        "lenient": lenient,
-        "lines": report.lines,
-        "kept": report.kept,
-        "dropped": dict(report.dropped),
-        "altered": dict(report.altered),
-        "skipped_lines": len(skipped),
-        "machine_size_from": size_from,
-    }
-    workload = Workload.from_records(records, size, provenance=provenance, header=header)
-    return workload, report
+    width = width[kept]
+    # The rows kept become the records in place: without a copy when every job is kept (the usual
+    # case), else moved to the front of the array, unless so few are kept that the array's unused
+    # tail, which the workload would hold on to, is worth a copy of the rest.
+    if len(kept) == len(values):
+        rows = values
+    elif len(kept) >= 0.75 * len(values):
+        rows = _compact(values, kept)
+    else:
+        rows = values[kept]
+    rows[:, _COL["processors"]] = width
+    rows[:, _COL["runtime"]] = runtime
+    rows[:, _COL["estimate"]] = estimate
+    records = _as_records(rows)
+    # Jobs listed after a later submit time: sorted into place (stably), and counted, so that a log
+    # out of order does not pass unnoticed.
+    submits = records["submit"]
+    if len(submits) > 1:
+        late = np.count_nonzero(submits[1:] < np.maximum.accumulate(submits)[:-1])
+        if late:
+            altered["reordered_by_submit_time"] = int(late)
+            records = records[np.argsort(submits, kind="stable")]
+    altered = {k: v for k, v in altered.items() if v}
+    return records, size, size_from, dropped, dropped_ids, altered
 
 
 # --------------------------------------------------------------------------------------------------
