@@ -524,6 +524,16 @@ def test_bad_inputs_name_the_bad_value(make: Any, message: str) -> None:
         make()
 
 
+def test_a_trace_that_is_a_fifo_or_a_directory_is_named_as_such(tmp_path: Path) -> None:
+    # A FIFO given as a trace was "not found" (it exists); reading it would hang.
+    fifo = tmp_path / "trace.swf"
+    os.mkfifo(fifo)
+    with pytest.raises(BackfillError, match=r"trace\.swf' is a FIFO \(named pipe\), not a regular file"):
+        TraceWorkload(fifo)
+    with pytest.raises(BackfillError, match=r"is a directory, not a regular file"):
+        TraceWorkload(tmp_path)
+
+
 # -- documentation --------------------------------------------------------------------------------
 
 

@@ -232,8 +232,14 @@ def _as_path(value: str | os.PathLike[str]) -> Path:
 
 
 def _existing_file(instance: object, attribute: attrs.Attribute[Any], value: Path) -> None:
-    if not value.is_file():
+    if value.is_file():
+        return
+    if not value.exists():
         raise BackfillError(f"trace file not found: {str(value)!r}")
+    # A FIFO or device is there but cannot be a trace: reading it would hang or never end, and a
+    # sweep reads each trace once per cell.
+    kind = "a directory" if value.is_dir() else "a FIFO (named pipe)" if value.is_fifo() else "a special file"
+    raise BackfillError(f"trace {str(value)!r} is {kind}, not a regular file")
 
 
 def _optional_policy(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
