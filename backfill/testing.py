@@ -13,16 +13,21 @@ The usual test of a scheduler of your own, anything satisfying :class:`~backfill
         check_scheduler(MyScheduler(), workload, guarantees=False)
 
 :func:`workloads` draws small workloads built to reach the corner cases (bursts of simultaneous
-arrivals and completions, inaccurate estimates, jobs as wide as the machine, jobs of zero runtime).
-:func:`check_scheduler` simulates one and applies the checkers: :func:`check_feasible` (capacity
-and accounting), and :func:`check_guarantees` (reservations never withdrawn nor moved later) or
-:func:`check_holds` (reservations that may be withdrawn, as EASY's head). Every failure is a
+arrivals and completions, inaccurate estimates, jobs as wide as the machine, jobs of zero runtime),
+cheaply enough that hypothesis's health checks pass with its default settings; hypothesis prints a
+failing one as a table of its jobs. :func:`check_scheduler` simulates one and applies the checkers:
+:func:`check_feasible` (capacity and accounting), and :func:`check_guarantees` (reservations never
+withdrawn nor moved later) or :func:`check_holds` (reservations that may be withdrawn, as EASY's
+head). It also forks the simulation mid-run and checks that each copy of the scheduler continues
+exactly as the original (the same later starts and reservation changes), as
+:func:`~backfill.fair_start_times` and what-if runs need. Every failure is a
 :class:`~backfill.ScheduleError` naming the scheduler and the jobs at fault.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
 import numpy as np
 from hypothesis import strategies as st
@@ -32,8 +37,8 @@ from backfill.measures.validation import check_reservations, same_schedule, vali
 from backfill.schedule import Schedule
 from backfill.schedulers.guard import guarded
 from backfill.schedulers.protocol import Scheduler, scheduler_name
-from backfill.simulator import OverrunPolicy, simulate
-from backfill.workloads.workload import Job, Workload
+from backfill.simulator import OverrunPolicy, Simulator
+from backfill.workloads.workload import JOB_DTYPE, Job, Workload
 
 __all__ = [
     "check_feasible",
@@ -46,6 +51,34 @@ __all__ = [
 ]
 
 _PROTOCOL = ("reset", "submit", "complete", "schedule", "next_wakeup", "reservations", "copy")
+
+
+# Built once: a strategy object made inside the loop below is validated again for every job, which
+# made drawing a workload several times slower (and tripped hypothesis's too_slow health check).
+_SIZES = st.integers(1, 16)
+_SUBMITS = st.integers(0, 60)
+_EXTRAS = st.integers(0, 60)
+_COINS = st.booleans()
+# Every SWF field a drawn job leaves unknown (-1, status 1), as a Job has them by default.
+_BLANK = np.array(
+    [Job(id=1, submit=0.0, processors=1, runtime=0.0, estimate=0.0).swf_fields()], dtype=JOB_DTYPE
+)
+
+
+class _DrawnWorkload(Workload):
+    """A :class:`~backfill.Workload` that hypothesis and ``repr`` print as a short table of its jobs."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return _describe(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints an attrs object field by field, records and all; it asks this first.
+        for i, line in enumerate(_describe(self).splitlines()):
+            if i:
+                printer.break_()
+            printer.text(line)
 
 
 @st.composite
@@ -66,7 +99,8 @@ def workloads(
     than a handful of jobs many arrive at one instant, and runtimes (whole seconds in 0..40) make many
     end at one instant too. A job's width is drawn from 1 up to the machine size, with the full
     machine drawn as often as all other widths together. Hypothesis shrinks a failing workload towards
-    fewer, narrower, shorter jobs.
+    fewer, narrower, shorter jobs, and prints it as a table of its jobs (id, submit, processors,
+    runtime, estimate, user; the first 30), as ``repr`` does.
 
     Args:
         draw: Supplied by hypothesis; callers pass only the keyword arguments.
@@ -93,36 +127,42 @@ def workloads(
         ...     assert (workload.column("processors") <= 4).all()
         >>> test_small()
     """
-    size = machine_size or draw(st.integers(1, 16))
+    size = machine_size or draw(_SIZES)
     n = draw(st.integers(0, max_jobs))
     # Few distinct submit times, so many jobs arrive (and complete) at the same instant.
-    submits = sorted(draw(st.lists(st.integers(0, 60), min_size=n, max_size=n)))
-    jobs = []
-    for i, submit in enumerate(submits):
-        # The full machine is its own branch: a workload of only narrow jobs never tests a head job
-        # that must wait for every processor.
-        procs = draw(st.one_of(st.integers(1, size + 2 * too_wide), st.just(size)))
-        runtime = draw(st.integers(0 if zero_runtimes else 1, 40))
-        exact = accurate if accurate is not None else draw(st.booleans())
+    submits = sorted(draw(st.lists(_SUBMITS, min_size=n, max_size=n)))
+    widest = size + 2 * too_wide
+    # One draw per width: 1..widest as drawn, and as many values again that mean the full machine, so
+    # that a workload of only narrow jobs does not leave untested a head job that needs every
+    # processor; shrinking still goes towards 1.
+    widths = st.integers(1, 2 * widest)
+    runtimes = st.integers(0 if zero_runtimes else 1, 40)
+    owners = st.integers(0, users - 1)
+    procs, runtime, estimate, user = [], [], [], []
+    for _ in submits:
+        width = draw(widths)
+        procs.append(width if width <= widest else size)
+        ran = draw(runtimes)
+        exact = accurate if accurate is not None else draw(_COINS)
         if exact:
-            estimate = runtime
-        elif overruns and draw(st.booleans()):
-            estimate = draw(st.integers(0, runtime))
+            planned = ran
+        elif overruns and draw(_COINS):
+            planned = draw(st.integers(0, ran))
         else:
-            estimate = runtime + draw(st.integers(0, 60))
-        user = draw(st.integers(0, users - 1)) if users > 1 else -1
-        jobs.append(
-            Job(
-                id=i + 1,
-                submit=float(submit),
-                processors=procs,
-                runtime=float(runtime),
-                estimate=float(estimate),
-                user=user,
-                group=user // 2 if users > 1 else -1,
-            )
-        )
-    return Workload.from_jobs(jobs, size)
+            planned = ran + draw(_EXTRAS)
+        runtime.append(ran)
+        estimate.append(planned)
+        user.append(draw(owners) if users > 1 else -1)
+    # The columns straight into the record array: n Job objects would cost more than the draws.
+    records = np.repeat(_BLANK, n)
+    records["id"] = np.arange(1, n + 1)
+    records["submit"] = submits
+    records["processors"] = procs
+    records["runtime"] = runtime
+    records["estimate"] = estimate
+    records["user"] = user
+    records["group"] = [u // 2 if u >= 0 else -1 for u in user]
+    return _DrawnWorkload.from_records(records, size)
 
 
 def _ids(ids: np.ndarray) -> str:
@@ -278,14 +318,25 @@ def check_scheduler(
     guarantees: bool | Literal["while_held"] = True,
     overrun: OverrunPolicy = "raise_estimate",
     require_log: bool = True,
+    forks: int = 2,
 ) -> Schedule:
-    """Simulate a copy of a scheduler over a workload, check the schedule, and return it.
+    """Simulate a copy of a scheduler over a workload, check the schedule and its forks, and return it.
 
     The scheduler itself is left untouched: its ``copy()`` is simulated, with every reservation change
     recorded. The simulator raises :class:`~backfill.ScheduleError` as soon as the scheduler starts a
-    job that is not queued or more processors than the machine has; then :func:`check_feasible` runs,
-    and the guarantee check ``guarantees`` chooses. A failure carries a note listing the workload's
-    jobs (the first 30) in a readable form, which hypothesis prints with the shrunk failing example.
+    job that has not arrived or has already started, or more processors than the machine has; then
+    :func:`check_feasible` runs, and the guarantee check ``guarantees`` chooses.
+
+    Last, the simulation is forked mid-run (:meth:`~backfill.Simulator.fork`, the copy that
+    :func:`~backfill.fair_start_times` and what-if runs rely on) at up to ``forks`` instants, each
+    right after the first instant that leaves a job waiting once a further share of the jobs has
+    arrived (after a third and two thirds of them, by default). Each fork, run to the end, must start
+    every later job at the same time as the original run and make the same reservation changes: a
+    ``copy()`` that forgets part of the scheduler's state, or shares a mutable part of it with the
+    original, fails here. Each fork costs a run of the rest of the workload.
+
+    A failure carries a note showing the workload's jobs as a table (the first 30), which hypothesis
+    prints with the shrunk failing example as well.
 
     Args:
         scheduler: Anything satisfying the :class:`~backfill.Scheduler` protocol.
@@ -294,6 +345,7 @@ def check_scheduler(
             for :func:`check_holds` (reservations that may be withdrawn), False for no reservation check.
         overrun: The simulator's policy for jobs that run past their estimate.
         require_log: Passed to the guarantee check.
+        forks: How many mid-run copies to check (0 for none).
 
     Returns:
         The checked schedule, for further assertions of your own.
@@ -303,7 +355,8 @@ def check_scheduler(
             own type, or a check fails. Every failure is this one type, raised from one place (the
             original error is its ``__cause__``), so that hypothesis reports a scheduler that fails
             in several ways as one failure rather than an exception group.
-        BackfillError: If ``guarantees`` is not True, False or ``"while_held"``.
+        BackfillError: If ``guarantees`` is not True, False or ``"while_held"``, or ``forks`` is not
+            an int >= 0.
 
     Examples:
         >>> from backfill import Job, Workload
@@ -317,6 +370,8 @@ def check_scheduler(
     """
     if guarantees is not True and guarantees is not False and guarantees != "while_held":
         raise BackfillError(f"guarantees must be True, False or 'while_held', got {guarantees!r}")
+    if not isinstance(forks, int) or isinstance(forks, bool) or forks < 0:
+        raise BackfillError(f"forks must be an int >= 0, got {forks!r}")
     missing = [m for m in _PROTOCOL if not callable(getattr(scheduler, m, None))]
     if missing:
         raise ScheduleError(
@@ -330,12 +385,16 @@ def check_scheduler(
         )
     failure: Exception | None = None
     try:
-        schedule = simulate(workload, copy, record_reservations=True, overrun=overrun)
+        sim = Simulator(workload, copy, record_reservations=True, overrun=overrun)
+        taken = _take_forks(sim, forks)
+        schedule = sim.run()
         check_feasible(schedule)
         if guarantees == "while_held":
             check_holds(schedule, require_log=require_log)
         elif guarantees:
             check_guarantees(schedule, require_log=require_log)
+        for at, fork in taken:
+            _check_fork(schedule, at, fork)
     except Exception as caught:  # a scheduler that crashes fails the check too
         failure = caught
     if failure is not None:
@@ -345,18 +404,122 @@ def check_scheduler(
         report = ScheduleError(message)
         for note in getattr(failure, "__notes__", ()):
             report.add_note(note)
-        # Hypothesis prints a failing workload as its whole record array; the note keeps what matters.
         report.add_note(_describe(workload))
         report.__cause__ = failure
         raise report
     return schedule
 
 
+def _take_forks(sim: Simulator, forks: int) -> list[tuple[float, Simulator]]:
+    """Fork the simulation ``forks`` times; return the (instant, fork) pairs.
+
+    The k-th fork is taken right after the first instant that leaves a job waiting once
+    ``k / (forks + 1)`` of the jobs have arrived.
+    """
+    submit = sim.workload.column("submit")
+    n = len(submit)
+    taken: list[tuple[float, Simulator]] = []
+    for k in range(1, forks + 1):
+        # Between instants, once the k-th share of the jobs has arrived and one of them waits: the
+        # scheduler then holds a queue, running jobs and whatever state of its own they left.
+        share = float(submit[max(n * k // (forks + 1) - 1, 0)]) if n else math.inf
+        while (sim.now < share or not sim.queued_jobs) and sim.step():
+            pass
+        if sim.next_time() is None:
+            break
+        if not taken or taken[-1][0] < sim.now:
+            taken.append((sim.now, sim.fork()))
+    return taken
+
+
+def _check_fork(original: Schedule, at: float, fork: Simulator) -> None:
+    """Raise :class:`~backfill.ScheduleError` unless a fork taken after ``at`` ran as the original did."""
+    name = original.scheduler
+    try:
+        copied = fork.run()
+        detail = _first_start_difference(original, copied, at) or _first_log_difference(original, copied, at)
+    except BackfillError as error:
+        detail = f"the copy failed: {error}"
+    except Exception as error:  # a scheduler whose copy crashes is caught the same way
+        detail = f"the copy raised {error!r}"
+    if detail is not None:
+        raise ScheduleError(
+            f"{name}: a copy of the scheduler taken after {at:g} (as Simulator.fork and fair_start_times "
+            f"take one) did not continue as the original: {detail}; copy() must carry all of the "
+            "scheduler's state and share no mutable part of it with the original (see SchedulerBase.copy)"
+        )
+
+
+def _when(start: float) -> str:
+    return "never" if math.isnan(start) else f"at {start:g}"
+
+
+def _first_start_difference(original: Schedule, copied: Schedule, at: float) -> str | None:
+    """Describe the earliest job the fork started at another time than the original did, if any."""
+    a, f = original.start, copied.start
+    after = ~np.isnan(a) & (a > at)
+    differ = (after != ~np.isnan(f)) | (after & (a != f))
+    if not differ.any():
+        return None
+    first = np.fmin(np.where(after, a, np.inf), np.where(np.isnan(f), np.inf, f))
+    row = int(np.flatnonzero(differ)[np.argmin(first[differ])])
+    job = int(original.workload.column("id")[row])
+    return f"job {job} started {_when(float(f[row]))} in the copy and {_when(float(a[row]))} in the original"
+
+
+def _first_log_difference(original: Schedule, copied: Schedule, at: float) -> str | None:
+    """Describe the earliest reservation change the fork and the original made differently, if any."""
+    logs = []
+    for log in (original.reservations, copied.reservations):
+        log = log[log["time"] > at]
+        logs.append(log[np.lexsort((log["job_id"], log["time"]))])
+    a, f = logs
+    n = min(len(a), len(f))
+    same = (a["time"][:n] == f["time"][:n]) & (a["job_id"][:n] == f["job_id"][:n])
+    same &= (a["start"][:n] == f["start"][:n]) | (np.isnan(a["start"][:n]) & np.isnan(f["start"][:n]))
+    if same.all() and len(a) == len(f):
+        return None
+    i = int(np.argmin(same)) if not same.all() else n
+    # The earliest (time, job) at which the two logs part.
+    keys = [(float(t), int(j)) for t, j, _ in (a[i : i + 1].tolist() + f[i : i + 1].tolist())]
+    time, job = min(keys)
+    return f"at {time:g} the copy {_change(f, time, job)} and the original {_change(a, time, job)}"
+
+
+def _change(log: np.ndarray, time: float, job: int) -> str:
+    """What a log did to a job's reservation at an instant, in words."""
+    mine = log[(log["time"] == time) & (log["job_id"] == job)]
+    if not len(mine):
+        return f"left job {job}'s reservation as it was"
+    start = float(mine["start"][-1])
+    return f"withdrew job {job}'s reservation" if math.isnan(start) else f"reserved {start:g} for job {job}"
+
+
+_COLUMNS = ("id", "submit", "processors", "runtime", "estimate", "user")
+
+
 def _describe(workload: Workload, most: int = 30) -> str:
-    rows = workload.records[["id", "submit", "processors", "runtime", "estimate"]].tolist()[:most]
-    jobs = ", ".join("(" + ", ".join(f"{x:g}" for x in row) + ")" for row in rows)
-    more = ", ..." if len(workload) > most else ""
-    return (
-        f"workload: {len(workload)} jobs on a {workload.machine_size}-processor machine, as "
-        f"(id, submit, processors, runtime, estimate): {jobs}{more}"
-    )
+    """Return the workload as a short table: a heading line, then one row per job (the first ``most``).
+
+    Examples:
+        >>> from backfill import Job, Workload
+        >>> jobs = [Job(id=i, submit=float(i), processors=2, runtime=10.0, estimate=15.0) for i in (1, 2, 3)]
+        >>> print(_describe(Workload.from_jobs(jobs, 4), most=2))
+        workload: 3 jobs on a 4-processor machine
+         id  submit  processors  runtime  estimate  user
+          1       1           2       10        15    -1
+          2       2           2       10        15    -1
+        ... and 1 more
+    """
+    n = len(workload)
+    heading = f"workload: {n} job{'' if n == 1 else 's'} on a {workload.machine_size}-processor machine"
+    if not n:
+        return heading
+    rows = workload.records[list(_COLUMNS)][:most].tolist()
+    cells = [list(_COLUMNS)] + [[f"{x:.10g}" for x in row] for row in rows]
+    widths = [max(len(row[c]) for row in cells) for c in range(len(_COLUMNS))]
+    lines = [heading]
+    lines += [" " + "  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
+    if n > most:
+        lines.append(f"... and {n - most} more")
+    return "\n".join(lines)

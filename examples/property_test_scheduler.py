@@ -7,8 +7,10 @@ the checks below are about correctness, not fairness).
 
 ``backfill.testing.workloads()`` draws small random workloads built to reach the corner cases, and
 ``check_scheduler`` simulates a copy of the scheduler over one and checks the schedule without
-trusting the scheduler. The two ``test_`` functions are ordinary hypothesis tests: put them in your
-test suite and pytest runs them; run as a script, this file calls them itself.
+trusting the scheduler, and that copies taken mid-run continue as the original. The two ``test_``
+functions are ordinary hypothesis tests: put them in your test suite and pytest runs them; run as
+a script, this file calls them itself, then shows what ``check_scheduler`` says about a FirstFit
+asked for guarantees it never made and about one whose ``copy()`` shares its queue.
 
 Run: python examples/property_test_scheduler.py   (needs hypothesis: pip install "backfill[test]")
 """
@@ -96,12 +98,33 @@ def first_fit_promises_nothing() -> str:
     raise AssertionError("check_guarantees accepted a job that waited without a reservation")
 
 
+@attrs.define
+class SharesItsQueue(FirstFit):
+    """FirstFit whose copy shares the queue list with the original (``attrs.evolve`` alone)."""
+
+    name = "SharesItsQueue"
+
+    def copy(self) -> SharesItsQueue:
+        return attrs.evolve(self)
+
+
+def a_copy_must_be_whole() -> str:
+    """Check a FirstFit whose copy shares its queue, and return the complaint."""
+    jobs = [Job(id=i, submit=float(i // 2), processors=2, runtime=10.0, estimate=10.0) for i in range(1, 5)]
+    try:
+        check_scheduler(SharesItsQueue(), Workload.from_jobs(jobs, machine_size=2), guarantees=False)
+    except ScheduleError as error:
+        return str(error)
+    raise AssertionError("check_scheduler accepted a copy that shares the queue with the original")
+
+
 def main() -> None:
     test_first_fit_is_feasible()
     test_conservative_keeps_its_guarantees()
     print(f"FirstFit: every schedule feasible on {tried['FirstFit']} random workloads")
     print(f"Conservative: every guarantee kept on {tried['Conservative']} random workloads")
     print(f"asked for guarantees, check_scheduler says: {first_fit_promises_nothing()}")
+    print(f"a copy sharing its queue, check_scheduler says: {a_copy_must_be_whole()}")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import pickle
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Self
 
 import attrs
 import numpy as np
@@ -23,9 +28,11 @@ from backfill import (
     BackfillError,
     Conservative,
     Job,
+    QueueScheduler,
     ScheduleError,
     Workload,
     check_reservations,
+    fair_start_times,
     lublin_feitelson,
     simulate,
 )
@@ -180,10 +187,13 @@ def test_lost_job_is_caught() -> None:
         ScheduleError, match=r"LosesJobs left 1 queued jobs unstarted .*\(job ids 2\)"
     ) as caught:
         check_scheduler(LosesJobs(), WAITING, guarantees=False)
-    # The failing workload is spelled out, not only as the record array hypothesis prints.
+    # The failing workload is spelled out as a table of its jobs.
     assert caught.value.__notes__ == [
-        "workload: 3 jobs on a 3-processor machine, as (id, submit, processors, runtime, estimate): "
-        "(1, 0, 2, 10, 10), (2, 0, 2, 10, 10), (3, 5, 1, 3, 3)"
+        "workload: 3 jobs on a 3-processor machine\n"
+        " id  submit  processors  runtime  estimate  user\n"
+        "  1       0           2       10        10    -1\n"
+        "  2       0           2       10        10    -1\n"
+        "  3       5           1        3         3    -1"
     ]
     with pytest.raises(ScheduleError, match=r"LosesJobs left .* queued jobs unstarted"):
         run_broken(LosesJobs(), guarantees=False)()
@@ -275,6 +285,182 @@ def test_check_scheduler_refuses_what_is_not_a_scheduler() -> None:
         check_scheduler(Conservative(), WAITING, guarantees="yes")  # type: ignore[arg-type]
 
 
+def test_a_failing_workload_is_shown_as_a_table() -> None:
+    # Hypothesis prints the drawn workload as a table of its jobs, not as its record array.
+    with pytest.raises(ScheduleError) as caught:
+        run_broken(LosesJobs(), guarantees=False)()
+    shown = "\n".join(caught.value.__notes__)
+    assert "array(" not in shown and "dtype" not in shown
+    assert re.search(
+        r"\n {4}w=workload: \d+ jobs on a \d+-processor machine\n {5}id  submit  processors  runtime  "
+        r"estimate  user\n {6}1  ",
+        shown,
+    ), shown
+
+
+def test_the_table_shows_at_most_30_jobs() -> None:
+    w = has(lambda w: len(w) >= 33, max_jobs=40)
+    lines = repr(w).splitlines()
+    assert lines[0] == f"workload: {len(w)} jobs on a {w.machine_size}-processor machine"
+    assert lines[1].split() == ["id", "submit", "processors", "runtime", "estimate", "user"]
+    assert [int(line.split()[0]) for line in lines[2:-1]] == list(range(1, 31))
+    assert lines[-1] == f"... and {len(w) - 30} more"
+    # Still a Workload in every other way, and a plain one once pickled.
+    assert isinstance(w, Workload) and len(w) == len(w.records)
+    again = pickle.loads(pickle.dumps(w))
+    assert type(again) is Workload and (again.records == w.records).all()
+    one = Workload.from_jobs([Job(id=7, submit=1.5, processors=3, runtime=2.0, estimate=4.0, user=2)], 4)
+    assert backfill.testing._describe(one) == (
+        "workload: 1 job on a 4-processor machine\n"
+        " id  submit  processors  runtime  estimate  user\n"
+        "  7     1.5           3        2         4     2"
+    )
+
+
+# -- copies taken mid-run ------------------------------------------------------------------------------
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class BoundedBypass(QueueScheduler):
+    """First fit in queue order, until a waiting job has been passed over ``limit`` times: then all wait.
+
+    Its own state, a list, is not in ``copy()``: the copy inherited from SchedulerBase shares it.
+    """
+
+    limit: int = 2
+    passed: list[int] = attrs.field(factory=list)  # a job's id once for each job started past it
+
+    def reset(self, machine_size: int, now: float) -> None:
+        super().reset(machine_size, now)
+        self.passed = []
+
+    def schedule(self, now: float) -> list[Job]:
+        chosen, free, waiting = [], self.free, []
+        for entry in self.ordered(now):
+            job = entry[2]
+            if job.processors <= free:
+                chosen.append(entry)
+                free -= job.processors
+                self.passed.extend(w.id for w in waiting)
+            else:
+                waiting.append(job)
+                if self.passed.count(job.id) >= self.limit:
+                    break
+        return self.start(chosen, now)
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class ForgetsBypasses(BoundedBypass):
+    """Its copy starts with no job passed over."""
+
+    def copy(self) -> Self:
+        other = super().copy()
+        other.passed = []
+        return other
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class CopiesBypasses(BoundedBypass):
+    """The correct copy: a list of its own with the same entries."""
+
+    def copy(self) -> Self:
+        other = super().copy()
+        other.passed = list(self.passed)
+        return other
+
+
+# Machine of 2: job 1 holds one processor until 10 and job 2 needs both, so jobs 3 and 4 pass it; by
+# then it has been passed over twice, and job 5 waits behind it until 15.
+BYPASSED = make((0, 1, 10, 10), (0, 2, 5, 5), (1, 1, 1, 1), (2, 1, 1, 1), (3, 1, 1, 1), size=2)
+
+
+def test_fair_start_times_are_wrong_when_a_copy_shares_its_state() -> None:
+    # fair_start_times forks the simulation at every arrival; a copy sharing the list with the
+    # original feeds the forks' passes into the run and into each other.
+    w = lublin_feitelson(200, machine_size=64, seed=1)
+    assert simulate(w, BoundedBypass()).start.tolist() == simulate(w, CopiesBypasses()).start.tolist()
+    shared = fair_start_times(w, BoundedBypass(), workers=1)
+    right = fair_start_times(w, CopiesBypasses(), workers=1)
+    assert int((shared.strict != right.strict).sum()) == 109
+    assert int((fair_start_times(w, ForgetsBypasses(), workers=1).strict != right.strict).sum()) > 50
+
+
+def test_a_copy_that_shares_or_forgets_its_state_is_caught() -> None:
+    assert simulate(BYPASSED, CopiesBypasses()).start.tolist() == [0, 10, 1, 2, 15]
+    # The fork after 0 runs after the original, whose later passes it then sees as its own.
+    with pytest.raises(
+        ScheduleError,
+        match=r"^BoundedBypass\(fcfs\): a copy of the scheduler taken after 0 \(as Simulator.fork and "
+        r"fair_start_times take one\) did not continue as the original: job 3 started at 15 in the copy "
+        r"and at 1 in the original; copy\(\) must carry all of the scheduler's state and share no "
+        r"mutable part of it with the original \(see SchedulerBase.copy\)\n",
+    ):
+        check_scheduler(BoundedBypass(), BYPASSED, guarantees=False)
+    with pytest.raises(
+        ScheduleError,
+        match=r"ForgetsBypasses\(fcfs\): a copy .* taken after 1 .*: job 5 started at 3 in the copy and at "
+        r"15 in the original",
+    ):
+        check_scheduler(ForgetsBypasses(), BYPASSED, guarantees=False)
+    for broken in (BoundedBypass(), ForgetsBypasses()):
+        with pytest.raises(ScheduleError, match=r"a copy .* not continue as the original: job \d+ started"):
+            run_broken(broken, guarantees=False)()  # type: ignore[arg-type]
+    # Without forks the kit cannot tell.
+    check_scheduler(BoundedBypass(), BYPASSED, guarantees=False, forks=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=workloads(), forks=st.integers(1, 4))
+def test_a_copy_that_carries_its_state_passes(w: Workload, forks: int) -> None:
+    check_scheduler(CopiesBypasses(), w, guarantees=False, forks=forks)
+
+
+@attrs.define
+class ForgetsPromises(FirstFit):
+    """Promises each job a start 100 s after its arrival; its copy forgets the promises it made."""
+
+    promised: dict[int, float] = attrs.Factory(dict)
+    name = "ForgetsPromises"
+
+    def submit(self, job: Job, now: float) -> None:
+        super().submit(job, now)
+        self.promised[job.id] = now + 100
+
+    def reservations(self) -> Mapping[int, float]:
+        return {job.id: self.promised.get(job.id, self.now + 100) for job in self.queue}
+
+    def copy(self) -> ForgetsPromises:
+        return attrs.evolve(self, queue=list(self.queue), promised={})
+
+
+@attrs.define
+class ForgetsQueue(FirstFit):
+    """Its copy has an empty queue."""
+
+    name = "ForgetsQueue"
+
+    def copy(self) -> ForgetsQueue:
+        return attrs.evolve(self, queue=[])
+
+
+def test_a_copy_that_reserves_otherwise_or_fails_is_caught() -> None:
+    # The same starts, but job 2's reservation changes in the copy at the next instant.
+    with pytest.raises(
+        ScheduleError,
+        match=r"ForgetsPromises: a copy .* taken after 0 .*: at 5 the copy reserved 105 for job 2 and the "
+        r"original left job 2's reservation as it was; copy\(\) must",
+    ):
+        check_scheduler(ForgetsPromises(), WAITING, guarantees=False)
+    with pytest.raises(
+        ScheduleError,
+        match=r"ForgetsQueue: a copy .* taken after 0 .*: the copy failed: ForgetsQueue left 1 queued jobs "
+        r"unstarted when nothing was left to happen \(job ids 2\)",
+    ):
+        check_scheduler(ForgetsQueue(), WAITING, guarantees=False)
+    with pytest.raises(BackfillError, match="forks must be an int >= 0, got -1"):
+        check_scheduler(FirstFit(), WAITING, forks=-1)
+
+
 # -- good schedulers pass -------------------------------------------------------------------------------
 
 
@@ -330,6 +516,64 @@ def test_knobs_bound_what_is_drawn(w: Workload, v: Workload) -> None:
     assert (w.column("estimate") == w.column("runtime")).all() and (w.column("runtime") >= 1).all()
     assert 1 <= v.machine_size <= 16
     assert (v.column("estimate") >= v.column("runtime")).all()
+
+
+# The usage of the docs, as a user's own test file: hypothesis's default settings (no conftest, no
+# profile), a fresh example database, a scheduler that takes its time over each decision and a test
+# that refuses the workloads its scheduler does not support.
+FIRST_RUN = """
+import time
+
+import attrs
+from hypothesis import assume, given
+
+from backfill import Conservative, QueueScheduler
+from backfill.testing import check_scheduler, workloads
+
+
+@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
+class SlowFit(QueueScheduler):
+    def schedule(self, now):
+        time.sleep(0.0001)
+        chosen, free = [], self.free
+        for entry in self.ordered(now):
+            if entry[2].processors <= free:
+                chosen.append(entry)
+                free -= entry[2].processors
+        return self.start(chosen, now)
+
+
+@given(workloads())
+def test_slow_scheduler(w):
+    check_scheduler(SlowFit(), w, guarantees=False)
+
+
+@given(workloads())
+def test_strict_user(w):
+    assume(w.machine_size >= 4 and len(w) >= 3)
+    assume((w.column("runtime") > 0).all())
+    check_scheduler(Conservative(), w)
+
+
+@given(workloads(max_jobs=100, users=4, overruns=True))
+def test_bigger_workloads(w):
+    check_scheduler(Conservative(), w, forks=0)
+"""
+
+
+def test_a_first_run_with_default_settings_passes(tmp_path: Path) -> None:
+    (tmp_path / "test_first_run.py").write_text(FIRST_RUN)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_first_run.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, "HYPOTHESIS_PROFILE": "default"},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
 
 
 def has(predicate: Callable[[Workload], bool], **knobs: object) -> Workload:
