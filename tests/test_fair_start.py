@@ -400,3 +400,11 @@ def test_a_changed_checkpoint_is_refused_never_resumed(tmp_path: Path) -> None:
     again = fair_start_times(SECTION_4_1, PC(), workers=1, checkpoint=path)
     np.testing.assert_array_equal(again.strict, full.strict)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fst.npz"]  # no temporary file left beside it
+
+
+def test_srinivasan_fair_starts_of_an_invalid_reference_name_the_job() -> None:
+    # A host's schedule (Schedule.from_starts) that ran a job wider than the machine gave an IndexError.
+    jobs = [Job(id=7, submit=0.0, processors=6, runtime=5.0, estimate=5.0)]
+    reference = Schedule.from_starts(Workload.from_jobs(jobs, machine_size=4), {7: 0.0})
+    with pytest.raises(BackfillError, match="ran job 7 on 6 processors of a 4-processor machine"):
+        srinivasan_fair_starts(reference)

@@ -449,6 +449,15 @@ def srinivasan_fair_starts(reference: Schedule) -> FloatArray:
     procs = reference.processors.tolist()
     runtime = reference.runtime.tolist()
     ran = np.isfinite(reference.start) & np.isfinite(reference.end)
+    too_wide = np.flatnonzero(ran & (reference.processors > size))
+    if too_wide.size:
+        # Such a job never fits the machine the sweep below frees, so its fair start is undefined.
+        row = int(too_wide[0])
+        raise BackfillError(
+            f"the reference schedule ran job {int(reference.workload.records['id'][row])} on "
+            f"{procs[row]} processors of a {size}-processor machine: it is not a valid schedule "
+            "(validate_schedule says why)"
+        )
     out = np.full(n, np.nan)
     # Starts of the reference in time order, consumed as the arrivals sweep forward.
     starts = sorted((start[i], i) for i in np.flatnonzero(ran).tolist())
