@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backfill.errors import BackfillError, ParameterError, SWFError
+from backfill.errors import BackfillError, JobError, ParameterError, SWFError
 from backfill.workloads.swf import CleaningPolicy, ReadReport, read_swf, write_swf
 from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
 
@@ -629,7 +629,7 @@ def test_raw_policy_keeps_everything_it_can() -> None:
 def small_workload() -> Workload:
     jobs = [
         Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=9.5, cpu_time=0.1),
-        Job(id=2, submit=3.0, processors=4, runtime=1e20, estimate=1.5e20, memory=-0.0),
+        Job(id=2, submit=3.0, processors=4, runtime=1e-07, estimate=1.5e11, memory=-0.0),
         Job(id=3, submit=3.0, processors=1, runtime=0.0, estimate=1.0, think_time=1e-05),
     ]
     return Workload.from_jobs(jobs, 8, header={"Version": "2.2", "Note": "one\ntwo"})
@@ -641,7 +641,7 @@ def test_write_formats_numbers_exactly() -> None:
     lines = out.getvalue().splitlines()
     assert lines[:4] == ["; Version: 2.2", "; Note: one", "; Note: two", "; MaxProcs: 8"]
     assert lines[4] == "1 0 -1 5 2 0.1 -1 -1 9.5 -1 1 -1 -1 -1 -1 -1 -1 -1"
-    assert lines[5].split()[3:9] == ["1e+20", "4", "-1", "-0", "-1", "1.5e+20"]
+    assert lines[5].split()[3:9] == ["1e-07", "4", "-1", "-0", "-1", "150000000000"]
     assert lines[6].split()[-1] == "1e-05"
     assert not any(re.search(r"\.0\b", x) for x in lines[4:])
 
@@ -663,7 +663,8 @@ def test_write_rejects_bad_wait_and_non_finite_values() -> None:
         write_swf(io.StringIO(), w, wait=[1.0, np.inf, 2.0])
     records = w.records.copy()
     records["runtime"][1] = np.nan
-    with pytest.raises(SWFError, match="job 2: runtime is nan"):
+    # A workload holds no such value: it is refused where it enters, before any writing.
+    with pytest.raises(JobError, match="job 2: runtime must be"):
         write_swf(io.StringIO(), Workload(records, 8))
 
 
@@ -704,7 +705,7 @@ def test_round_trip_keeps_header() -> None:
 # Values the default policy leaves alone, so write-then-read must reproduce them bit for bit.
 finite = st.floats(allow_nan=False, allow_infinity=False)
 non_negative = st.floats(min_value=0.0, max_value=1e12, allow_nan=False)
-small_ints = st.integers(min_value=-(2**53), max_value=2**53)
+small_ints = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
 
 
 @st.composite
@@ -721,7 +722,7 @@ def clean_workloads(draw: st.DrawFn) -> Workload:
                 submit=draw(non_negative),
                 processors=draw(st.integers(min_value=1, max_value=size)),
                 runtime=runtime,
-                estimate=draw(st.floats(min_value=max(runtime, 1e-300), max_value=1e13)),
+                estimate=draw(st.floats(min_value=max(runtime, 1e-300), max_value=1e12)),
                 user=draw(small_ints),
                 group=draw(small_ints),
                 wait=draw(finite),
@@ -765,9 +766,11 @@ def raw_records(draw: st.DrawFn) -> Workload:
             if name == "id":
                 row.append(job_id)
             elif name == "submit":
-                row.append(draw(st.floats(min_value=0.0, allow_nan=False, allow_infinity=False)))
+                row.append(draw(non_negative))
+            elif name in ("runtime", "estimate"):
+                row.append(draw(st.one_of(st.just(-1.0), non_negative)))
             elif name == "processors":
-                row.append(draw(st.integers(min_value=-(2**53), max_value=size)))
+                row.append(draw(st.integers(min_value=-1, max_value=size)))
             elif JOB_DTYPE[name].kind == "i":
                 row.append(draw(small_ints))
             else:
