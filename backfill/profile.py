@@ -12,12 +12,14 @@ Complexities below use *n* for the number of steps and *k* for the number of ste
 from __future__ import annotations
 
 import itertools
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
 
+import backfill._profile_args as _args
 import backfill.kernel as kernel
 from backfill.errors import BackfillError
 
@@ -25,7 +27,11 @@ __all__ = ["Profile", "ProfileError"]
 
 
 class ProfileError(BackfillError):
-    """A reservation or release would take the profile outside ``[0, capacity]``."""
+    """A call the profile cannot honour; the profile is unchanged.
+
+    An argument no profile takes (a NaN time, a fractional or negative width, an interval that ends
+    before it starts), or a reservation, release or move that would take it outside ``[0, capacity]``.
+    """
 
 
 class Profile:
@@ -35,9 +41,14 @@ class Profile:
     a half-open interval ``[start, end)``, :meth:`release` gives them back, and :meth:`earliest_fit`
     finds where a job fits. Times before :attr:`origin` are outside the profile.
 
+    Every public method checks its arguments in O(1) and raises :class:`ProfileError` for one no
+    profile takes, leaving the profile unchanged: times must be finite numbers, processor counts ints
+    (numpy integers too; never bool or float) >= 0, durations finite and >= 0, and an interval's end
+    not before its start.
+
     Args:
-        capacity: Number of processors of the machine.
-        origin: First time the profile describes.
+        capacity: Number of processors of the machine: an int >= 1.
+        origin: First time the profile describes: a finite number.
 
     Examples:
         >>> p = Profile(8)
@@ -53,8 +64,8 @@ class Profile:
     __slots__ = ("_free", "_times", "capacity", "examined")
 
     def __init__(self, capacity: int, origin: float = 0) -> None:
-        if capacity <= 0:
-            raise ProfileError(f"capacity must be positive, got {capacity}")
+        capacity = _args.capacity(capacity)
+        origin = _args.time("__init__", origin, "origin")
         self.capacity = capacity
         self._times: list[float] = [origin]
         self._free: list[int] = [capacity]
@@ -93,6 +104,7 @@ class Profile:
             >>> p.free_at(4.9), p.free_at(5), p.free_at(10)
             (4, 1, 4)
         """
+        time = _args.time("free_at", time)
         return self._free[max(bisect_right(self._times, time) - 1, 0)]
 
     def min_free(self, start: float, end: float) -> int:
@@ -104,6 +116,11 @@ class Profile:
             >>> p.min_free(0, 5), p.min_free(0, 6)
             (4, 1)
         """
+        start, end = _args.interval("min_free", start, end)
+        return self._min_free(start, end)
+
+    def _min_free(self, start: float, end: float) -> int:
+        """:meth:`min_free` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             return compiled.min_free(self, start, end)
         i, j = self._span(start, end)
@@ -121,6 +138,11 @@ class Profile:
             >>> p.max_free(5, 10), p.max_free(0, 6)
             (1, 4)
         """
+        start, end = _args.interval("max_free", start, end)
+        return self._max_free(start, end)
+
+    def _max_free(self, start: float, end: float) -> int:
+        """:meth:`max_free` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             return compiled.max_free(self, start, end)
         i, j = self._span(start, end)
@@ -138,6 +160,7 @@ class Profile:
             >>> p.first_below(0, 20, 2), p.first_below(0, 5, 2), p.first_below(7, 20, 2)
             (5, None, 7)
         """
+        start, end, processors = _args.interval_width("first_below", start, end, processors)
         if not end > start:
             return None
         if (compiled := kernel.KERNEL) is not None:
@@ -168,6 +191,8 @@ class Profile:
             >>> p.free_run_start(30, np.array([1, 2, 3, 4]), since=0).tolist()
             [0.0, 10.0, 10.0, 20.0]
         """
+        time, since = _args.time("free_run_start", time), _args.time("free_run_start", since, "since")
+        widths = _args.widths("free_run_start", widths)
         times = self._times
         if since < times[0]:
             since = times[0]
@@ -199,6 +224,8 @@ class Profile:
             >>> p.free_run_end(0, np.array([1, 2, 3, 4]), until=15).tolist()
             [15.0, 10.0, 10.0, 0.0]
         """
+        time, until = _args.time("free_run_end", time), _args.time("free_run_end", until, "until")
+        widths = _args.widths("free_run_end", widths)
         times = self._times
         if time < times[0]:
             time = times[0]
@@ -227,7 +254,7 @@ class Profile:
         because every processor is free after the last step. O(log n + k), k = steps scanned from ``time``.
 
         Raises:
-            ProfileError: If ``processors`` exceeds the capacity.
+            ProfileError: If ``processors`` exceeds the capacity, or an argument is not valid.
 
         Examples:
             >>> p = Profile(4)
@@ -236,8 +263,11 @@ class Profile:
             >>> p.earliest_fit(0, 2, 20), p.earliest_fit(0, 2, 21), p.earliest_fit(0, 3, 10)
             (0, 30, 10)
         """
+        time, processors, duration = _args.search("earliest_fit", time, processors, duration)
         if processors > self.capacity:
-            raise ProfileError(f"{processors} processors exceed the capacity {self.capacity}")
+            raise ProfileError(
+                f"Profile.earliest_fit: {processors} processors exceed the capacity {self.capacity}"
+            )
         if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_fit(self, time, processors, duration)
         times = self._times
@@ -294,6 +324,10 @@ class Profile:
             >>> p.earliest_move(0, 4, 10, current=10) is None
             True
         """
+        time, processors, duration = _args.search("earliest_move", time, processors, duration)
+        current = _args.time("earliest_move", current, "current")
+        if before is not None:
+            before = _args.bound("earliest_move", before)
         if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_move(
                 self, time, processors, duration, current, current if before is None else before
@@ -361,6 +395,8 @@ class Profile:
             ... ).tolist()
             [5.0, 0.0, inf]
         """
+        time = _args.time("earliest_moves", time)
+        widths, durations, currents = _args.jobs("earliest_moves", widths, durations, currents)
         if (compiled := kernel.KERNEL) is not None:
             floats = np.asarray(durations, np.float64), np.asarray(currents, np.float64)
             return compiled.earliest_moves(self, time, np.asarray(widths, np.int64), *floats)
@@ -462,7 +498,9 @@ class Profile:
         """Take ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
 
         Raises:
-            ProfileError: If fewer than ``processors`` are free somewhere in the interval (nothing changes).
+            ProfileError: If fewer than ``processors`` are free somewhere in the interval, or an argument
+                is not valid (``end`` before ``start``, a negative or fractional width, a NaN): nothing
+                changes.
 
         Examples:
             >>> p = Profile(4)
@@ -471,12 +509,17 @@ class Profile:
             Traceback (most recent call last):
             ...
             backfill.profile.ProfileError: cannot reserve 2 processors over [2, 4): only 1 free
+            >>> p.reserve(0, 10, -2)
+            Traceback (most recent call last):
+            ...
+            backfill.profile.ProfileError: Profile.reserve: processors must be an int >= 0, got -2
         """
+        start, end, processors = _args.interval_width("reserve", start, end, processors)
         if not end > start:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        lowest = self.min_free(start, end)
+        lowest = self._min_free(start, end)
         if lowest < processors:
             raise ProfileError(
                 f"cannot reserve {processors} processors over [{start:g}, {end:g}): only {lowest} free"
@@ -487,7 +530,8 @@ class Profile:
         """Give back ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
 
         Raises:
-            ProfileError: If that would free more than the capacity somewhere (nothing changes).
+            ProfileError: If that would free more than the capacity somewhere, or an argument is not
+                valid (as for :meth:`reserve`): nothing changes.
 
         Examples:
             >>> p = Profile(4)
@@ -496,11 +540,12 @@ class Profile:
             >>> list(p)
             [(0, 1), (4, 4)]
         """
+        start, end, processors = _args.interval_width("release", start, end, processors)
         if not end > start:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        highest = self.max_free(start, end)
+        highest = self._max_free(start, end)
         if highest + processors > self.capacity:
             raise ProfileError(
                 f"cannot release {processors} processors over [{start:g}, {end:g}): "
@@ -512,10 +557,14 @@ class Profile:
         """Move a reservation of ``processors`` over ``[start, start + duration)`` to start at ``new``.
 
         Equivalent to ``release`` then ``reserve``, but when the two intervals overlap only the parts
-        that change are touched. O(log n + k).
+        that change are touched. The profile keeps no list of reservations, so "the reservation is
+        there" means what it can tell: at least ``processors`` are taken throughout the old interval
+        (one more pass over its k steps). O(log n + k).
 
         Raises:
-            ProfileError: If the new place does not fit (nothing changes).
+            ProfileError: If the reservation is not there (fewer than ``processors`` taken somewhere in
+                ``[start, start + duration)``), the new place does not fit, or an argument is not valid:
+                nothing changes.
 
         Examples:
             >>> p = Profile(4)
@@ -523,10 +572,25 @@ class Profile:
             >>> p.move(10, 5, 10, 3)
             >>> list(p)
             [(0, 4), (5, 1), (15, 4)]
+            >>> p.move(30, 40, 10, 3)
+            Traceback (most recent call last):
+            ...
+            backfill.profile.ProfileError: Profile.move: no reservation of 3 processors over [30, 40) to \
+move: 4 of 4 are free there
         """
-        if not duration > 0 or new == start:
+        start, processors, duration = _args.search("move", start, processors, duration, "start")
+        new = _args.time("move", new, "new")
+        if not duration > 0:
             return
         end = start + duration
+        highest = self._max_free(start, end)
+        if highest + processors > self.capacity:
+            raise ProfileError(
+                f"Profile.move: no reservation of {processors} processors over [{start:g}, {end:g}) to "
+                f"move: {highest} of {self.capacity} are free there"
+            )
+        if new == start:
+            return
         new_end = new + duration
         if new < self._times[0]:
             raise ProfileError(f"time {new} is before the profile origin {self._times[0]}")
@@ -545,7 +609,7 @@ class Profile:
         else:
             gain, lose = (start, new if new < end else end), (end if end > new else new, new_end)
         self._add(gain[0], gain[1], processors)
-        if self.min_free(lose[0], lose[1]) < processors:
+        if self._min_free(lose[0], lose[1]) < processors:
             self._add(gain[0], gain[1], -processors)
             raise ProfileError(
                 f"cannot move {processors} processors from {start:g} to {new:g}: not enough free there"
@@ -562,6 +626,7 @@ class Profile:
             >>> list(p)
             [(6, 1), (10, 4)]
         """
+        time = _args.time("advance", time)
         times = self._times
         if time <= times[0]:
             return
@@ -593,6 +658,9 @@ class Profile:
         times, free = self._times, self._free
         assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
         assert all(a < b for a, b in itertools.pairwise(times)), "times strictly increase"
+        assert type(self.capacity) is int and self.capacity >= 1, "capacity an int >= 1"
+        assert all(-math.inf < t < math.inf for t in times), "times finite"
+        assert all(type(f) is int for f in free), "free counts are ints"
         assert all(0 <= f <= self.capacity for f in free), "free within [0, capacity]"
         assert free[-1] == self.capacity, "everything is free after the last step"
         assert all(a != b for a, b in itertools.pairwise(free)), "adjacent steps differ"
