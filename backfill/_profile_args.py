@@ -127,6 +127,8 @@ def jobs(
     """
     w = widths(method, widths_)
     d, c = np.asarray(durations), np.asarray(currents)
+    if d.dtype.kind not in "fiu" or c.dtype.kind not in "fiu":
+        raise _refuse(method, "durations and currents must be arrays of numbers", w, f"{d.dtype}, {c.dtype}")
     if not w.shape == d.shape == c.shape:
         shapes = f"{w.shape}, {d.shape} and {c.shape}"
         raise _refuse(method, "widths, durations and currents must be three arrays of one length", w, shapes)
