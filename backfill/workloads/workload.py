@@ -342,12 +342,12 @@ def _check_records(records: npt.NDArray[np.void]) -> None:
     """Check every row of a workload as :class:`Job` would, in bulk: O(n), a few numpy passes a column.
 
     Raises the error :class:`Job` would raise for the first row (in the array's order) that breaks a
-    rule, naming that job and its first bad field in SWF order.
+    rule, naming that job and its first bad field in the order :class:`Job` checks them.
     """
     if not len(records):
         return
-    first: tuple[int, int] | None = None  # (row, field's SWF position) of the earliest bad value
-    for k, name in enumerate(SWF_FIELDS):
+    first: tuple[int, int] | None = None  # (row, field's position in Job) of the earliest bad value
+    for k, name in enumerate(_JOB_FIELDS):
         column = records[name]
         lo, hi = column.min(), column.max()
         if name in _FLOAT_FIELDS:
@@ -372,13 +372,13 @@ def _check_records(records: npt.NDArray[np.void]) -> None:
                 continue
             bad = (column <= -MAX_INT) | (column >= MAX_INT)
         rows = np.flatnonzero(bad)
-        if rows.size and (first is None or int(rows[0]) < first[0]):
+        if rows.size and (first is None or int(rows[0]) < first[0]):  # ties: the earlier field
             first = (int(rows[0]), k)
     if first is None:
         return
     row, k = first
     job_id = int(records["id"][row])
-    name = SWF_FIELDS[k]
+    name = _JOB_FIELDS[k]
     value = records[name][row].item()
     # The scalar check words the error, so a workload and a job say the same thing.
     check = _check_real if name in _FLOAT_FIELDS else _check_int
