@@ -105,6 +105,10 @@ class Profile:
             (4, 1, 4)
         """
         time = _args.time("free_at", time)
+        return self._free_at(time)
+
+    def _free_at(self, time: float) -> int:
+        """:meth:`free_at` without checking its argument."""
         return self._free[max(bisect_right(self._times, time) - 1, 0)]
 
     def min_free(self, start: float, end: float) -> int:
@@ -161,6 +165,10 @@ class Profile:
             (5, None, 7)
         """
         start, end, processors = _args.interval_width("first_below", start, end, processors)
+        return self._first_below(start, end, processors)
+
+    def _first_below(self, start: float, end: float, processors: int) -> float | None:
+        """:meth:`first_below` without checking its arguments."""
         if not end > start:
             return None
         if (compiled := kernel.KERNEL) is not None:
@@ -193,6 +201,12 @@ class Profile:
         """
         time, since = _args.time("free_run_start", time), _args.time("free_run_start", since, "since")
         widths = _args.widths("free_run_start", widths)
+        return self._free_run_start(time, widths, since)
+
+    def _free_run_start(
+        self, time: float, widths: npt.NDArray[np.int64], since: float
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`free_run_start` without checking its arguments."""
         times = self._times
         if since < times[0]:
             since = times[0]
@@ -226,6 +240,12 @@ class Profile:
         """
         time, until = _args.time("free_run_end", time), _args.time("free_run_end", until, "until")
         widths = _args.widths("free_run_end", widths)
+        return self._free_run_end(time, widths, until)
+
+    def _free_run_end(
+        self, time: float, widths: npt.NDArray[np.int64], until: float
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`free_run_end` without checking its arguments."""
         times = self._times
         if time < times[0]:
             time = times[0]
@@ -264,6 +284,10 @@ class Profile:
             (0, 30, 10)
         """
         time, processors, duration = _args.search("earliest_fit", time, processors, duration)
+        return self._earliest_fit(time, processors, duration)
+
+    def _earliest_fit(self, time: float, processors: int, duration: float) -> float:
+        """:meth:`earliest_fit` without checking its arguments (but the width, against the capacity)."""
         if processors > self.capacity:
             raise ProfileError(
                 f"Profile.earliest_fit: {processors} processors exceed the capacity {self.capacity}"
@@ -328,6 +352,12 @@ class Profile:
         current = _args.time("earliest_move", current, "current")
         if before is not None:
             before = _args.bound("earliest_move", before)
+        return self._earliest_move(time, processors, duration, current, before)
+
+    def _earliest_move(
+        self, time: float, processors: int, duration: float, current: float, before: float | None = None
+    ) -> float | None:
+        """:meth:`earliest_move` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_move(
                 self, time, processors, duration, current, current if before is None else before
@@ -397,6 +427,16 @@ class Profile:
         """
         time = _args.time("earliest_moves", time)
         widths, durations, currents = _args.jobs("earliest_moves", widths, durations, currents)
+        return self._earliest_moves(time, widths, durations, currents)
+
+    def _earliest_moves(
+        self,
+        time: float,
+        widths: npt.NDArray[np.int64],
+        durations: npt.NDArray[np.float64],
+        currents: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`earliest_moves` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             floats = np.asarray(durations, np.float64), np.asarray(currents, np.float64)
             return compiled.earliest_moves(self, time, np.asarray(widths, np.int64), *floats)
@@ -460,7 +500,7 @@ class Profile:
             # only a search tells where such a job fits.
             unsure = a_ok & ~a_fits & (run_start[a] < np.minimum(best, current))
             for k in jobs[unsure].tolist():
-                found = self.earliest_move(time, w, float(durations[k]), float(currents[k]))
+                found = self._earliest_move(time, w, float(durations[k]), float(currents[k]))
                 moves[k] = np.inf if found is None else found
         return moves
 
@@ -515,6 +555,10 @@ class Profile:
             backfill.profile.ProfileError: Profile.reserve: processors must be an int >= 0, got -2
         """
         start, end, processors = _args.interval_width("reserve", start, end, processors)
+        self._reserve(start, end, processors)
+
+    def _reserve(self, start: float, end: float, processors: int) -> None:
+        """:meth:`reserve` without checking its arguments (but against the origin and the free counts)."""
         if not end > start:
             return
         if start < self._times[0]:
@@ -541,6 +585,10 @@ class Profile:
             [(0, 1), (4, 4)]
         """
         start, end, processors = _args.interval_width("release", start, end, processors)
+        self._release(start, end, processors)
+
+    def _release(self, start: float, end: float, processors: int) -> None:
+        """:meth:`release` without checking its arguments (but against the origin and the capacity)."""
         if not end > start:
             return
         if start < self._times[0]:
@@ -580,17 +628,21 @@ move: 4 of 4 are free there
         """
         start, processors, duration = _args.search("move", start, processors, duration, "start")
         new = _args.time("move", new, "new")
-        if not duration > 0:
+        if duration > 0:
+            end = start + duration
+            highest = self._max_free(start, end)
+            if highest + processors > self.capacity:
+                raise ProfileError(
+                    f"Profile.move: no reservation of {processors} processors over [{start:g}, {end:g}) "
+                    f"to move: {highest} of {self.capacity} are free there"
+                )
+        self._move(start, new, duration, processors)
+
+    def _move(self, start: float, new: float, duration: float, processors: int) -> None:
+        """:meth:`move` of a reservation known to be there, without checking the arguments."""
+        if not duration > 0 or new == start:
             return
         end = start + duration
-        highest = self._max_free(start, end)
-        if highest + processors > self.capacity:
-            raise ProfileError(
-                f"Profile.move: no reservation of {processors} processors over [{start:g}, {end:g}) to "
-                f"move: {highest} of {self.capacity} are free there"
-            )
-        if new == start:
-            return
         new_end = new + duration
         if new < self._times[0]:
             raise ProfileError(f"time {new} is before the profile origin {self._times[0]}")
@@ -627,6 +679,10 @@ move: 4 of 4 are free there
             [(6, 1), (10, 4)]
         """
         time = _args.time("advance", time)
+        self._advance(time)
+
+    def _advance(self, time: float) -> None:
+        """:meth:`advance` without checking its argument."""
         times = self._times
         if time <= times[0]:
             return
