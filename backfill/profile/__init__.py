@@ -19,8 +19,9 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
-import backfill._profile_args as _args
 import backfill.kernel as kernel
+import backfill.profile._args as _args
+import backfill.profile._search as _search
 from backfill.errors import BackfillError
 
 __all__ = ["Profile", "ProfileError"]
@@ -207,20 +208,7 @@ class Profile:
         self, time: float, widths: npt.NDArray[np.int64], since: float
     ) -> npt.NDArray[np.float64]:
         """:meth:`free_run_start` without checking its arguments."""
-        times = self._times
-        if since < times[0]:
-            since = times[0]
-        if not since < time:
-            return np.full(len(widths), float(since))
-        i = bisect_right(times, since) - 1
-        j = bisect_left(times, time, i)  # steps i..j-1 start before ``time``
-        self.examined += j - i
-        # Suffix minima are nondecreasing: each width's first step from which every step up to
-        # ``time`` has room is one binary search.
-        room = np.minimum.accumulate(np.array(self._free[i:j])[::-1])[::-1]
-        first = np.searchsorted(room, widths, side="left")
-        starts = np.array([*times[i:j], time], dtype=np.float64)[first]
-        return np.maximum(starts, since)
+        return _search.free_run_start(self, time, widths, since)
 
     def free_run_end(
         self, time: float, widths: npt.NDArray[np.int64], until: float
@@ -246,19 +234,7 @@ class Profile:
         self, time: float, widths: npt.NDArray[np.int64], until: float
     ) -> npt.NDArray[np.float64]:
         """:meth:`free_run_end` without checking its arguments."""
-        times = self._times
-        if time < times[0]:
-            time = times[0]
-        if not time < until:
-            return np.full(len(widths), float(until))
-        i = bisect_right(times, time) - 1
-        j = bisect_left(times, until, i)  # steps i..j-1 start before ``until``
-        self.examined += j - i
-        # Negated prefix minima are nondecreasing: one binary search per width again.
-        room = np.minimum.accumulate(np.array(self._free[i:j]))
-        first = np.searchsorted(-room, -widths, side="right")
-        ends = np.array([*times[i:j], until], dtype=np.float64)[first]
-        return np.maximum(ends, time)
+        return _search.free_run_end(self, time, widths, until)
 
     def _span(self, start: float, end: float) -> tuple[int, int]:
         """Indices ``i, j`` of the steps covering ``[start, end)``: ``free[i:j]``, never empty."""
@@ -294,30 +270,7 @@ class Profile:
             )
         if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_fit(self, time, processors, duration)
-        times = self._times
-        free = self._free
-        n = len(times)
-        if time < times[0]:
-            time = times[0]
-        if not duration > 0:
-            return time
-        i = first = bisect_right(times, time) - 1
-        start = time
-        while True:
-            while free[i] < processors:
-                i += 1
-                start = times[i]
-            end = start + duration
-            j = i + 1
-            while j < n and times[j] < end:
-                if free[j] < processors:
-                    break
-                j += 1
-            else:
-                # The scan only moves forward, so the steps looked at are those from first to j.
-                self.examined += j - first
-                return start
-            i = j
+        return _search.earliest_fit(self, time, processors, duration)
 
     def earliest_move(
         self,
@@ -362,41 +315,7 @@ class Profile:
             return compiled.earliest_move(
                 self, time, processors, duration, current, current if before is None else before
             )
-        # Past ``current`` the job's own reservation covers it, so a window that starts earlier needs
-        # the processors free only until ``min(start + duration, current)``.
-        times = self._times
-        free = self._free
-        if time < times[0]:
-            time = times[0]
-        bound = current if before is None or before > current else before
-        if not time < bound:
-            return None
-        if not duration > 0:
-            return time
-        i = bisect_right(times, time) - 1
-        k = bisect_left(times, bound, i)  # steps i..k-1 are where a start can be
-        self.examined += k - i
-        # Most jobs in a compression cannot move; one C-level max rules them out without a loop.
-        if max(free[i:k]) < processors:
-            return None
-        while i < k:
-            if free[i] < processors:
-                i += 1
-                continue
-            start = times[i] if times[i] > time else time
-            end = start + duration
-            if end > current:
-                end = current
-            j = bisect_left(times, end, i + 1)
-            self.examined += j - i - 1
-            if j == i + 1 or min(free[i + 1 : j]) >= processors:
-                return start
-            # Jump past the last step in the window that is too full: no start before it can work.
-            j -= 1
-            while free[j] >= processors:
-                j -= 1
-            i = j + 1
-        return None
+        return _search.earliest_move(self, time, processors, duration, current, before)
 
     def earliest_moves(
         self,
@@ -440,69 +359,7 @@ class Profile:
         if (compiled := kernel.KERNEL) is not None:
             floats = np.asarray(durations, np.float64), np.asarray(currents, np.float64)
             return compiled.earliest_moves(self, time, np.asarray(widths, np.int64), *floats)
-        times = self._times
-        if time < times[0]:
-            time = times[0]
-        moves = np.full(len(widths), np.inf)
-        live = currents > time
-        if not live.any():
-            return moves
-        instant = live & ~(durations > 0)
-        moves[instant] = time  # a zero duration occupies nothing, as in earliest_move
-        live &= ~instant
-        if not live.any():
-            return moves
-        horizon = float(currents[live].max())
-        i = bisect_right(times, time) - 1
-        j = bisect_left(times, horizon, i)  # steps i..j-1 start before every window ends
-        start = np.array(times[i:j], dtype=np.float64)
-        start[0] = time
-        after = np.append(start, np.inf)  # the last step reaches past every window
-        room = np.array(self._free[i:j])
-        # A run length computed by subtraction can differ from the search's start + duration by
-        # rounding; these bound that difference generously.
-        slack = 8 * np.finfo(np.float64).eps * (abs(horizon) + float(durations[live].max()))
-        # Jobs grouped by width, each group with one pass over the steps.
-        index = np.flatnonzero(live)
-        index = index[np.argsort(widths[index], kind="stable")]
-        sorted_widths = widths[index]
-        groups = np.split(index, np.flatnonzero(sorted_widths[1:] != sorted_widths[:-1]) + 1)
-        self.examined += (j - i) * len(groups)
-        size = room.size
-        for jobs in groups:
-            w = int(widths[jobs[0]])
-            ok = room >= w
-            # Runs of steps with room: every other segment between changes, from the first if it
-            # has room, else from the second.
-            edges = np.concatenate(([0], np.flatnonzero(ok[1:] != ok[:-1]) + 1, [size]))
-            first = 0 if ok[0] else 1
-            run_start = start[edges[first:-1:2]]
-            if not run_start.size:
-                continue
-            run_end = after[edges[first + 1 :: 2]]
-            d = durations[jobs]
-            current = currents[jobs]
-            # The first run that may be long enough (runs before it are too short by more than
-            # rounding), tested as the search tests a window, and the run that reaches the job's own
-            # reservation, if one does (a window that ends there needs no more room).
-            longest = np.maximum.accumulate(run_end - run_start)
-            a = np.minimum(np.searchsorted(longest, d - slack, side="left"), run_start.size - 1)
-            a_ok = longest[a] >= d - slack
-            a_fits = run_start[a] + d <= run_end[a]
-            b = np.searchsorted(run_start, current, side="left") - 1
-            b_ok = (b >= 0) & (run_end[np.maximum(b, 0)] >= current)
-            best = np.minimum(
-                np.where(a_ok & a_fits, run_start[a], np.inf),
-                np.where(b_ok, run_start[np.maximum(b, 0)], np.inf),
-            )
-            moves[jobs] = np.where(best < current, best, np.inf)
-            # A candidate run that rounding may have let through, with no answer earlier than it:
-            # only a search tells where such a job fits.
-            unsure = a_ok & ~a_fits & (run_start[a] < np.minimum(best, current))
-            for k in jobs[unsure].tolist():
-                found = self._earliest_move(time, w, float(durations[k]), float(currents[k]))
-                moves[k] = np.inf if found is None else found
-        return moves
+        return _search.earliest_moves(self, time, widths, durations, currents)
 
     # -- updates -------------------------------------------------------------------------------------
 
