@@ -277,3 +277,11 @@ def test_the_simulator_builds_jobs_with_their_changed_values() -> None:
     simulate(w, Watch())
     assert [(j.id, j.runtime, j.estimate) for j in seen] == [(1, 30.0, 30.0), (2, 5.0, 5.0)]
     assert all(type(j.estimate) is float and type(j.processors) is int for j in seen)
+
+
+def test_a_checked_row_becomes_the_job_it_describes() -> None:
+    # The trusted path (no checks) puts every SWF field where the checked constructor does.
+    row = (7, 10.0, 3.0, 30.0, 2, 4.0, 5.0, 6, 60.0, 8.0, 1, 9, 10, 11, 12, 13, 14, 15.0)
+    w = Workload.from_records(np.array([row], dtype=JOB_DTYPE), 4)
+    assert w[0] == next(iter(w)) == w[:1][0] == Job.from_swf_fields(row)
+    assert w[0].swf_fields() == row

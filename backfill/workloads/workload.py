@@ -132,6 +132,7 @@ _JOB_FIELDS: tuple[str, ...] = (
     "think_time",
 )
 _CHECKS = tuple((name, _check_real if name in _FLOAT_FIELDS else _check_int) for name in _JOB_FIELDS)
+_USUAL_TYPES = tuple(float if name in _FLOAT_FIELDS else int for name in _JOB_FIELDS)
 
 
 @attrs.frozen(init=False)
@@ -228,6 +229,23 @@ class Job:
             preceding_job,
             think_time,
         )
+        # The usual job (ints where ints go, floats where floats go, all in range) takes one test;
+        # any other goes field by field, which converts numpy numbers and names what is wrong. A sum
+        # of the other real fields is finite only if each is (an overflow just takes the long way).
+        if (
+            tuple(map(type, values)) == _USUAL_TYPES
+            and -MAX_INT < id < MAX_INT
+            and 0 <= submit <= MAX_TIME
+            and (0 <= processors < MAX_INT or processors == -1)
+            and (0 <= runtime <= MAX_TIME or runtime == -1)
+            and (0 <= estimate <= MAX_TIME or estimate == -1)
+            and min(user, group, requested_processors, status, executable, queue, partition) > -MAX_INT
+            and max(user, group, requested_processors, status, executable, queue, partition) < MAX_INT
+            and -MAX_INT < preceding_job < MAX_INT
+            and math.isfinite(wait + cpu_time + memory + requested_memory + think_time)
+        ):
+            self.__attrs_init__(*values)
+            return
         job_id = _check_int(id, "id", None)
         checked: list[Any] = [
             check(v, name, job_id) for (name, check), v in zip(_CHECKS, values, strict=True)
@@ -293,48 +311,10 @@ def job_from_row(row: tuple[Any, ...] | list[Any]) -> Job:
     The simulator builds one job per submission: the rows were checked, in bulk, when the workload
     was built, so checking each job again would only cost time.
     """
-    (
-        id_,
-        submit,
-        wait,
-        runtime,
-        processors,
-        cpu_time,
-        memory,
-        req_procs,
-        estimate,
-        req_mem,
-        status,
-        user,
-        group,
-        executable,
-        queue,
-        partition,
-        preceding,
-        think,
-    ) = row
+    # The SWF fields by their initials, unpacked into names (on the hot path, no tuple is built).
+    i, s, w, r, p, c, m, rp, e, rm, st, u, g, x, q, pa, pj, t = row
     job: Job = _new(Job)
-    _store(
-        job,
-        id_,
-        submit,
-        processors,
-        runtime,
-        estimate,
-        user,
-        group,
-        wait,
-        cpu_time,
-        memory,
-        req_procs,
-        req_mem,
-        status,
-        executable,
-        queue,
-        partition,
-        preceding,
-        think,
-    )
+    _store(job, i, s, p, r, e, u, g, w, c, m, rp, rm, st, x, q, pa, pj, t)
     return job
 
 
