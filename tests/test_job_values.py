@@ -103,6 +103,7 @@ def test_the_limits_themselves_are_accepted() -> None:
     j = job(id=-(2**53) + 1, submit=MAX_TIME, processors=-1, runtime=-1, estimate=MAX_TIME, wait=-1e300)
     assert (j.submit, j.processors, j.runtime, j.estimate) == (MAX_TIME, -1, -1.0, MAX_TIME)
     assert job(processors=0, runtime=0.0, estimate=0.0).processors == 0
+    assert job(wait=1e308, memory=1e308).memory == 1e308  # their sum overflows: each is still finite
 
 
 def test_evolve_checks_as_the_constructor_does() -> None:
