@@ -110,7 +110,7 @@ def _check_real(value: Any, field: str, job_id: int | None) -> float:
     return v
 
 
-#: The fields in :class:`Job`'s attribute (constructor) order, and where each is in an SWF row.
+#: The fields in :class:`Job`'s attribute (constructor) order, which is the order they are checked in.
 _JOB_FIELDS: tuple[str, ...] = (
     "id",
     "submit",
