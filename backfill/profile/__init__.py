@@ -45,7 +45,8 @@ class Profile:
     Every public method checks its arguments in O(1) and raises :class:`ProfileError` for one no
     profile takes, leaving the profile unchanged: times must be finite numbers, processor counts ints
     (numpy integers too; never bool or float) >= 0, durations finite and >= 0, and an interval's end
-    not before its start.
+    not before its start. Each has an unchecked private twin (``_reserve``, ``_earliest_fit``, ...),
+    which the library's schedulers call with the values of jobs checked when they entered.
 
     Args:
         capacity: Number of processors of the machine: an int >= 1.
