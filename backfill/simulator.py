@@ -31,11 +31,12 @@ from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
-from backfill.workloads.workload import Job, Workload, job_from_row
+from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
 __all__ = ["Simulator", "simulate"]
 
 _COMPLETE = 0
+_RUNTIME, _ESTIMATE = SWF_FIELDS.index("runtime"), SWF_FIELDS.index("estimate")
 _WAKEUP = 2
 
 OverrunPolicy = Literal["raise_estimate", "kill"]
@@ -225,10 +226,14 @@ class Simulator:
         self._take = None
 
     def _job(self, i: int) -> Job:
-        job = job_from_row(self.workload.records[i].tolist())
+        # The workload checked its rows when it was built, and a changed runtime or estimate is a
+        # runtime of a kept row: each job is built without checking it again.
+        row = self.workload.records[i].tolist()
         if self._changed[i]:
-            job = attrs.evolve(job, runtime=self._runtime[i], estimate=self._estimate[i])
-        return job
+            row = list(row)
+            row[_RUNTIME] = self._runtime[i]
+            row[_ESTIMATE] = self._estimate[i]
+        return job_from_row(row)
 
     def _complete_due(self, now: float) -> None:
         heap = self._heap

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from unittest import mock
 
+import numpy as np
 from hypothesis import strategies as st
 
 from backfill.schedulers import _long_queues
@@ -13,9 +14,10 @@ from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.protocol import Scheduler
 from backfill.schedulers.registry import SCHEDULERS
 from backfill.testing import workloads
-from backfill.workloads.workload import Job, Workload
+from backfill.workloads.limits import MAX_INT, MAX_TIME
+from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Job, Workload
 
-__all__ = ["make", "narrow", "narrow_jobs", "workloads"]
+__all__ = ["job_rows", "make", "narrow", "narrow_jobs", "workloads"]
 
 
 def make(*specs: tuple[float, int, float, float], size: int) -> Workload:
@@ -66,3 +68,37 @@ def narrowing_everything() -> Iterator[None]:
     """
     with mock.patch.object(_long_queues, "NARROW", -1), mock.patch.object(_long_queues, "PER_WIDTH", 0):
         yield
+
+
+# Values at and just past the edges of the rules a job's values follow (see backfill.Job).
+_EDGES = {
+    "int": [-1, 0, MAX_INT - 1, MAX_INT, -MAX_INT + 1, -MAX_INT, 2**62],
+    "processors": [-1, 0, MAX_INT - 1, -2, MAX_INT],
+    "time": [0.0, -1.0, MAX_TIME, float(np.nextafter(MAX_TIME, np.inf)), -0.5, 1e17, float("nan")],
+    "real": [-1e300, 1e300, float("nan"), float("inf"), float("-inf")],
+}
+
+
+def _kind(name: str) -> str:
+    if name == "processors":
+        return name
+    if name in ("submit", "runtime", "estimate"):
+        return "time"
+    return "int" if JOB_DTYPE[name].kind == "i" else "real"
+
+
+@st.composite
+def job_rows(draw: st.DrawFn, max_rows: int = 6) -> list[tuple[object, ...]]:
+    """Rows of :data:`JOB_DTYPE` values in SWF order, ids 1, 2, ...: valid, with 0-2 values set at or
+    just past the edge of a rule, any field (ids only past it, so they stay distinct).
+    """
+    rows = []
+    for i in range(draw(st.integers(1, max_rows))):
+        row: dict[str, object] = dict.fromkeys(SWF_FIELDS, -1.0)
+        row |= {"id": i + 1, "submit": float(draw(st.integers(0, 9))), "processors": 1, "status": 1}
+        row |= {name: -1 for name in SWF_FIELDS if JOB_DTYPE[name].kind == "i" and name not in row}
+        for name in draw(st.lists(st.sampled_from(SWF_FIELDS), max_size=2)):
+            edges = [MAX_INT, -MAX_INT, 2**62] if name == "id" else _EDGES[_kind(name)]
+            row[name] = draw(st.sampled_from(edges))
+        rows.append(tuple(row[name] for name in SWF_FIELDS))
+    return rows

@@ -112,14 +112,16 @@ def test_trimming_the_freed_log_keeps_every_decision() -> None:
 
 def test_narrowing_is_exercised_on_a_busy_workload() -> None:
     # Narrowing every vacated interval, on a workload where that certainly happens, and often. The
-    # profile's own free_run_start and earliest_moves are counted, so this runs the pure-Python
-    # narrowing; tests/test_kernel.py compares the kernel's with it.
+    # profile's own free_run_start and earliest_moves are counted (their unchecked twins, which the
+    # schedulers call), so this runs the pure-Python narrowing; tests/test_kernel.py compares the
+    # kernel's with it.
     from backfill import lublin_feitelson
     from backfill.kernel import pure_python
 
     w = lublin_feitelson(300, machine_size=16, seed=3, estimates="f-model").scaled(1.6)
-    narrowed = mock.patch.object(Profile, "free_run_start", autospec=True, side_effect=Profile.free_run_start)
-    passes = mock.patch.object(Profile, "earliest_moves", autospec=True, side_effect=Profile.earliest_moves)
+    runs, moves = Profile._free_run_start, Profile._earliest_moves
+    narrowed = mock.patch.object(Profile, "_free_run_start", autospec=True, side_effect=runs)
+    passes = mock.patch.object(Profile, "_earliest_moves", autospec=True, side_effect=moves)
     for scheduler, naive in ((PC(sjf), NaivePC(sjf)), (DC(ljf), NaiveDC(ljf))):
         with pure_python(), narrowing_everything(), narrowed as calls, passes as pass_calls:
             fast = simulate(w, scheduler)

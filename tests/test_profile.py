@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -12,6 +16,9 @@ from naive import NaiveProfile
 from backfill.profile import Profile, ProfileError
 
 CAPACITY = 6
+BAD_TIMES: list[Any] = [math.nan, math.inf, -math.inf, "3", None]
+BAD_WIDTHS: list[Any] = [-1, 2.5, 2.0, True, np.float64(2.0), "2", None]
+BAD_DURATIONS: list[Any] = [math.nan, math.inf, -1.0, "1", None]
 times = st.integers(min_value=0, max_value=40)
 widths = st.integers(min_value=1, max_value=CAPACITY)
 durations = st.integers(min_value=0, max_value=15)
@@ -110,6 +117,53 @@ class ProfileMachine(RuleBasedStateMachine):
             with pytest.raises(ProfileError):
                 self.profile.move(s, new, e - s, p)
             self.model.intervals.append((s, e, p))
+
+    @rule(data=st.data(), t=times, d=st.integers(1, 15), p=widths)
+    def bad_arguments_change_nothing(self, data: st.DataObject, t: int, d: int, p: int) -> None:
+        t = max(t, self.model.origin)
+        time = data.draw(st.sampled_from(BAD_TIMES), label="time")
+        width = data.draw(st.sampled_from([-p, *BAD_WIDTHS]), label="width")
+        duration = data.draw(st.sampled_from(BAD_DURATIONS), label="duration")
+        calls: list[Callable[[Profile], object]] = [
+            lambda q: q.reserve(t + d, t, p),
+            lambda q: q.release(t + d, t, p),
+            lambda q: q.reserve(t, t + d, width),
+            lambda q: q.release(t, t + d, width),
+            lambda q: q.reserve(time, t + d, p),
+            lambda q: q.release(t, time, p),
+            lambda q: q.move(t, t + 1, d, width),
+            lambda q: q.move(time, t, d, p),
+            lambda q: q.move(t, time, d, p),
+            lambda q: q.move(t, t + 1, duration, p),
+            lambda q: q.earliest_fit(time, p, d),
+            lambda q: q.earliest_fit(t, width, d),
+            lambda q: q.earliest_fit(t, p, duration),
+            lambda q: q.earliest_move(t, p, duration, current=t + d),
+            lambda q: q.earliest_move(t, width, d, current=t + d),
+            lambda q: q.earliest_move(t, p, d, current=time),
+            lambda q: q.earliest_moves(t, np.array([p]), np.array([duration]), np.array([t + d])),
+            lambda q: q.advance(time),
+            lambda q: q.free_at(time),
+            lambda q: q.min_free(t + d, t),
+            lambda q: q.max_free(t, time),
+            lambda q: q.first_below(t, t + d, width),
+            lambda q: q.free_run_end(t, np.array([p]), until=time),
+        ]
+        call = data.draw(st.sampled_from(calls), label="call")
+        before, examined = list(self.profile), self.profile.examined
+        with pytest.raises(ProfileError, match=r"^Profile\.\w+: "):
+            call(self.profile)
+        assert list(self.profile) == before and self.profile.examined == examined
+
+    @rule(s=times, d=st.integers(1, 15), p=widths, new=times)
+    def moving_what_is_not_there_is_refused(self, s: int, d: int, p: int, new: int) -> None:
+        s = max(s, self.model.origin)
+        points = {s} | {x for a, b, _ in self.model.intervals for x in (a, b) if s < x < s + d}
+        assume(max(self.model.free_at(x) for x in points) + p > CAPACITY)
+        before = list(self.profile)
+        with pytest.raises(ProfileError, match="no reservation of"):
+            self.profile.move(s, new, d, p)
+        assert list(self.profile) == before
 
     @rule(dt=st.integers(0, 10))
     def advance(self, dt: int) -> None:
@@ -239,3 +293,67 @@ def test_reserving_at_earliest_fit_never_fails(jobs: list[tuple[int, int, int]])
         p._check()
     # Each planned job adds at most two breakpoints.
     assert len(p) <= 2 * len(jobs) + 1
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        # Each of these did nothing, or something wrong, without a word.
+        (lambda p: p.reserve(0, 10, -2), "Profile.reserve: processors must be an int >= 0, got -2"),
+        (lambda p: p.reserve(10, 0, 2), "Profile.reserve: end must be at or after start (10), got 0"),
+        (lambda p: p.earliest_fit(0, 2, math.nan), "Profile.earliest_fit: duration must be a finite number"),
+        (lambda p: p.move(0, 5, 10, 2), "Profile.move: no reservation of 2 processors over [0, 10) to move"),
+        (lambda p: p.reserve(0, 10, 2.5), "Profile.reserve: processors must be an int >= 0, got 2.5"),
+        (lambda p: p.reserve(0, math.nan, 2), "Profile.reserve: end must be a finite number, got nan"),
+        (lambda p: p.release(0, 10, True), "Profile.release: processors must be an int >= 0, got True"),
+        (lambda p: p.advance(math.inf), "Profile.advance: time must be a finite number, got inf"),
+        (lambda p: p.free_at(math.nan), "Profile.free_at: time must be a finite number, got nan"),
+        (
+            lambda p: p.earliest_move(0, 2, 5, current=math.nan),
+            "Profile.earliest_move: current must be a finite number, got nan",
+        ),
+        (
+            lambda p: p.earliest_move(0, 2, 5, current=9, before=math.nan),
+            "Profile.earliest_move: before must be a number (inf: no bound) or None, got nan",
+        ),
+        (lambda p: Profile(0), "Profile.__init__: capacity must be an int >= 1, got 0"),
+        (lambda p: Profile(8.0), "Profile.__init__: capacity must be an int >= 1, got 8.0"),  # type: ignore[arg-type]
+        (lambda p: Profile(8, origin=math.nan), "Profile.__init__: origin must be a finite number, got nan"),
+        (
+            lambda p: p.earliest_moves(0, np.array([2, 1]), np.array([5.0, math.nan]), np.array([9.0, 9.0])),
+            "Profile.earliest_moves: each job needs a width >= 0, a finite duration >= 0 and a finite start, "
+            "got job 1: (1, nan, 9.0)",
+        ),
+        (
+            lambda p: p.earliest_moves(0, np.array([2.0]), np.array([5.0]), np.array([9.0])),
+            "Profile.earliest_moves: widths must be a one-dimensional array of ints, got float64 (1,)",
+        ),
+    ],
+)
+def test_an_argument_no_profile_takes_is_refused(call: Callable[[Profile], object], message: str) -> None:
+    p = Profile(8)
+    p.reserve(20, 30, 4)
+    before = list(p)
+    with pytest.raises(ProfileError) as caught:
+        call(p)
+    assert str(caught.value).startswith(message)
+    assert list(p) == before
+    p._check()
+
+
+def test_numpy_widths_are_taken_as_ints() -> None:
+    p = Profile(np.int64(8))
+    p.reserve(np.float64(0), 10, np.int64(3))
+    p.move(0, np.float64(5), 10, np.int32(3))
+    assert list(p) == [(0, 8), (5, 5), (15, 8)]
+    p._check()
+    assert type(p.capacity) is int and all(type(f) is int for _, f in p)
+
+
+def test_a_move_checks_the_reservation_is_there_even_in_place() -> None:
+    p = Profile(8)
+    p.reserve(0, 10, 3)
+    p.move(0, 0, 10, 3)  # in place: nothing to do
+    with pytest.raises(ProfileError, match=r"over \[0, 12\) to move: 8 of 8 are free there"):
+        p.move(0, 0, 12, 3)
+    assert list(p) == [(0, 5), (10, 8)]

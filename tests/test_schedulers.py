@@ -16,6 +16,7 @@ from backfill import (
     CategoryThresholds,
     Conservative,
     Job,
+    JobError,
     LookaheadSlack,
     ParameterError,
     RelShare,
@@ -220,10 +221,13 @@ def test_easy_counts_every_job_ending_at_the_shadow_time_as_extra() -> None:
 
 
 def test_estimates_that_are_unknown_or_not_a_number() -> None:
-    w = make((0, 1, 5, float("nan")), (0, 1, 5, -1), (0, 1, 5, 5), size=2)
+    # A NaN estimate never reaches a simulation: the job refuses it where it enters.
+    with pytest.raises(JobError, match="job 1: estimate must be"):
+        make((0, 1, 5, float("nan")), size=2)
+    w = make((0, 1, 5, -1), (0, 1, 5, 5), size=2)
     for overrun in ("raise_estimate", "kill"):
         result = simulate(w, Conservative(), overrun=overrun)  # type: ignore[arg-type]
         validate_schedule(result)
-        assert dict(result.rejected) == {1: "estimate is not a number"}
+        assert dict(result.rejected) == {}
         assert dict(result.altered) == {"estimate_from_runtime": 1}
-        assert result.estimate[1] == 5 and result.end.tolist()[1:] == [5, 5]
+        assert result.estimate[0] == 5 and result.end.tolist() == [5, 5]

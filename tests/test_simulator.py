@@ -128,7 +128,7 @@ def test_every_run_accounts_for_every_job() -> None:
 
 
 def test_rejected_jobs_are_reported_with_a_reason() -> None:
-    w = make((0, 5, 1, 1), (0, 0, 1, 1), (0, 1, -3, 1), (0, 1, 1, 1), size=4)
+    w = make((0, 5, 1, 1), (0, 0, 1, 1), (0, 1, -1, 1), (0, 1, 1, 1), size=4)
     result = simulate(w, EASY())
     validate_schedule(result)
     assert dict(result.rejected) == {

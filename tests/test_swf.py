@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backfill.errors import BackfillError, ParameterError, SWFError
+from backfill.errors import BackfillError, JobError, ParameterError, SWFError
 from backfill.workloads import swf as swf_module
 from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.swf import MAX_LINE_LENGTH, CleaningPolicy, ReadReport, read_swf, write_swf
@@ -693,7 +693,8 @@ def test_write_rejects_bad_wait_and_non_finite_values() -> None:
         write_swf(io.StringIO(), w, wait=[1.0, np.inf, 2.0])
     records = w.records.copy()
     records["runtime"][1] = np.nan
-    with pytest.raises(SWFError, match="job 2: runtime is nan"):
+    # A workload holds no such value: it is refused where it enters, before any writing.
+    with pytest.raises(JobError, match="job 2: runtime must be"):
         write_swf(io.StringIO(), Workload(records, 8))
 
 

@@ -37,9 +37,11 @@ Spec = tuple[float, int, float, float, int, int]
 def schedule_of(specs: list[Spec], size: int, *, name: str = "hand") -> Schedule:
     """A schedule given outright (the measures do not need it to respect the capacity)."""
     specs = sorted(specs, key=lambda x: x[0])
+    # A job that never ran (NaN start and end) has SWF's unknown runtime and estimate, -1.
     jobs = [
-        Job(id=i + 1, submit=sub, processors=w, runtime=e - b, estimate=e - b, user=u, group=g)
+        Job(id=i + 1, submit=sub, processors=w, runtime=r, estimate=r, user=u, group=g)
         for i, (sub, w, b, e, u, g) in enumerate(specs)
+        for r in [-1.0 if math.isnan(e - b) else e - b]
     ]
     workload = Workload.from_jobs(jobs, size)
     start = np.array([x[2] for x in specs], dtype=np.float64)

@@ -13,6 +13,10 @@ from backfill.schedule import Schedule
 
 __all__ = ["check_reservations", "same_schedule", "validate_schedule"]
 
+#: How far a job's ``end - start`` may be from its runtime: a millisecond. Below 2**43 s (every time a
+#: job may carry, see :mod:`backfill.workloads.limits`) a float resolves it with room to spare.
+_RESOLUTION = 1e-3
+
 
 def _times(value: float) -> str:
     return "withdrawn" if np.isnan(value) else f"{value:g}"
@@ -43,8 +47,10 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
 
     Checks: every job is either rejected with a reason or started exactly once (with ``complete``; a
     partial run may leave jobs unstarted); no rejected job started; start >= submit; end = start +
-    runtime; and at no instant do the running jobs use more processors than the machine has (a job
-    occupies ``[start, end)``, so one ending at ``t`` frees its processors for one starting at ``t``).
+    runtime, and ``end - start`` is the runtime to within a millisecond (at times too large for a
+    float to resolve one, a job of positive runtime could end as it starts); and at no instant do
+    the running jobs use more processors than the machine has (a job occupies ``[start, end)``, so
+    one ending at ``t`` frees its processors for one starting at ``t``).
 
     Examples:
         >>> from backfill import Job, Workload, simulate
@@ -82,6 +88,15 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
     wrong = np.flatnonzero(finished & (end != start + schedule.runtime))
     if wrong.size:
         fail("completion differs from start + runtime", wrong)
+    # At 1e17 s, start + 5 == start: the test above passes a job that ran for no time at all.
+    with np.errstate(invalid="ignore"):
+        lasted = np.abs((end - start) - schedule.runtime) <= _RESOLUTION
+    if (off := np.flatnonzero(finished & ~lasted)).size:
+        fail(
+            "jobs ran for an end - start that differs from their runtime by more than a millisecond, "
+            "as at times too large for a float to resolve",
+            off,
+        )
     # Capacity: sweep the start/end events, ends before starts at equal times.
     procs = w.column("processors")[finished]
     t = np.concatenate([start[finished], end[finished]])

@@ -256,7 +256,7 @@ class DisplacingConservative(Conservative):
                 return None  # pragma: no cover - the caller checked the processors free now
         moves = []
         for victim in sorted(displaced, key=lambda j: arrival[j.id]):
-            new = profile.earliest_fit(now, victim.processors, victim.estimate)
+            new = profile._earliest_fit(now, victim.processors, victim.estimate)
             if new > self._limit(victim, now):
                 return None
             add(new, new + victim.estimate, -victim.processors)

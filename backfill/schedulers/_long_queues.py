@@ -183,7 +183,7 @@ class LongQueueCompression:
         origin = low if low > now else now
         end = high if high < limit else limit
         if origin < end:
-            new = self._profile.earliest_move(origin, job.processors, job.estimate, start, end)
+            new = self._profile._earliest_move(origin, job.processors, job.estimate, start, end)
             if new is not None:
                 self._no_fit_before[jid] = new
                 self._no_fit_from[jid] = -math.inf
@@ -267,14 +267,14 @@ class LongQueueCompression:
             mask = np.zeros(n, dtype=bool)
             for a, b in freed:
                 if b > now:
-                    mask |= (starts > a) & (widths <= profile.max_free(a if a > now else now, b))
+                    mask |= (starts > a) & (widths <= profile._max_free(a if a > now else now, b))
             mask &= starts > now
         first = np.flatnonzero(mask)
         if worth_a_pass(widths[first]):
             # On a long queue most candidates cannot use the space at all, each for want of a window
             # somewhere: one pass over the profile per distinct width rules them out (it asks whether a
             # job can move at all, cap or not, so it only drops jobs no search would move).
-            can = profile.earliest_moves(now, widths[first], estimates[first], starts[first])
+            can = profile._earliest_moves(now, widths[first], estimates[first], starts[first])
             first = first[can < starts[first]]
         heap = first.tolist()  # ascending, hence already a heap
         queued = bytearray(n)
@@ -362,7 +362,7 @@ class LongQueueCompression:
                     # The flags are bytearrays, for one-at-a-time reads in the loop; numpy views of
                     # them for this whole-queue test.
                     flags = np.frombuffer(cut, dtype=np.uint8) > np.frombuffer(queued, dtype=np.uint8)
-                    more = np.flatnonzero(flags & (widths <= profile.max_free(was, limit)))
+                    more = np.flatnonzero(flags & (widths <= profile._max_free(was, limit)))
                     for k in more.tolist():
                         cut[k] = 0
                         queued[k] = 1
@@ -376,7 +376,7 @@ class LongQueueCompression:
         a, b = vacated
         profile = self._profile
         starts, widths, estimates = loop.starts, loop.widths, loop.estimates
-        most = profile.max_free(a, b)
+        most = profile._max_free(a, b)
         more = np.flatnonzero((starts > a) & (widths <= most))
         if not more.size:
             return
@@ -398,16 +398,16 @@ class LongQueueCompression:
         earliest = a - estimates[more]
         since = float(earliest.min())
         since = now if now > since else since
-        earliest = np.maximum(earliest, profile.free_run_start(a, fitting, since)[which])
+        earliest = np.maximum(earliest, profile._free_run_start(a, fitting, since)[which])
         needs = np.minimum(earliest + estimates[more], starts[more])
-        ends = profile.free_run_end(a, fitting, float(needs.max()))[which]
+        ends = profile._free_run_end(a, fitting, float(needs.max()))[which]
         useful = (ends >= needs) | (ends < b)
         # Where the room runs out inside [a, b), a later start in it may still work: a pass over
         # the profile tells, with the job's earliest start, if there are enough such jobs.
         dips = np.flatnonzero(useful & (ends < needs))
         if worth_a_pass(widths[more[dips]]):
             dip = more[dips]
-            can = profile.earliest_moves(now, widths[dip], estimates[dip], starts[dip])
+            can = profile._earliest_moves(now, widths[dip], estimates[dip], starts[dip])
             useful[dips] = can < starts[dip]
             earliest[dips] = can
         ks, earliest = more[useful], earliest[useful]
@@ -451,7 +451,7 @@ class LongQueueCompression:
         Moves the same jobs in the same order: the first queued job in priority order that fits now.
         """
         profile = self._profile
-        idle = profile.free_at(now)
+        idle = profile._free_at(now)
         if idle <= 0:
             return
         reserved = self._reserved
@@ -471,7 +471,7 @@ class LongQueueCompression:
             candidates = np.flatnonzero((starts > now) & (widths <= idle))
             if not candidates.size:
                 return
-            room = profile.free_run_end(now, widths[candidates], float(needs[candidates].max()))
+            room = profile._free_run_end(now, widths[candidates], float(needs[candidates].max()))
             fits = candidates[room >= needs[candidates]]
             if not fits.size:
                 return
@@ -580,7 +580,7 @@ class LongQueueConservative:
                 failed.append((p, est, frontier))
             else:
                 failed.clear()
-                profile.move(start, new, est, p)
+                profile._move(start, new, est, p)
                 planned[job.id] = new
                 self._changes.append((job.id, new))
                 entries[i] = (new, seq, job)

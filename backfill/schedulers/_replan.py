@@ -32,9 +32,9 @@ def replan(
     the moved jobs removed). O(k (log n + s)) for k overlapping reservations, each search scanning s
     steps; O(log n + s) when the extra time fits.
     """
-    if high <= low or profile.min_free(low, high) >= processors:
+    if high <= low or profile._min_free(low, high) >= processors:
         if high > low:
-            profile.reserve(low, high, processors)
+            profile._reserve(low, high, processors)
         return []
     hit = [
         entry
@@ -45,13 +45,13 @@ def replan(
         start, _, job = entry
         by_start.remove(entry)
         if job.estimate > 0:
-            profile.release(start, start + job.estimate, job.processors)
-    profile.reserve(low, high, processors)
+            profile._release(start, start + job.estimate, job.processors)
+    profile._reserve(low, high, processors)
     moved = []
     for start, seq, job in hit:
-        new = profile.earliest_fit(now, job.processors, job.estimate)
+        new = profile._earliest_fit(now, job.processors, job.estimate)
         if job.estimate > 0:
-            profile.reserve(new, new + job.estimate, job.processors)
+            profile._reserve(new, new + job.estimate, job.processors)
         moved.append((start, new, seq, job))
     return moved
 

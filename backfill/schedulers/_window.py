@@ -75,7 +75,7 @@ class PlanningWindow:
                 f"{type(self).__name__}: job {job.id} submitted at {now:g} while already queued; "
                 "a host submits each job once"
             )
-        start = profile.earliest_fit(now, job.processors, job.estimate)
+        start = profile._earliest_fit(now, job.processors, job.estimate)
         if start <= now + window:
             return False
         self._unreserved[job.id] = job
@@ -92,7 +92,7 @@ class PlanningWindow:
         tests = len(unreserved) if self.max_tested is None else self.max_tested
         wake = math.inf
         for job in list(unreserved.values())[:tests]:
-            start = profile.earliest_fit(now, job.processors, job.estimate)
+            start = profile._earliest_fit(now, job.processors, job.estimate)
             if start <= now + window:
                 del unreserved[job.id]
                 self._arrive(job, now)

@@ -119,8 +119,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     def _arrive(self, job: Job, now: float) -> None:
         """Reserve a job at its earliest fit."""
         profile = self._profile
-        start = profile.earliest_fit(now, job.processors, job.estimate)
-        profile.reserve(start, start + job.estimate, job.processors)
+        start = profile._earliest_fit(now, job.processors, job.estimate)
+        profile._reserve(start, start + job.estimate, job.processors)
         self._seq += 1
         self._order.add((start, self._seq, job))
         self._planned[job.id] = start
@@ -143,7 +143,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             raise self._completion_error(job, now, record[0], False)
         end, procs = self._running.pop(job.id)
         if now < end:
-            self._profile.release(now, end, procs)
+            self._profile._release(now, end, procs)
             self._freed.append((now, end))
             self._dirty = True
 
@@ -154,7 +154,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             self._compress(now)
         if self._unreserved:
             self._reserve_within_reach(self._profile, now)
-        self._profile.advance(now)
+        self._profile._advance(now)
         order = self._order
         started: list[Job] = []
         while order and order[0][0] <= now:
@@ -205,15 +205,15 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             return compiled.start_unreserved(self._profile, self._running, entries, now)
         profile = self._profile
         running = self._running
-        free = profile.free_at(now)
+        free = profile._free_at(now)
         started: list[Job] = []
         for _, _, job in entries:
             p = job.processors
             end = now + job.estimate
             if end > now:
-                if p > free or profile.min_free(now, end) < p:
+                if p > free or profile._min_free(now, end) < p:
                     continue
-                profile.reserve(now, end, p)
+                profile._reserve(now, end, p)
                 free -= p
             running[job.id] = (end, p)
             started.append(job)
@@ -238,9 +238,9 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         for i, (start, seq, job) in enumerate(entries):
             new = None
             if start > now:
-                new = self._profile.earliest_move(now, job.processors, job.estimate, start)
+                new = self._profile._earliest_move(now, job.processors, job.estimate, start)
             if new is not None:
-                self._profile.move(start, new, job.estimate, job.processors)
+                self._profile._move(start, new, job.estimate, job.processors)
                 self._planned[job.id] = new
                 self._changes.append((job.id, new))
                 entries[i] = (new, seq, job)

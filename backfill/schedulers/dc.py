@@ -147,7 +147,7 @@ class DC(GuaranteeScheduler):
         p, d = job.processors, job.estimate
 
         def completion() -> float:
-            return profile.earliest_fit(now, p, d) + d
+            return profile._earliest_fit(now, p, d) + d
 
         # The papers' loop, back to the head after every move; the long-queue path makes it
         # affordable on long queues (every job is a candidate at first, as each arrival changes the

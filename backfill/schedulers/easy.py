@@ -231,7 +231,7 @@ class EASY(QueueScheduler):
         if self._deep:
             # Give back what the job would have used after now; its planned end is entry[0].
             if now < entry[0]:
-                self._profile.release(now, entry[0], entry[2])
+                self._profile._release(now, entry[0], entry[2])
         else:
             ends = self._ends
             del ends[bisect_left(ends, entry)]
@@ -245,7 +245,7 @@ class EASY(QueueScheduler):
         if self._deep:
             low = max(old[0], now)
             if end > low and old[2]:
-                self._profile.reserve(low, end, old[2])
+                self._profile._reserve(low, end, old[2])
         else:
             ends = self._ends
             del ends[bisect_left(ends, old)]
@@ -376,7 +376,7 @@ class EASY(QueueScheduler):
 
     def _schedule_deep(self, now: float) -> list[Job]:
         """Decide on the general path: re-plan the whole queue, or only the new jobs when that is exact."""
-        self._profile.advance(now)
+        self._profile._advance(now)
         started: list[Job] = []
         taken: list[Entry] = []
         if not self._full:

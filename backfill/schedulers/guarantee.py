@@ -217,7 +217,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             limit = start if cap is None else min(start, cap())
             new = None
             if start > now:
-                new = self._profile.earliest_move(now, job.processors, job.estimate, start, limit)
+                new = self._profile._earliest_move(now, job.processors, job.estimate, start, limit)
             if new is None:
                 i += 1
                 continue
@@ -274,8 +274,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def _place(self, job: Job, now: float, entry: Entry) -> None:
         """Give a newly queued job its guarantee: the earliest fit in the current profile."""
         profile = self._profile
-        start = profile.earliest_fit(now, job.processors, job.estimate)
-        profile.reserve(start, start + job.estimate, job.processors)
+        start = profile._earliest_fit(now, job.processors, job.estimate)
+        profile._reserve(start, start + job.estimate, job.processors)
         jid = job.id
         self._entry[jid] = entry
         self._by_start.add((start, entry[1], job))
@@ -292,7 +292,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         None if the two overlap entirely.
         """
         d = job.estimate
-        self._profile.move(start, new, d, job.processors)
+        self._profile._move(start, new, d, job.processors)
         seq = self._entry[job.id][1]
         by_start = self._by_start
         by_start.remove((start, seq, job))
@@ -311,7 +311,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         """Forget a finished job; free and log the rest of its reservation, which is returned if any."""
         end, _, procs = self._finish(job, now)
         if now < end:
-            self._profile.release(now, end, procs)
+            self._profile._release(now, end, procs)
             self._freed.append((now, end))
             return now, end
         return None
@@ -319,7 +319,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def _start_due(self, now: float) -> list[Job]:
         """Start every queued job whose planned start has come, in planned-start order."""
         self._now = now
-        self._profile.advance(now)
+        self._profile._advance(now)
         by_start = self._by_start
         started: list[Job] = []
         if not by_start or by_start[0][0] > now:

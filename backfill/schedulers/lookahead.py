@@ -348,7 +348,7 @@ class LookaheadSlack(DisplacingConservative):
             self._compress(now)
         order = self._order
         after = order[-1][0] if order else now
-        fst = self._profile.earliest_fit(after if after > now else now, job.processors, job.estimate)
+        fst = self._profile._earliest_fit(after if after > now else now, job.processors, job.estimate)
         fst = float(fst)
         self._fst[job.id] = (now, fst)
         self._fst_log.append((job.id, fst))
@@ -376,7 +376,7 @@ class LookaheadSlack(DisplacingConservative):
 
     def _search(self, now: float) -> Start | None:
         """Steps 1-11: the branch and bound over the first jobs, then the goal's choice."""
-        free = self._profile.free_at(now)
+        free = self._profile._free_at(now)
         if free <= 0:
             return None
         window = self._queue_head(self.lookahead)

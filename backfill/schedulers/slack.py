@@ -169,7 +169,7 @@ class SlackBackfill(DisplacingConservative):
     def schedule(self, now: float) -> list[Job]:
         """Conservative's decision, then a greedy FCFS scan for jobs that may start within the slacks."""
         started = self._start_due(now)
-        free = self._profile.free_at(now)
+        free = self._profile._free_at(now)
         if free > 0 and self._queue:
             committed = False
             # What one try teaches about the jobs of its shape, until a start changes the plan.
@@ -185,7 +185,7 @@ class SlackBackfill(DisplacingConservative):
                 started.append(job)
                 committed = True
                 # A displaced job may land at now and take free processors too, so ask the profile.
-                free = self._profile.free_at(now)
+                free = self._profile._free_at(now)
                 if free <= 0:
                     break
             if committed:

@@ -12,6 +12,7 @@ Complexities below use *n* for the number of steps and *k* for the number of ste
 from __future__ import annotations
 
 import itertools
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
@@ -19,13 +20,19 @@ import numpy as np
 import numpy.typing as npt
 
 import backfill.kernel as kernel
+import backfill.profile._args as _args
+import backfill.profile._search as _search
 from backfill.errors import BackfillError
 
 __all__ = ["Profile", "ProfileError"]
 
 
 class ProfileError(BackfillError):
-    """A reservation or release would take the profile outside ``[0, capacity]``."""
+    """A call the profile cannot honour; the profile is unchanged.
+
+    An argument no profile takes (a NaN time, a fractional or negative width, an interval that ends
+    before it starts), or a reservation, release or move that would take it outside ``[0, capacity]``.
+    """
 
 
 class Profile:
@@ -35,9 +42,15 @@ class Profile:
     a half-open interval ``[start, end)``, :meth:`release` gives them back, and :meth:`earliest_fit`
     finds where a job fits. Times before :attr:`origin` are outside the profile.
 
+    Every public method checks its arguments in O(1) and raises :class:`ProfileError` for one no
+    profile takes, leaving the profile unchanged: times must be finite numbers, processor counts ints
+    (numpy integers too; never bool or float) >= 0, durations finite and >= 0, and an interval's end
+    not before its start. Each has an unchecked private twin (``_reserve``, ``_earliest_fit``, ...),
+    which the library's schedulers call with the values of jobs checked when they entered.
+
     Args:
-        capacity: Number of processors of the machine.
-        origin: First time the profile describes.
+        capacity: Number of processors of the machine: an int >= 1.
+        origin: First time the profile describes: a finite number.
 
     Examples:
         >>> p = Profile(8)
@@ -53,8 +66,8 @@ class Profile:
     __slots__ = ("_free", "_times", "capacity", "examined")
 
     def __init__(self, capacity: int, origin: float = 0) -> None:
-        if capacity <= 0:
-            raise ProfileError(f"capacity must be positive, got {capacity}")
+        capacity = _args.capacity(capacity)
+        origin = _args.time("__init__", origin, "origin")
         self.capacity = capacity
         self._times: list[float] = [origin]
         self._free: list[int] = [capacity]
@@ -93,6 +106,11 @@ class Profile:
             >>> p.free_at(4.9), p.free_at(5), p.free_at(10)
             (4, 1, 4)
         """
+        time = _args.time("free_at", time)
+        return self._free_at(time)
+
+    def _free_at(self, time: float) -> int:
+        """:meth:`free_at` without checking its argument."""
         return self._free[max(bisect_right(self._times, time) - 1, 0)]
 
     def min_free(self, start: float, end: float) -> int:
@@ -104,6 +122,11 @@ class Profile:
             >>> p.min_free(0, 5), p.min_free(0, 6)
             (4, 1)
         """
+        start, end = _args.interval("min_free", start, end)
+        return self._min_free(start, end)
+
+    def _min_free(self, start: float, end: float) -> int:
+        """:meth:`min_free` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             return compiled.min_free(self, start, end)
         i, j = self._span(start, end)
@@ -121,6 +144,11 @@ class Profile:
             >>> p.max_free(5, 10), p.max_free(0, 6)
             (1, 4)
         """
+        start, end = _args.interval("max_free", start, end)
+        return self._max_free(start, end)
+
+    def _max_free(self, start: float, end: float) -> int:
+        """:meth:`max_free` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             return compiled.max_free(self, start, end)
         i, j = self._span(start, end)
@@ -138,6 +166,11 @@ class Profile:
             >>> p.first_below(0, 20, 2), p.first_below(0, 5, 2), p.first_below(7, 20, 2)
             (5, None, 7)
         """
+        start, end, processors = _args.interval_width("first_below", start, end, processors)
+        return self._first_below(start, end, processors)
+
+    def _first_below(self, start: float, end: float, processors: int) -> float | None:
+        """:meth:`first_below` without checking its arguments."""
         if not end > start:
             return None
         if (compiled := kernel.KERNEL) is not None:
@@ -168,20 +201,15 @@ class Profile:
             >>> p.free_run_start(30, np.array([1, 2, 3, 4]), since=0).tolist()
             [0.0, 10.0, 10.0, 20.0]
         """
-        times = self._times
-        if since < times[0]:
-            since = times[0]
-        if not since < time:
-            return np.full(len(widths), float(since))
-        i = bisect_right(times, since) - 1
-        j = bisect_left(times, time, i)  # steps i..j-1 start before ``time``
-        self.examined += j - i
-        # Suffix minima are nondecreasing: each width's first step from which every step up to
-        # ``time`` has room is one binary search.
-        room = np.minimum.accumulate(np.array(self._free[i:j])[::-1])[::-1]
-        first = np.searchsorted(room, widths, side="left")
-        starts = np.array([*times[i:j], time], dtype=np.float64)[first]
-        return np.maximum(starts, since)
+        time, since = _args.time("free_run_start", time), _args.time("free_run_start", since, "since")
+        widths = _args.widths("free_run_start", widths)
+        return self._free_run_start(time, widths, since)
+
+    def _free_run_start(
+        self, time: float, widths: npt.NDArray[np.int64], since: float
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`free_run_start` without checking its arguments."""
+        return _search.free_run_start(self, time, widths, since)
 
     def free_run_end(
         self, time: float, widths: npt.NDArray[np.int64], until: float
@@ -199,19 +227,15 @@ class Profile:
             >>> p.free_run_end(0, np.array([1, 2, 3, 4]), until=15).tolist()
             [15.0, 10.0, 10.0, 0.0]
         """
-        times = self._times
-        if time < times[0]:
-            time = times[0]
-        if not time < until:
-            return np.full(len(widths), float(until))
-        i = bisect_right(times, time) - 1
-        j = bisect_left(times, until, i)  # steps i..j-1 start before ``until``
-        self.examined += j - i
-        # Negated prefix minima are nondecreasing: one binary search per width again.
-        room = np.minimum.accumulate(np.array(self._free[i:j]))
-        first = np.searchsorted(-room, -widths, side="right")
-        ends = np.array([*times[i:j], until], dtype=np.float64)[first]
-        return np.maximum(ends, time)
+        time, until = _args.time("free_run_end", time), _args.time("free_run_end", until, "until")
+        widths = _args.widths("free_run_end", widths)
+        return self._free_run_end(time, widths, until)
+
+    def _free_run_end(
+        self, time: float, widths: npt.NDArray[np.int64], until: float
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`free_run_end` without checking its arguments."""
+        return _search.free_run_end(self, time, widths, until)
 
     def _span(self, start: float, end: float) -> tuple[int, int]:
         """Indices ``i, j`` of the steps covering ``[start, end)``: ``free[i:j]``, never empty."""
@@ -227,7 +251,7 @@ class Profile:
         because every processor is free after the last step. O(log n + k), k = steps scanned from ``time``.
 
         Raises:
-            ProfileError: If ``processors`` exceeds the capacity.
+            ProfileError: If ``processors`` exceeds the capacity, or an argument is not valid.
 
         Examples:
             >>> p = Profile(4)
@@ -236,34 +260,18 @@ class Profile:
             >>> p.earliest_fit(0, 2, 20), p.earliest_fit(0, 2, 21), p.earliest_fit(0, 3, 10)
             (0, 30, 10)
         """
+        time, processors, duration = _args.search("earliest_fit", time, processors, duration)
+        return self._earliest_fit(time, processors, duration)
+
+    def _earliest_fit(self, time: float, processors: int, duration: float) -> float:
+        """:meth:`earliest_fit` without checking its arguments (but the width, against the capacity)."""
         if processors > self.capacity:
-            raise ProfileError(f"{processors} processors exceed the capacity {self.capacity}")
+            raise ProfileError(
+                f"Profile.earliest_fit: {processors} processors exceed the capacity {self.capacity}"
+            )
         if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_fit(self, time, processors, duration)
-        times = self._times
-        free = self._free
-        n = len(times)
-        if time < times[0]:
-            time = times[0]
-        if not duration > 0:
-            return time
-        i = first = bisect_right(times, time) - 1
-        start = time
-        while True:
-            while free[i] < processors:
-                i += 1
-                start = times[i]
-            end = start + duration
-            j = i + 1
-            while j < n and times[j] < end:
-                if free[j] < processors:
-                    break
-                j += 1
-            else:
-                # The scan only moves forward, so the steps looked at are those from first to j.
-                self.examined += j - first
-                return start
-            i = j
+        return _search.earliest_fit(self, time, processors, duration)
 
     def earliest_move(
         self,
@@ -294,45 +302,21 @@ class Profile:
             >>> p.earliest_move(0, 4, 10, current=10) is None
             True
         """
+        time, processors, duration = _args.search("earliest_move", time, processors, duration)
+        current = _args.time("earliest_move", current, "current")
+        if before is not None:
+            before = _args.bound("earliest_move", before)
+        return self._earliest_move(time, processors, duration, current, before)
+
+    def _earliest_move(
+        self, time: float, processors: int, duration: float, current: float, before: float | None = None
+    ) -> float | None:
+        """:meth:`earliest_move` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             return compiled.earliest_move(
                 self, time, processors, duration, current, current if before is None else before
             )
-        # Past ``current`` the job's own reservation covers it, so a window that starts earlier needs
-        # the processors free only until ``min(start + duration, current)``.
-        times = self._times
-        free = self._free
-        if time < times[0]:
-            time = times[0]
-        bound = current if before is None or before > current else before
-        if not time < bound:
-            return None
-        if not duration > 0:
-            return time
-        i = bisect_right(times, time) - 1
-        k = bisect_left(times, bound, i)  # steps i..k-1 are where a start can be
-        self.examined += k - i
-        # Most jobs in a compression cannot move; one C-level max rules them out without a loop.
-        if max(free[i:k]) < processors:
-            return None
-        while i < k:
-            if free[i] < processors:
-                i += 1
-                continue
-            start = times[i] if times[i] > time else time
-            end = start + duration
-            if end > current:
-                end = current
-            j = bisect_left(times, end, i + 1)
-            self.examined += j - i - 1
-            if j == i + 1 or min(free[i + 1 : j]) >= processors:
-                return start
-            # Jump past the last step in the window that is too full: no start before it can work.
-            j -= 1
-            while free[j] >= processors:
-                j -= 1
-            i = j + 1
-        return None
+        return _search.earliest_move(self, time, processors, duration, current, before)
 
     def earliest_moves(
         self,
@@ -361,72 +345,22 @@ class Profile:
             ... ).tolist()
             [5.0, 0.0, inf]
         """
+        time = _args.time("earliest_moves", time)
+        widths, durations, currents = _args.jobs("earliest_moves", widths, durations, currents)
+        return self._earliest_moves(time, widths, durations, currents)
+
+    def _earliest_moves(
+        self,
+        time: float,
+        widths: npt.NDArray[np.int64],
+        durations: npt.NDArray[np.float64],
+        currents: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`earliest_moves` without checking its arguments."""
         if (compiled := kernel.KERNEL) is not None:
             floats = np.asarray(durations, np.float64), np.asarray(currents, np.float64)
             return compiled.earliest_moves(self, time, np.asarray(widths, np.int64), *floats)
-        times = self._times
-        if time < times[0]:
-            time = times[0]
-        moves = np.full(len(widths), np.inf)
-        live = currents > time
-        if not live.any():
-            return moves
-        instant = live & ~(durations > 0)
-        moves[instant] = time  # a zero duration occupies nothing, as in earliest_move
-        live &= ~instant
-        if not live.any():
-            return moves
-        horizon = float(currents[live].max())
-        i = bisect_right(times, time) - 1
-        j = bisect_left(times, horizon, i)  # steps i..j-1 start before every window ends
-        start = np.array(times[i:j], dtype=np.float64)
-        start[0] = time
-        after = np.append(start, np.inf)  # the last step reaches past every window
-        room = np.array(self._free[i:j])
-        # A run length computed by subtraction can differ from the search's start + duration by
-        # rounding; these bound that difference generously.
-        slack = 8 * np.finfo(np.float64).eps * (abs(horizon) + float(durations[live].max()))
-        # Jobs grouped by width, each group with one pass over the steps.
-        index = np.flatnonzero(live)
-        index = index[np.argsort(widths[index], kind="stable")]
-        sorted_widths = widths[index]
-        groups = np.split(index, np.flatnonzero(sorted_widths[1:] != sorted_widths[:-1]) + 1)
-        self.examined += (j - i) * len(groups)
-        size = room.size
-        for jobs in groups:
-            w = int(widths[jobs[0]])
-            ok = room >= w
-            # Runs of steps with room: every other segment between changes, from the first if it
-            # has room, else from the second.
-            edges = np.concatenate(([0], np.flatnonzero(ok[1:] != ok[:-1]) + 1, [size]))
-            first = 0 if ok[0] else 1
-            run_start = start[edges[first:-1:2]]
-            if not run_start.size:
-                continue
-            run_end = after[edges[first + 1 :: 2]]
-            d = durations[jobs]
-            current = currents[jobs]
-            # The first run that may be long enough (runs before it are too short by more than
-            # rounding), tested as the search tests a window, and the run that reaches the job's own
-            # reservation, if one does (a window that ends there needs no more room).
-            longest = np.maximum.accumulate(run_end - run_start)
-            a = np.minimum(np.searchsorted(longest, d - slack, side="left"), run_start.size - 1)
-            a_ok = longest[a] >= d - slack
-            a_fits = run_start[a] + d <= run_end[a]
-            b = np.searchsorted(run_start, current, side="left") - 1
-            b_ok = (b >= 0) & (run_end[np.maximum(b, 0)] >= current)
-            best = np.minimum(
-                np.where(a_ok & a_fits, run_start[a], np.inf),
-                np.where(b_ok, run_start[np.maximum(b, 0)], np.inf),
-            )
-            moves[jobs] = np.where(best < current, best, np.inf)
-            # A candidate run that rounding may have let through, with no answer earlier than it:
-            # only a search tells where such a job fits.
-            unsure = a_ok & ~a_fits & (run_start[a] < np.minimum(best, current))
-            for k in jobs[unsure].tolist():
-                found = self.earliest_move(time, w, float(durations[k]), float(currents[k]))
-                moves[k] = np.inf if found is None else found
-        return moves
+        return _search.earliest_moves(self, time, widths, durations, currents)
 
     # -- updates -------------------------------------------------------------------------------------
 
@@ -462,7 +396,9 @@ class Profile:
         """Take ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
 
         Raises:
-            ProfileError: If fewer than ``processors`` are free somewhere in the interval (nothing changes).
+            ProfileError: If fewer than ``processors`` are free somewhere in the interval, or an argument
+                is not valid (``end`` before ``start``, a negative or fractional width, a NaN): nothing
+                changes.
 
         Examples:
             >>> p = Profile(4)
@@ -471,12 +407,21 @@ class Profile:
             Traceback (most recent call last):
             ...
             backfill.profile.ProfileError: cannot reserve 2 processors over [2, 4): only 1 free
+            >>> p.reserve(0, 10, -2)
+            Traceback (most recent call last):
+            ...
+            backfill.profile.ProfileError: Profile.reserve: processors must be an int >= 0, got -2
         """
+        start, end, processors = _args.interval_width("reserve", start, end, processors)
+        self._reserve(start, end, processors)
+
+    def _reserve(self, start: float, end: float, processors: int) -> None:
+        """:meth:`reserve` without checking its arguments (but against the origin and the free counts)."""
         if not end > start:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        lowest = self.min_free(start, end)
+        lowest = self._min_free(start, end)
         if lowest < processors:
             raise ProfileError(
                 f"cannot reserve {processors} processors over [{start:g}, {end:g}): only {lowest} free"
@@ -487,7 +432,8 @@ class Profile:
         """Give back ``processors`` over ``[start, end)``; an empty interval is a no-op. O(log n + k).
 
         Raises:
-            ProfileError: If that would free more than the capacity somewhere (nothing changes).
+            ProfileError: If that would free more than the capacity somewhere, or an argument is not
+                valid (as for :meth:`reserve`): nothing changes.
 
         Examples:
             >>> p = Profile(4)
@@ -496,11 +442,16 @@ class Profile:
             >>> list(p)
             [(0, 1), (4, 4)]
         """
+        start, end, processors = _args.interval_width("release", start, end, processors)
+        self._release(start, end, processors)
+
+    def _release(self, start: float, end: float, processors: int) -> None:
+        """:meth:`release` without checking its arguments (but against the origin and the capacity)."""
         if not end > start:
             return
         if start < self._times[0]:
             raise ProfileError(f"time {start} is before the profile origin {self._times[0]}")
-        highest = self.max_free(start, end)
+        highest = self._max_free(start, end)
         if highest + processors > self.capacity:
             raise ProfileError(
                 f"cannot release {processors} processors over [{start:g}, {end:g}): "
@@ -512,10 +463,14 @@ class Profile:
         """Move a reservation of ``processors`` over ``[start, start + duration)`` to start at ``new``.
 
         Equivalent to ``release`` then ``reserve``, but when the two intervals overlap only the parts
-        that change are touched. O(log n + k).
+        that change are touched. The profile keeps no list of reservations, so "the reservation is
+        there" means what it can tell: at least ``processors`` are taken throughout the old interval
+        (one more pass over its k steps). O(log n + k).
 
         Raises:
-            ProfileError: If the new place does not fit (nothing changes).
+            ProfileError: If the reservation is not there (fewer than ``processors`` taken somewhere in
+                ``[start, start + duration)``), the new place does not fit, or an argument is not valid:
+                nothing changes.
 
         Examples:
             >>> p = Profile(4)
@@ -523,7 +478,26 @@ class Profile:
             >>> p.move(10, 5, 10, 3)
             >>> list(p)
             [(0, 4), (5, 1), (15, 4)]
+            >>> p.move(30, 40, 10, 3)
+            Traceback (most recent call last):
+            ...
+            backfill.profile.ProfileError: Profile.move: no reservation of 3 processors over [30, 40) to \
+move: 4 of 4 are free there
         """
+        start, processors, duration = _args.search("move", start, processors, duration, "start")
+        new = _args.time("move", new, "new")
+        if duration > 0:
+            end = start + duration
+            highest = self._max_free(start, end)
+            if highest + processors > self.capacity:
+                raise ProfileError(
+                    f"Profile.move: no reservation of {processors} processors over [{start:g}, {end:g}) "
+                    f"to move: {highest} of {self.capacity} are free there"
+                )
+        self._move(start, new, duration, processors)
+
+    def _move(self, start: float, new: float, duration: float, processors: int) -> None:
+        """:meth:`move` of a reservation known to be there, without checking the arguments."""
         if not duration > 0 or new == start:
             return
         end = start + duration
@@ -545,7 +519,7 @@ class Profile:
         else:
             gain, lose = (start, new if new < end else end), (end if end > new else new, new_end)
         self._add(gain[0], gain[1], processors)
-        if self.min_free(lose[0], lose[1]) < processors:
+        if self._min_free(lose[0], lose[1]) < processors:
             self._add(gain[0], gain[1], -processors)
             raise ProfileError(
                 f"cannot move {processors} processors from {start:g} to {new:g}: not enough free there"
@@ -562,6 +536,11 @@ class Profile:
             >>> list(p)
             [(6, 1), (10, 4)]
         """
+        time = _args.time("advance", time)
+        self._advance(time)
+
+    def _advance(self, time: float) -> None:
+        """:meth:`advance` without checking its argument."""
         times = self._times
         if time <= times[0]:
             return
@@ -593,6 +572,9 @@ class Profile:
         times, free = self._times, self._free
         assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
         assert all(a < b for a, b in itertools.pairwise(times)), "times strictly increase"
+        assert type(self.capacity) is int and self.capacity >= 1, "capacity an int >= 1"
+        assert all(-math.inf < t < math.inf for t in times), "times finite"
+        assert all(type(f) is int for f in free), "free counts are ints"
         assert all(0 <= f <= self.capacity for f in free), "free within [0, capacity]"
         assert free[-1] == self.capacity, "everything is free after the last step"
         assert all(a != b for a, b in itertools.pairwise(free)), "adjacent steps differ"
