@@ -42,7 +42,7 @@ for kw in (
     {"arrival_shape": 5e-324},
     {"arrival_shape": 24.0},
     {"job_class": "all", "arrival_shape": 39.0},
-    {"machine_size": 2**62},
+    {"machine_size": 2**53 - 1},
     {"estimates": "f-model", "estimate_factor": 1.0},
 ):
     w = lublin_feitelson(3000, seed=7, **kw)

@@ -8,6 +8,7 @@ of ``Z`` standard errors derived from the sample size.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -132,11 +133,27 @@ def test_empty_workload() -> None:
         {"estimate_factor": math.inf},
         {"start_time": 0.5},
         {"start_time": math.nan},
+        {"machine_size": 2**53},
+        {"start_time": -86_400.0},
+        {"start_time": 2.0**60},
     ],
 )
 def test_bad_arguments(kwargs: dict[str, Any]) -> None:
     with pytest.raises(BackfillError):
         lublin_feitelson(**{"n_jobs": 10, **kwargs})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "named"),
+    [
+        ({"start_time": 1e12}, "start_time 1000000000000.0 puts the last of 100 arrivals"),
+        ({"estimates": "f-model", "estimate_factor": 1e308}, "estimate_factor 1e+308 gives estimates"),
+    ],
+)
+def test_parameters_that_carry_a_job_past_max_time_are_named(kwargs: dict[str, Any], named: str) -> None:
+    # Each value alone is in range; the jobs it makes are not, and the error says which parameter.
+    with pytest.raises(BackfillError, match=re.escape(named)):
+        lublin_feitelson(100, seed=1, **kwargs)
 
 
 # ---------------------------------------------------------------- arrival shape (load)

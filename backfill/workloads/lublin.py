@@ -52,6 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError
+from backfill.workloads.limits import MAX_INT, MAX_TIME
 from backfill.workloads.workload import JOB_DTYPE, Workload
 
 __all__ = ["JobClass", "lublin_feitelson"]
@@ -233,12 +234,14 @@ def lublin_feitelson(
 
     Args:
         n_jobs: Number of jobs to generate (0 gives an empty workload).
-        machine_size: Processors of the machine; no job is wider.
+        machine_size: Processors of the machine, below 2**53; no job is wider.
         seed: Non-negative integer seed.
         estimates: ``"accurate"`` or ``"f-model"``.
-        estimate_factor: The f of the f-model, at least 1 (ignored for accurate estimates).
+        estimate_factor: The f of the f-model, at least 1 (ignored for accurate estimates); the
+            estimates it gives must stay within ``MAX_TIME``.
         job_class: The parameter set: ``"batch"``, ``"interactive"`` or ``"all"`` (typeless).
-        start_time: Whole-second time origin; the daily cycle takes it as midnight.
+        start_time: Whole-second time origin from 0 to ``MAX_TIME``; the daily cycle takes it as
+            midnight. Every arrival must stay within ``MAX_TIME``.
         arrival_shape: The arrival shape to use instead of the published ``aarr``, positive and
             small enough that at least 1 % of log gaps fall below the truncation at 13 (up to
             about 24 for batch jobs, whose published value is 6.0415, 32 for interactive ones
@@ -282,9 +285,11 @@ def lublin_feitelson(
     submit = float(start_time) + np.floor(_arrival_times(arrival_rng, params, n))
     if estimates == "f-model":
         spread = 1.0 + (float(estimate_factor) - 1.0) * estimate_rng.random(n)
-        estimate = np.maximum(np.floor(runtime * spread), runtime)
+        with np.errstate(over="ignore"):  # an overflow to inf is refused just below, naming the factor
+            estimate = np.maximum(np.floor(runtime * spread), runtime)
     else:
         estimate = runtime.copy()
+    _check_within_max_time(submit, estimate, start_time, estimate_factor)
 
     records = np.full(n, -1, dtype=JOB_DTYPE)
     records["id"] = np.arange(1, n + 1)
@@ -347,6 +352,8 @@ def _check_args(
 
     n = as_int(n_jobs, "n_jobs", 0)
     size = as_int(machine_size, "machine_size", 1)
+    if size >= MAX_INT:
+        raise BackfillError(f"machine_size must be below 2**53 processors, got {size}")
     root_seed = as_int(seed, "seed", 0)
     if estimates not in ("accurate", "f-model"):
         raise BackfillError(f"estimates must be 'accurate' or 'f-model', got {estimates!r}")
@@ -356,9 +363,28 @@ def _check_args(
         not isinstance(start_time, int | float)
         or not math.isfinite(start_time)
         or not float(start_time).is_integer()
+        or not 0.0 <= start_time <= MAX_TIME
     ):
-        raise BackfillError(f"start_time must be a whole number of seconds, got {start_time!r}")
+        raise BackfillError(
+            f"start_time must be a whole number of seconds from 0 to {MAX_TIME:g}, got {start_time!r}"
+        )
     return n, size, root_seed
+
+
+def _check_within_max_time(
+    submit: npt.NDArray[np.float64], estimate: npt.NDArray[np.float64], start_time: object, factor: object
+) -> None:
+    """Refuse parameters that carry a submit time or an estimate past ``MAX_TIME``, naming which."""
+    if len(submit) and submit[-1] > MAX_TIME:
+        raise BackfillError(
+            f"start_time {start_time!r} puts the last of {len(submit)} arrivals at {submit[-1]:.0f} s, "
+            f"past the largest time a job may carry ({MAX_TIME:g} s); use an earlier start_time"
+        )
+    if len(estimate) and estimate.max() > MAX_TIME:
+        raise BackfillError(
+            f"estimate_factor {factor!r} gives estimates up to {estimate.max():.3g} s, past the largest "
+            f"time a job may carry ({MAX_TIME:g} s); use a smaller factor"
+        )
 
 
 def _positive_float(value: object, name: str) -> float:
