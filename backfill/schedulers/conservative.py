@@ -84,8 +84,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
-        self._profile = Profile(machine_size, origin=now)
-        self._now = now
+        self._door_reset(machine_size, now)
+        self._profile = Profile(self._size, origin=now)
         self._planned = {}
         self._order = SortedList()
         self._running = {}
@@ -99,11 +99,10 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         """Reserve the job at its earliest fit. O(log n + k) on the profile, O(log q) on the queue.
 
         Raises:
-            ScheduleError: If the job is already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
+                already queued or running.
         """
-        if now < self._now:
-            raise self._time_error(job, now, "submitted")
-        self._now = now
+        self._door_submit(job, now)
         if job.id in self._planned or job.id in self._running or job.id in self._unreserved:
             state = "running" if job.id in self._running else "queued"
             raise ScheduleError(
@@ -133,9 +132,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             ScheduleError: If the job was not running, or ended after its start + estimate (when its
                 processors were already planned free).
         """
-        if now < self._now:
-            raise self._time_error(job, now, "completed")
-        self._now = now
+        self._door_complete(job, now)
         record = self._running.get(job.id)
         if record is None:
             raise self._completion_error(job, now, None, job.id in self._planned)
@@ -149,7 +146,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
 
     def schedule(self, now: float) -> list[Job]:
         """Compress if a job ended early, then start every job whose planned start has come."""
-        self._now = now
+        self._door_time(now)
         if self._dirty:
             self._compress(now)
         if self._unreserved:

@@ -263,7 +263,7 @@ class EASY(QueueScheduler):
         arrivals happened since the last pass, O(a log a) for the a new jobs. For a depth other than 1,
         see the class docstring.
         """
-        self._now = now
+        self._door_time(now)
         if self._deep:
             return self._schedule_deep(now)
         started: list[Job] = []

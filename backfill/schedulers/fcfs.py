@@ -32,7 +32,7 @@ class FCFS(QueueScheduler):
 
     def schedule(self, now: float) -> list[Job]:
         """Start queue heads while they fit. O(q) for a static priority, O(q log q) otherwise."""
-        self._now = now
+        self._door_time(now)
         started: list[Job] = []
         taken = []
         for entry in self._ordered(now):
