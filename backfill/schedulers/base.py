@@ -71,9 +71,9 @@ class SchedulerBase:
     """
 
     _changes: list[tuple[int, float]] | deque[tuple[int, float]] = attrs.field(init=False, factory=_no_log)
-    # The time of the latest call: a host's time never goes backwards. Infinite until the first reset,
-    # so that the door refuses every call before it.
-    _now: float = attrs.field(init=False, default=math.inf)
+    # The time of the latest call: a host's time never goes backwards. NaN until the first reset, so
+    # that the door refuses every call before it (NaN compares false, and differs from every time).
+    _now: float = attrs.field(init=False, default=math.nan)
     # The machine's processors, as given to the latest reset (0 before the first).
     _size: int = attrs.field(init=False, default=0)
 
@@ -137,6 +137,10 @@ class SchedulerBase:
         self._size = int(machine_size)
         self._now = now
 
+    # The hottest paths (QueueScheduler's _enqueue and _finish, Conservative's submit and complete,
+    # every schedule) make these checks inline, with the same conditions, and call the methods below
+    # only when a condition fails: a method call costs as much as the checks themselves.
+
     def _door_submit(self, job: Job, now: float) -> None:
         """Check an arrival (time, type, width, estimate, submit time; see the door) and keep the time."""
         try:
@@ -144,7 +148,7 @@ class SchedulerBase:
                 self._now <= now <= MAX_TIME
                 and (job.__class__ is Job or isinstance(job, Job))
                 and 0 < job.processors <= self._size
-                and 0 <= job.estimate <= MAX_TIME
+                and job.estimate >= 0.0
                 and job.submit <= now
             )
         except TypeError:
@@ -163,14 +167,17 @@ class SchedulerBase:
             raise refusal(scheduler_name(self), "complete", job, now, self._now, self._size)
         self._now = now
 
-    def _door_time(self, now: float) -> None:
-        """Check a decision's time (finite, <= MAX_TIME, not before the previous call's) and keep it."""
+    def _door_time(self, now: float, call: str = "schedule") -> None:
+        """Check a decision's time (finite, <= MAX_TIME, not before the previous call's) and keep it.
+
+        ``call`` names the method in a refusal: ``schedule``, or a public step a subclass decides with.
+        """
         try:
             ok = self._now <= now <= MAX_TIME
         except TypeError:
             ok = False
         if not ok:
-            raise refusal(scheduler_name(self), "schedule", None, now, self._now, self._size)
+            raise refusal(scheduler_name(self), call, None, now, self._now, self._size)
         self._now = now
 
     def _completion_error(self, job: Job, now: float, end: float | None, queued: bool) -> ScheduleError:

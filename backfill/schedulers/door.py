@@ -8,9 +8,9 @@ Every built-in scheduler checks, at each :meth:`~backfill.schedulers.Scheduler.r
   before the time of the previous call (``reset`` starts the count again);
 * ``reset`` is given a whole number of processors, at least 1;
 * the job given to ``submit`` or ``complete`` is a :class:`~backfill.workloads.workload.Job`;
-* a job submitted needs between 1 and the machine's processors, has an estimate ``>= 0`` and at
-  most ``MAX_TIME`` (SWF's ``-1``, "unknown", is for the host to replace: the simulator plans such
-  a job with its runtime), and is not submitted before its own submit time.
+* a job submitted needs between 1 and the machine's processors, has an estimate ``>= 0`` (SWF's
+  ``-1``, "unknown", is for the host to replace: the simulator plans such a job with its runtime),
+  and is not submitted before its own submit time.
 
 A call that breaks one raises :class:`~backfill.errors.ScheduleError` naming the scheduler, the job
 and the time, before the scheduler changes anything. These are the checks a scheduler can make in
@@ -84,14 +84,15 @@ def _time_refusal(name: str, subject: str, now: object, last: float) -> Schedule
 def refusal(name: str, call: str, job: object, now: object, last: float, size: int) -> ScheduleError:
     """Return the error for a call the door refused: the checks again, one at a time, the first that fails.
 
-    ``call`` is ``"submit"``, ``"complete"`` or ``"schedule"``; ``job`` is None for ``"schedule"``;
+    ``call`` is ``"submit"``, ``"complete"``, or the method that checks a decision's time
+    (``"schedule"``, or a public step such as ``"compress"``), for which ``job`` is None;
     ``last`` is the time of the previous call and ``size`` the machine's processors (0 before
     :meth:`~backfill.schedulers.Scheduler.reset`). The slow path of every door: only a refused call
     gets here.
     """
-    if call != "schedule" and not isinstance(job, Job):
+    if call in _DONE and not isinstance(job, Job):
         return ScheduleError(f"{name}: {call}() at {_time(now)} was given {job!r}, which is not a Job")
-    subject = f"job {job.id} {_DONE[call]}" if isinstance(job, Job) else "schedule()"
+    subject = f"job {job.id} {_DONE[call]}" if isinstance(job, Job) else f"{call}()"
     if size < 1:
         return ScheduleError(
             f"{name}: {subject} at {_time(now)} before any reset(); a host calls reset(machine_size, now) "
@@ -111,11 +112,11 @@ def refusal(name: str, call: str, job: object, now: object, last: float, size: i
             f"{name}: job {job.id} submitted at {_time(now)} needs {p} processors, more than the "
             f"machine's {size}; a host leaves such jobs out (simulate() rejects and counts them)"
         )
-    if not 0 <= job.estimate <= MAX_TIME:
+    if not job.estimate >= 0.0:
         return ScheduleError(
             f"{name}: job {job.id} submitted at {_time(now)} with estimate {job.estimate!r}; a scheduler "
-            f"plans with a known estimate, a number of seconds from 0 to MAX_TIME ({MAX_TIME:g}), so a "
-            "host replaces SWF's -1 (unknown) before submitting"
+            "plans with a known estimate, a number of seconds >= 0, so a host replaces SWF's -1 "
+            "(unknown) before submitting"
         )
     if not job.submit <= now:  # type: ignore[operator]
         return ScheduleError(
@@ -145,7 +146,7 @@ class Door:
     Attributes:
         name: As given.
         machine_size: The processors given to the latest :meth:`reset` (0 before the first).
-        now: The time of the latest call (``inf`` before the first :meth:`reset`, so that every call
+        now: The time of the latest call (NaN before the first :meth:`reset`, so that every call
             before it is refused).
 
     Examples:
@@ -171,7 +172,7 @@ class Door:
     def __init__(self, name: str) -> None:
         self.name = name
         self.machine_size = 0
-        self.now = math.inf
+        self.now = math.nan
 
     def __repr__(self) -> str:
         return f"Door({self.name!r}, machine_size={self.machine_size}, now={self.now!r})"
@@ -197,7 +198,7 @@ class Door:
                 self.now <= now <= MAX_TIME
                 and (job.__class__ is Job or isinstance(job, Job))
                 and 0 < job.processors <= self.machine_size
-                and 0 <= job.estimate <= MAX_TIME
+                and job.estimate >= 0.0
                 and job.submit <= now
             )
         except TypeError:

@@ -177,7 +177,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         Raises:
             ScheduleError: If the time goes backwards or is not finite (the door's check of a decision).
         """
-        self._door_time(now)
+        self._door_time(now, "compress")
         return self._compress(now, list(self._ordered(now)), freed, restart=restart)
 
     # -- compression: the plain loop, and the seam to the long-queue one -----------------------------
@@ -276,7 +276,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         Raises:
             ScheduleError: If the time goes backwards or is not finite (the door's check of a decision).
         """
-        self._door_time(now)
+        self._door_time(now, "start_due")
         return self._start_due(now)
 
     # -- the profile of guarantees -------------------------------------------------------------------
@@ -288,8 +288,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         return super()._out_of_reach(profile, job, now)
 
     def _join_queue(self, job: Job, now: float) -> Entry:
-        """Queue a new job, already past the door, and return its entry (keyless if time-dependent)."""
-        entry = self._queue_up(job, now)
+        """Queue a new job and return its entry (keyless for a time-dependent priority)."""
+        entry = self._enqueue(job, now)
         return (None, self._seq, job) if entry is None else entry
 
     def _place(self, job: Job, now: float, entry: Entry) -> None:

@@ -13,6 +13,7 @@ from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._replan import extension_error
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["QueueEntry", "QueueScheduler"]
@@ -140,11 +141,23 @@ class QueueScheduler(SchedulerBase):
 
     def _enqueue(self, job: Job, now: float) -> Entry | None:
         """Queue a job (past the door's checks); return its entry if the priority is static, else None."""
-        self._door_submit(job, now)
-        return self._queue_up(job, now)
-
-    def _queue_up(self, job: Job, now: float) -> Entry | None:
-        """:meth:`_enqueue` for a job already past the door."""
+        # SchedulerBase._door_submit, inline (a hot path); the method raises with the reason.
+        # Conditions in an ``if``, not a value: CPython specializes a comparison followed by a jump.
+        refused = True
+        try:
+            if (
+                self._now <= now <= MAX_TIME
+                and job.__class__ is Job
+                and 0 < job.processors <= self._size
+                and job.estimate >= 0.0
+                and job.submit <= now
+            ):
+                refused = False
+        except TypeError:
+            pass
+        if refused:
+            self._door_submit(job, now)
+        self._now = now
         jid = job.id
         queued = self._queued
         if jid in queued or jid in self._running:
@@ -183,7 +196,16 @@ class QueueScheduler(SchedulerBase):
 
     def _finish(self, job: Job, now: float) -> tuple[float, int, int]:
         """Forget a finished job and free its processors; return its (planned end, seq, processors)."""
-        self._door_complete(job, now)
+        # SchedulerBase._door_complete, inline (a hot path).
+        refused = True
+        try:
+            if self._now <= now <= MAX_TIME and job.__class__ is Job:
+                refused = False
+        except TypeError:
+            pass
+        if refused:
+            self._door_complete(job, now)
+        self._now = now
         record = self._running.get(job.id)
         if record is None:
             raise self._completion_error(job, now, None, job.id in self._queued)
@@ -221,7 +243,7 @@ class QueueScheduler(SchedulerBase):
                 arrived (was never submitted) or already started (is running, or ran), or if the jobs
                 need more processors than are free.
         """
-        self._door_time(now)
+        self._door_time(now, "start")
         taken = list(entries)
         jobs = [entry[2] for entry in taken]
         seen: set[int] = set()
