@@ -719,3 +719,16 @@ def test_every_scheduler_ends_with_times_near_max_time(scheduler: Any) -> None:
         result = simulate(w, scheduler.copy())
     validate_schedule(result)
     assert not any(math.isnan(t) for t in result.start.tolist())
+
+
+@pytest.mark.parametrize("scheduler", named([PC(planning_window=600.0), DC(planning_window=600.0)]))
+def test_a_reserved_job_submitted_again_is_named_even_out_of_the_window_s_reach(scheduler: Any) -> None:
+    # Job 2 holds a guarantee at 500; submitted again, its fit (at 1500) is out of the window's reach.
+    # Before, PC and DC put it among the unreserved jobs too, silently: it would have run twice.
+    s = fresh(scheduler)
+    s.submit(job(1, 0, 4, 500, 500), 0.0)
+    s.submit(job(2, 0, 4, 1000, 1000), 0.0)
+    assert [j.id for j in s.schedule(0.0)] == [1]
+    assert dict(s.reservations()) == {2: 500.0}
+    with pytest.raises(ScheduleError, match=r"job 2 submitted at 0 while already queued"):
+        s.submit(job(2, 0, 4, 1000, 1000), 0.0)

@@ -326,20 +326,27 @@ def guarded(scheduler: Scheduler) -> GuardedScheduler:
 
     Checked at every call, each error naming the job and the time:
 
-    * time never goes backwards;
+    * time never goes backwards, and is a finite number up to ``MAX_TIME``;
     * ``schedule(now)`` is called at every instant that had a ``submit`` or ``complete``, before any
       later call;
-    * a job is submitted once, fits the machine, has a finite estimate, and is not submitted before
-      its submit time;
+    * a job is a :class:`~backfill.Job`, submitted once in a run (an id submitted again after it
+      ended is refused: the scheduler has forgotten it, and would start it twice), fits the machine,
+      has a finite estimate ``>= 0``, and is not submitted before its submit time;
     * a job completed was started, and no started job is still running past its start + estimate
       (where the scheduler counts its processors free): a host must end it by then or raise its
       estimate before submitting it;
-    * the scheduler starts only queued jobs, never more processors than the machine has;
+    * the scheduler starts only jobs that have arrived and not started yet, never more processors
+      than the machine has;
     * the priority (a scheduler's ``key`` or ``priority``) gives every queued job a key that is not
-      NaN, compares with the others, and is the same when asked twice (a pure function).
+      NaN, compares with the others, and is the same when asked twice (a pure function); and an
+      exception the priority raises inside any of the scheduler's calls (keying a job at
+      submission, re-keying the queue, a stateful priority's hooks) becomes a ScheduleError naming
+      the priority, the job and the time, chained from the original.
 
-    The checks cost O(q log q) per decision for q queued jobs (each key is computed twice), so the
-    guard is for writing and testing hosts, not for long runs. ``backfill.simulate`` passes them all.
+    The checks cost O(q log q) per decision for q queued jobs (each key is computed twice) and keep
+    every ended job's id, so the guard is for writing and testing hosts, not for long runs.
+    ``backfill.simulate`` passes them all. The scheduler's own door (:mod:`backfill.schedulers.door`)
+    checks what it can in O(1) whether guarded or not.
 
     Examples:
         >>> from backfill import EASY, Job
