@@ -28,6 +28,7 @@ from backfill import (
     Conservative,
     GuaranteeScheduler,
     Job,
+    ParameterError,
     QueueScheduler,
     RecentUsage,
     RelShare,
@@ -732,3 +733,10 @@ def test_a_reserved_job_submitted_again_is_named_even_out_of_the_window_s_reach(
     assert dict(s.reservations()) == {2: 500.0}
     with pytest.raises(ScheduleError, match=r"job 2 submitted at 0 while already queued"):
         s.submit(job(2, 0, 4, 1000, 1000), 0.0)
+
+
+@pytest.mark.parametrize("origin", [math.nan, math.inf, 2 * MAX_TIME, "0", True])
+def test_relshare_refuses_an_origin_that_is_not_a_time(origin: Any) -> None:
+    # Before: taken, and reset() then raised a bare ValueError from math.floor (or looped).
+    with pytest.raises(ParameterError, match=r"origin must be a number of seconds within"):
+        RelShare(origin=origin)

@@ -32,8 +32,7 @@ __all__ = ["RelShare"]
 
 _DAY = 86400.0
 
-#: Window boundaries crossed one at a time in one step of the accounting; the rest of a longer idle
-#: stretch is crossed at once (:meth:`RelShare._skip_windows`), so that a step always ends.
+#: Window boundaries crossed one by one in a step; any more are crossed at once (_skip_windows).
 _STEPPED_WINDOWS = 1024
 
 
@@ -44,9 +43,7 @@ def _positive_finite(instance: object, attribute: attrs.Attribute[Any], value: f
 
 def _origin_validator(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not -MAX_TIME <= value <= MAX_TIME:
-        raise ParameterError(
-            f"origin must be a finite number of seconds from -{MAX_TIME:g} to {MAX_TIME:g}, got {value!r}"
-        )
+        raise ParameterError(f"origin must be a number of seconds within ±{MAX_TIME:g}, got {value!r}")
 
 
 def _decay_validator(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -497,12 +494,10 @@ class RelShare(SchedulerBase):
         w0, window, d = self._w0, self.window, self.decay
         start = min(max(self._window_start(now), self._w1), now)
         n = max((start - w0) / window, 1.0)
-        if d == 0:
-            keep = gain = 0.0
-        elif d == 1:
+        if d == 1:
             keep, gain = 1.0, n
         else:
-            keep = d**n
+            keep = d**n  # 0 for d = 0, which clears every value
             gain = d * (1 - keep) / (1 - d)
         entitled = dict.fromkeys(self._rate, 0.0) | self._entitled
         used = dict.fromkeys(self._width, 0.0) | self._used
@@ -511,13 +506,9 @@ class RelShare(SchedulerBase):
         self._used = {o: keep * u + gain * widths.get(o, 0) * window for o, u in used.items()}
         for owner, width in self._width.items():
             self._anchor[owner] = width * start
-        self._t = start
-        self._w0 = start
+        self._t = self._w0 = start
         self._w1 = self._window_end(start, now)
-        expected = dict.fromkeys(self._expected, 0.0)
-        for owner, width, _start, end in self._running.values():
-            expected[owner] += width * max(min(end, self._w1) - start, 0.0)
-        self._expected = expected
+        self._rebase_expected(start)
 
     def _accumulate(self, until: float) -> None:
         span = until - self._t
@@ -542,6 +533,10 @@ class RelShare(SchedulerBase):
             self._used = {o: decay * u for o, u in self._used.items()}
             self._entitled = {o: decay * e for o, e in self._entitled.items()}
         self._w0, self._w1 = boundary, boundary + self.window
+        self._rebase_expected(boundary)
+
+    def _rebase_expected(self, boundary: float) -> None:
+        """The running jobs' expected usage within the window that starts at ``boundary``. O(o + r)."""
         expected = dict.fromkeys(self._expected, 0.0)
         for owner, width, _start, end in self._running.values():
             expected[owner] += width * max(min(end, self._w1) - boundary, 0.0)
