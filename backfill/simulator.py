@@ -252,8 +252,7 @@ class Simulator:
         size = self.workload.machine_size
         for job in started:
             if queued.pop(job.id, None) is None:
-                name = scheduler_name(self.scheduler)
-                raise ScheduleError(f"{name} started job {job.id} at {now:g}, which is not queued")
+                raise self._not_queued(job, now)
             i = self._active[job.id]
             # A job of zero runtime occupies nothing, as in the profile and the validator.
             if self._runtime[i] > 0:
@@ -269,6 +268,20 @@ class Simulator:
             self._order.append(i)
             self._seq += 1
             heapq.heappush(self._heap, (now + self._runtime[i], _COMPLETE, self._seq, i))
+
+    def _not_queued(self, job: Job, now: float) -> ScheduleError:
+        """The error for a started job that is not queued: it has not arrived, or already started."""
+        name = scheduler_name(self.scheduler)
+        if job.id in self._active:
+            state = "already started and is running"
+        else:
+            rows = np.flatnonzero(self.workload.records["id"] == job.id).tolist()
+            # Rows before _next were submitted unless rejected; a job leaves the active ones by ending.
+            if any((r < self._next and not self._bad[r]) or r in self._start for r in rows):
+                state = "already started and has ended"
+            else:
+                state = "has not arrived (it was never submitted)"
+        return ScheduleError(f"{name} started job {job.id} at {now:g}, which {state}")
 
     def _record_reservations(self, now: float) -> None:
         res = self.scheduler.reservations()
@@ -470,8 +483,8 @@ def simulate(
     bar's ``update`` takes the differences). Running in steps does not change the schedule.
 
     Raises:
-        ScheduleError: The scheduler started a job that is not queued, over-committed the machine,
-            or left queued jobs unstarted when nothing was left to happen.
+        ScheduleError: The scheduler started a job that has not arrived or already started,
+            over-committed the machine, or left queued jobs unstarted when nothing was left to happen.
 
     Examples:
         >>> from backfill.schedulers import FCFS

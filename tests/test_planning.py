@@ -245,7 +245,7 @@ def test_misuse_is_refused_with_a_clear_error() -> None:
         UserHistory(0)
     queued = planning(EASY(), predictor=exact_runtime)
     queued.reset(1, 0.0)
-    job = Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=1.0)
+    job = Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=1.0)
     queued.submit(job, 0.0)
     with pytest.raises(ScheduleError, match="job 1 completed at 0 but was queued"):
         queued.complete(job, 0.0)

@@ -90,7 +90,7 @@ class Cheater(FCFS):
 
 
 @pytest.mark.parametrize(
-    ("mode", "message"), [("unknown", "not queued"), ("overcommit", "processors in use")]
+    ("mode", "message"), [("unknown", "has not arrived"), ("overcommit", "processors in use")]
 )
 def test_protocol_violations_are_refused(mode: str, message: str) -> None:
     w = make((0, 3, 5, 5), (0, 3, 5, 5), size=4)

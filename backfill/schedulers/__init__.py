@@ -4,6 +4,7 @@ from backfill._moved import moved_name
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
+from backfill.schedulers.door import Door
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.guarantee import GuaranteeScheduler
@@ -33,6 +34,7 @@ __all__ = [
     "CategoryThresholds",
     "Conservative",
     "DC",
+    "Door",
     "EASY",
     "FCFS",
     "G1",

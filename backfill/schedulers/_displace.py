@@ -274,7 +274,7 @@ class DisplacingConservative(Conservative):
         None if a shortage has no reservation to give way. O(d (q + log n + k)) for d released jobs.
         """
         add = profile._add
-        first_below = profile.first_below
+        first_below = profile._first_below
         planned = self._planned
         order = self._order
         arrays: _Reservations | None = None

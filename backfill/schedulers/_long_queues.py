@@ -540,7 +540,7 @@ class LongQueueConservative:
         # [now, frontier), so neither does any later job at least as wide and as long, whose window
         # from the same start covers the failing one's. Newer failures have later frontiers.
         failed: list[tuple[int, float, float]] = []
-        earliest_move = profile.earliest_move
+        earliest_move = profile._earliest_move
         heappop = heapq.heappop
         i = 0
         while i < n:

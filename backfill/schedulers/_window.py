@@ -27,7 +27,29 @@ from backfill.errors import ParameterError, ScheduleError
 from backfill.profile import Profile
 from backfill.workloads.workload import Job
 
-__all__ = ["PlanningWindow", "limit_names"]
+__all__ = ["PlanningWindow", "limit_names", "reach_time"]
+
+
+def reach_time(start: float, window: float) -> float:
+    """The earliest time ``t`` at which a fit at ``start`` is within the window: ``start <= t + window``.
+
+    ``start - window`` as floats can be a float too early, where ``t + window`` rounds below
+    ``start``: a decision asked for then would find the job still out of reach and ask for the same
+    instant again, which is no later decision at all, and the job would wait unreserved until some
+    other event. The next floats are taken then; ``start`` itself always qualifies (``window >= 0``),
+    so the loop ends after a few steps.
+
+    Examples:
+        >>> start, window = 141593.25026201658, 5593.26235832613
+        >>> start - window + window < start, start <= reach_time(start, window) + window
+        (True, True)
+    """
+    t = start - window
+    for _ in range(64):
+        if t + window >= start:
+            return t
+        t = math.nextafter(t, math.inf)
+    return start  # pragma: no cover - a few steps always suffice
 
 
 def limit_names(planning_window: float | None, max_tested: int | None) -> list[str]:
@@ -79,7 +101,7 @@ class PlanningWindow:
         if start <= now + window:
             return False
         self._unreserved[job.id] = job
-        self._window_wake = min(self._window_wake, start - window)
+        self._window_wake = min(self._window_wake, reach_time(start, window))
         return True
 
     def _reserve_within_reach(self, profile: Profile, now: float) -> None:
@@ -96,8 +118,8 @@ class PlanningWindow:
             if start <= now + window:
                 del unreserved[job.id]
                 self._arrive(job, now)
-            elif start - window < wake:
-                wake = start - window
+            elif (reach := reach_time(start, window)) < wake:
+                wake = reach
         self._window_wake = wake
 
     def _arrive(self, job: Job, now: float) -> None:

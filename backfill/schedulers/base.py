@@ -7,7 +7,11 @@
   forks of :func:`~backfill.experiments.fair_start.fair_start_times`;
 * the optional :class:`~backfill.schedulers.protocol.ReservationLog` protocol: a log of reservation
   changes that is kept only after :meth:`SchedulerBase.log_reservation_changes` turned it on, so that
-  a host that never reads it never pays for it.
+  a host that never reads it never pays for it;
+* the door checks of :mod:`backfill.schedulers.door` (``_door_reset``, ``_door_submit``,
+  ``_door_complete``, ``_door_time``), which every built-in scheduler makes first in ``reset``,
+  ``submit``, ``complete`` and ``schedule``, and which the public steps of the base classes make
+  too, so that a subclass inherits them.
 
 The classes to subclass for an algorithm of your own are :class:`~backfill.schedulers.QueueScheduler`
 (a priority-ordered queue) and :class:`~backfill.schedulers.GuaranteeScheduler` (PC's and DC's
@@ -23,6 +27,9 @@ from typing import Any, Self
 import attrs
 
 from backfill.errors import ScheduleError
+from backfill.schedulers.door import refusal, reset_refusal
+from backfill.schedulers.protocol import scheduler_name
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["SchedulerBase"]
@@ -64,8 +71,11 @@ class SchedulerBase:
     """
 
     _changes: list[tuple[int, float]] | deque[tuple[int, float]] = attrs.field(init=False, factory=_no_log)
-    # The time of the latest call: a host's time never goes backwards.
-    _now: float = attrs.field(init=False, default=-math.inf)
+    # The time of the latest call: a host's time never goes backwards. NaN until the first reset, so
+    # that the door refuses every call before it (NaN compares false, and differs from every time).
+    _now: float = attrs.field(init=False, default=math.nan)
+    # The machine's processors, as given to the latest reset (0 before the first).
+    _size: int = attrs.field(init=False, default=0)
 
     def copy(self) -> Self:
         """Return an independent scheduler of the same type in the same state, for what-if runs.
@@ -117,20 +127,65 @@ class SchedulerBase:
         self._changes = []
         return changes
 
-    def _time_error(self, job: Job, now: float, what: str) -> ScheduleError:
-        """The error for a job submitted or completed at ``now``, before the latest call's time."""
-        name = getattr(self, "name", type(self).__name__)
-        return ScheduleError(
-            f"{name}: job {job.id} {what} at {now:g}, before a call at {self._now:g}: a host's time never "
-            "goes backwards"
-        )
+    # -- the door (backfill.schedulers.door): O(1) checks of every call, before anything changes -----
+
+    def _door_reset(self, machine_size: int, now: float) -> None:
+        """Check a reset (a whole number of processors >= 1, a finite time <= MAX_TIME) and keep both."""
+        error = reset_refusal(scheduler_name(self), machine_size, now)
+        if error is not None:
+            raise error
+        self._size = int(machine_size)
+        self._now = now
+
+    # The hottest paths (QueueScheduler's _enqueue and _finish, Conservative's submit and complete,
+    # every schedule) make these checks inline, with the same conditions, and call the methods below
+    # only when a condition fails: a method call costs as much as the checks themselves.
+
+    def _door_submit(self, job: Job, now: float) -> None:
+        """Check an arrival (time, type, width, estimate, submit time; see the door) and keep the time."""
+        try:
+            ok = (
+                self._now <= now <= MAX_TIME
+                and (job.__class__ is Job or isinstance(job, Job))
+                and 0 < job.processors <= self._size
+                and job.estimate >= 0.0
+                and job.submit <= now
+            )
+        except TypeError:
+            ok = False
+        if not ok:
+            raise refusal(scheduler_name(self), "submit", job, now, self._now, self._size)
+        self._now = now
+
+    def _door_complete(self, job: Job, now: float) -> None:
+        """Check a completion (a job, a time that does not go backwards) and keep the time."""
+        try:
+            ok = self._now <= now <= MAX_TIME and (job.__class__ is Job or isinstance(job, Job))
+        except TypeError:
+            ok = False
+        if not ok:
+            raise refusal(scheduler_name(self), "complete", job, now, self._now, self._size)
+        self._now = now
+
+    def _door_time(self, now: float, call: str = "schedule") -> None:
+        """Check a decision's time (finite, <= MAX_TIME, not before the previous call's) and keep it.
+
+        ``call`` names the method in a refusal: ``schedule``, or a public step a subclass decides with.
+        """
+        try:
+            ok = self._now <= now <= MAX_TIME
+        except TypeError:
+            ok = False
+        if not ok:
+            raise refusal(scheduler_name(self), call, None, now, self._now, self._size)
+        self._now = now
 
     def _completion_error(self, job: Job, now: float, end: float | None, queued: bool) -> ScheduleError:
         """The error for a job reported ended at ``now`` that was not running, or planned to end at ``end``.
 
         ``end`` is None for a job that is not running; ``queued`` tells whether it waits instead.
         """
-        name = getattr(self, "name", type(self).__name__)
+        name = scheduler_name(self)
         if end is None:
             state = "queued" if queued else "not running"
             return ScheduleError(f"{name}: job {job.id} completed at {now:g} but was {state}")

@@ -16,6 +16,7 @@ from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers._window import PlanningWindow
 from backfill.schedulers.base import SchedulerBase
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["Conservative"]
@@ -84,8 +85,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
-        self._profile = Profile(machine_size, origin=now)
-        self._now = now
+        self._door_reset(machine_size, now)
+        self._profile = Profile(self._size, origin=now)
         self._planned = {}
         self._order = SortedList()
         self._running = {}
@@ -99,10 +100,25 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         """Reserve the job at its earliest fit. O(log n + k) on the profile, O(log q) on the queue.
 
         Raises:
-            ScheduleError: If the job is already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
+                already queued or running.
         """
-        if now < self._now:
-            raise self._time_error(job, now, "submitted")
+        # SchedulerBase._door_submit, inline (a hot path); the method raises with the reason.
+        # Conditions in an ``if``, not a value: CPython specializes a comparison followed by a jump.
+        refused = True
+        try:
+            if (
+                self._now <= now <= MAX_TIME
+                and job.__class__ is Job
+                and 0 < job.processors <= self._size
+                and job.estimate >= 0.0
+                and job.submit <= now
+            ):
+                refused = False
+        except TypeError:
+            pass
+        if refused:
+            self._door_submit(job, now)
         self._now = now
         if job.id in self._planned or job.id in self._running or job.id in self._unreserved:
             state = "running" if job.id in self._running else "queued"
@@ -133,8 +149,14 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             ScheduleError: If the job was not running, or ended after its start + estimate (when its
                 processors were already planned free).
         """
-        if now < self._now:
-            raise self._time_error(job, now, "completed")
+        refused = True
+        try:
+            if self._now <= now <= MAX_TIME and job.__class__ is Job:
+                refused = False
+        except TypeError:
+            pass
+        if refused:
+            self._door_complete(job, now)
         self._now = now
         record = self._running.get(job.id)
         if record is None:
@@ -149,7 +171,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
 
     def schedule(self, now: float) -> list[Job]:
         """Compress if a job ended early, then start every job whose planned start has come."""
-        self._now = now
+        if now != self._now:  # a time already checked, or the door's check of a new one
+            self._door_time(now)
         if self._dirty:
             self._compress(now)
         if self._unreserved:

@@ -71,6 +71,7 @@ class DC(GuaranteeScheduler):
 
     def submit(self, job: Job, now: float) -> None:
         """Protect higher-priority jobs the new one could delay, then give it its guarantee."""
+        self._door_submit(job, now)
         if self._idle_check:
             self._fill(now)
         if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
@@ -90,6 +91,7 @@ class DC(GuaranteeScheduler):
 
     def schedule(self, now: float) -> list[Job]:
         """Move jobs that fit now to now if processors are idle, then start every job whose time has come."""
+        self._door_time(now)
         if self._idle_check:
             self._fill(now)
         if self._unreserved:
@@ -117,7 +119,7 @@ class DC(GuaranteeScheduler):
         bounded to starts before the next float after ``now``. O(q) profile searches per move.
         """
         just_after = math.nextafter(now, math.inf)
-        fits_now = self._profile.earliest_move
+        fits_now = self._profile._earliest_move
         reserved = self._reserved
         moved = True
         while moved:

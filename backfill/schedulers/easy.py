@@ -13,7 +13,7 @@ import attrs
 from backfill._validators import optional_callable, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError
 from backfill.profile import Profile
-from backfill.schedulers._window import limit_names
+from backfill.schedulers._window import limit_names, reach_time
 from backfill.schedulers.priorities import Priority, priority_name
 from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
@@ -263,7 +263,8 @@ class EASY(QueueScheduler):
         arrivals happened since the last pass, O(a log a) for the a new jobs. For a depth other than 1,
         see the class docstring.
         """
-        self._now = now
+        if now != self._now:  # a time already checked, or the door's check of a new one
+            self._door_time(now)
         if self._deep:
             return self._schedule_deep(now)
         started: list[Job] = []
@@ -562,8 +563,8 @@ class EASY(QueueScheduler):
                 continue
             start = earliest_fit(now, p, estimate)
             if start > horizon:
-                if start - window < reach:
-                    reach = start - window
+                if (at := reach_time(start, window)) < reach:
+                    reach = at
                 continue
             end = start + estimate
             add(start, end, -p)

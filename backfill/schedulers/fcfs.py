@@ -32,7 +32,8 @@ class FCFS(QueueScheduler):
 
     def schedule(self, now: float) -> list[Job]:
         """Start queue heads while they fit. O(q) for a static priority, O(q log q) otherwise."""
-        self._now = now
+        if now != self._now:  # a time already checked, or the door's check of a new one
+            self._door_time(now)
         started: list[Job] = []
         taken = []
         for entry in self._ordered(now):

@@ -146,7 +146,13 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     # -- the steps a subclass is made of ------------------------------------------------------------
 
     def place(self, job: Job, now: float) -> None:
-        """Queue a newly arrived job and give it its guarantee: its earliest fit now. O(log n + k + log q)."""
+        """Queue a newly arrived job and give it its guarantee: its earliest fit now. O(log n + k + log q).
+
+        Raises:
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`: its
+                width, estimate, submit time, the time), or is already queued or running.
+        """
+        self._door_submit(job, now)
         self._place(job, now, self._join_queue(job, now))
 
     def release(self, job: Job, now: float) -> tuple[float, float] | None:
@@ -167,7 +173,11 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         left-out ones are taken to have been tried). ``None`` tries every queued job. With ``restart``
         the queue is tried from the head again after every move (PC); without it each job is tried
         once, in order.
+
+        Raises:
+            ScheduleError: If the time goes backwards or is not finite (the door's check of a decision).
         """
+        self._door_time(now, "compress")
         return self._compress(now, list(self._ordered(now)), freed, restart=restart)
 
     # -- compression: the plain loop, and the seam to the long-queue one -----------------------------
@@ -261,10 +271,21 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         """Learn that re-planning freed ``intervals``; a subclass compresses into them when it will."""
 
     def start_due(self, now: float) -> list[Job]:
-        """Start every queued job whose guarantee has come, in planned-start order."""
+        """Start every queued job whose guarantee has come, in planned-start order.
+
+        Raises:
+            ScheduleError: If the time goes backwards or is not finite (the door's check of a decision).
+        """
+        self._door_time(now, "start_due")
         return self._start_due(now)
 
     # -- the profile of guarantees -------------------------------------------------------------------
+
+    def _out_of_reach(self, profile: Profile, job: Job, now: float) -> bool:
+        # A job already holding a guarantee, or running, is no new arrival, whatever its fit now.
+        if job.id in self._queued or job.id in self._running:
+            raise self._submitted_twice(job, now)
+        return super()._out_of_reach(profile, job, now)
 
     def _join_queue(self, job: Job, now: float) -> Entry:
         """Queue a new job and return its entry (keyless for a time-dependent priority)."""
@@ -318,7 +339,6 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
 
     def _start_due(self, now: float) -> list[Job]:
         """Start every queued job whose planned start has come, in planned-start order."""
-        self._now = now
         self._profile._advance(now)
         by_start = self._by_start
         started: list[Job] = []

@@ -1,7 +1,8 @@
 """A guard for hosts: a scheduler wrapper that checks, at every call, the duties the protocol gives a driver.
 
-The schedulers check what they can cheaply (a job submitted twice, a job completed that was not
-running or after its start + estimate). What only the driver can get right is checked here, at a
+The schedulers check what they can in O(1), always: the door of :mod:`backfill.schedulers.door`
+(times, widths, estimates, submit times), a job submitted twice, a job completed that was not
+running or after its start + estimate. What needs a record of the whole run is checked here, at a
 cost: wrap a scheduler with :func:`guarded` while you write or debug a host simulator, or in its
 tests, and every mistake raises :class:`~backfill.ScheduleError` naming the job and the time, at the
 call that made it, instead of a silently different schedule.
@@ -9,9 +10,10 @@ call that made it, instead of a silently different schedule.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self
 
 import attrs
@@ -19,6 +21,7 @@ import attrs
 from backfill.errors import ScheduleError
 from backfill.schedulers.priorities import priority_name
 from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["GuardedScheduler", "guarded"]
@@ -55,6 +58,8 @@ class GuardedScheduler:
     _running: dict[int, tuple[float, Job]] = attrs.field(init=False, factory=dict)
     _ends: list[tuple[float, int]] = attrs.field(init=False, factory=list)
     _used: int = attrs.field(init=False, default=0)
+    # Every job that ended in this run, by id, with its end: an id is submitted once per run.
+    _ended: dict[int, float] = attrs.field(init=False, factory=dict)
 
     @property
     def name(self) -> str:
@@ -73,6 +78,8 @@ class GuardedScheduler:
         """Check the host's time and the duties that fall due as it passes."""
         if not isinstance(now, int | float) or math.isnan(now):
             raise self._fail(f"{what}: the time {now!r} is not a number")
+        if not -math.inf < now <= MAX_TIME:
+            raise self._fail(f"{what}: the time {now!r} is not a finite number of seconds up to {MAX_TIME:g}")
         if now < self._now:
             raise self._fail(f"time went backwards: {what} at {now:g}, after a call at {self._now:g}")
         if self._pending is not None and now > self._pending:
@@ -102,19 +109,27 @@ class GuardedScheduler:
         """Reset the wrapped scheduler and the guard's own record."""
         if not isinstance(machine_size, int) or machine_size < 1:
             raise self._fail(f"reset: machine_size must be a positive int, got {machine_size!r}")
-        self.scheduler.reset(machine_size, now)
+        self._call(now, None, self.scheduler.reset, machine_size, now)
         self._size = machine_size
         self._now = -math.inf
         self._clock(now, "reset")
         self._pending = None
         self._queued, self._running, self._ends, self._used = {}, {}, [], 0
+        self._ended = {}
 
     def submit(self, job: Job, now: float) -> None:
         """Check the arrival (once, fits the machine, a known estimate, not early), then pass it on."""
+        if not isinstance(job, Job):
+            raise self._fail(f"submit() at {now!r} was given {job!r}, which is not a Job")
         self._clock(now, f"submit(job {job.id})")
         if job.id in self._queued or job.id in self._running:
             state = "queued" if job.id in self._queued else "running"
             raise self._fail(f"job {job.id} submitted at {now:g} while already {state}")
+        if job.id in self._ended:
+            raise self._fail(
+                f"job {job.id} submitted at {now:g} after it ended at {self._ended[job.id]:g}; a job id is "
+                "submitted once per run"
+            )
         if not 0 < job.processors <= self._size:
             raise self._fail(
                 f"job {job.id} submitted at {now:g} needs {job.processors} processors on a "
@@ -124,19 +139,27 @@ class GuardedScheduler:
             raise self._fail(f"job {job.id} submitted at {now:g} with estimate {job.estimate!r}")
         if job.submit > now:
             raise self._fail(f"job {job.id} submitted at {now:g}, before its submit time {job.submit:g}")
-        self.scheduler.submit(job, now)
+        self._call(now, job, self.scheduler.submit, job, now)
         self._queued[job.id] = job
         self._note(now, f"job {job.id} arrived")
 
     def complete(self, job: Job, now: float) -> None:
         """Check that the job was running and ends by its start + estimate, then pass it on."""
+        if not isinstance(job, Job):
+            raise self._fail(f"complete() at {now!r} was given {job!r}, which is not a Job")
         self._clock(now, f"complete(job {job.id})")
         record = self._running.get(job.id)
         if record is None:
-            state = "queued, never started" if job.id in self._queued else "not started"
+            if job.id in self._queued:
+                state = "queued, never started"
+            elif job.id in self._ended:
+                state = f"not running: it ended at {self._ended[job.id]:g}"
+            else:
+                state = "not started"
             raise self._fail(f"job {job.id} completed at {now:g} but was {state}")
-        self.scheduler.complete(job, now)
+        self._call(now, job, self.scheduler.complete, job, now)
         del self._running[job.id]
+        self._ended[job.id] = now
         if record[1].estimate > 0:
             self._used -= record[1].processors
         self._note(now, f"job {job.id} ended")
@@ -145,13 +168,18 @@ class GuardedScheduler:
         """Check the instant and the queue's priority keys, decide, and check what starts."""
         self._clock(now, "schedule()", deciding=True)
         self._check_keys(now)
-        started = self.scheduler.schedule(now)
+        started: Sequence[Job] = self._call(now, None, self.scheduler.schedule, now)
         for job in started:
             if not isinstance(job, Job):
                 raise self._fail(f"schedule() at {now:g} returned {job!r}, not a Job")
             if self._queued.pop(job.id, None) is None:
-                state = "running already" if job.id in self._running else "not queued"
-                raise self._fail(f"started job {job.id} at {now:g}, which is {state}")
+                if job.id in self._running:
+                    state = "already started (it is running)"
+                elif job.id in self._ended:
+                    state = f"already started (it ended at {self._ended[job.id]:g})"
+                else:
+                    state = "has not arrived (it was never submitted)"
+                raise self._fail(f"started job {job.id} at {now:g}, which {state}")
             end = now + job.estimate
             if job.estimate > 0:
                 self._used += job.processors
@@ -164,6 +192,64 @@ class GuardedScheduler:
             heapq.heappush(self._ends, (end, job.id))
         self._pending = None
         return started
+
+    def _call(self, now: float, job: Job | None, method: Callable[..., Any], *args: Any) -> Any:
+        """Call the wrapped scheduler; an exception its priority raised becomes a ScheduleError naming it."""
+        try:
+            return method(*args)
+        except ScheduleError:
+            raise
+        except Exception as error:
+            blamed = self._priority_error(error, now, job)
+            if blamed is None:
+                raise
+            raise blamed from error
+
+    def _priority_error(self, error: Exception, now: float, job: Job | None) -> ScheduleError | None:
+        """The error naming the priority, if ``error`` came from it, and the job it was keying; else None.
+
+        The priority raised it if a frame of the traceback runs the priority's code (a function, a
+        :func:`functools.partial` of one, or a method of a priority object, such as a
+        :class:`~backfill.schedulers.priorities.StatefulPriority`'s hooks); the job is the one that
+        frame was given. A priority without Python code (a builtin) is found by keying the job and
+        the queued jobs again: the one whose key raises is named.
+        """
+        inner = self.scheduler
+        priority = getattr(inner, "priority", None)
+        if not callable(priority):
+            return None
+        # The priority given, and the scheduler's own copy of a stateful one.
+        owners = [p for p in (priority, getattr(inner, "_key", None)) if callable(p)]
+        codes: set[Any] = set()
+        objects: set[int] = set()
+        for p in owners:
+            objects.add(id(p))
+            while isinstance(p, functools.partial):
+                p = p.func
+            code = getattr(p, "__code__", None) or getattr(getattr(p, "__func__", None), "__code__", None)
+            if code is not None:
+                codes.add(code)
+        name = priority_name(priority)
+        tb = error.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code in codes or id(frame.f_locals.get("self")) in objects:
+                code = frame.f_code
+                given = [frame.f_locals.get(arg) for arg in code.co_varnames[: code.co_argcount]]
+                keyed = next((value for value in given if isinstance(value, Job)), job)
+                return self._priority_failure(name, error, keyed, now)
+            tb = tb.tb_next
+        key = getattr(inner, "key", None) or priority
+        for other in ([job] if job is not None else []) + list(self._queued.values()):
+            try:
+                key(other, now)
+            except Exception:
+                return self._priority_failure(name, error, other, now)
+        return None
+
+    def _priority_failure(self, name: str, error: Exception, job: Job | None, now: float) -> ScheduleError:
+        whom = f"job {job.id}" if job is not None else "no job"
+        return self._fail(f"priority {name} raised {error!r} for {whom} at {now:g}")
 
     def _check_keys(self, now: float) -> None:
         """Raise if the priority gives a queued job a NaN or incomparable key, or two different keys."""
@@ -231,6 +317,7 @@ class GuardedScheduler:
         other._pending, other._pending_what = self._pending, self._pending_what
         other._queued, other._running = self._queued.copy(), self._running.copy()
         other._ends, other._used = self._ends.copy(), self._used
+        other._ended = self._ended.copy()
         return other
 
 
@@ -239,20 +326,27 @@ def guarded(scheduler: Scheduler) -> GuardedScheduler:
 
     Checked at every call, each error naming the job and the time:
 
-    * time never goes backwards;
+    * time never goes backwards, and is a finite number up to ``MAX_TIME``;
     * ``schedule(now)`` is called at every instant that had a ``submit`` or ``complete``, before any
       later call;
-    * a job is submitted once, fits the machine, has a finite estimate, and is not submitted before
-      its submit time;
+    * a job is a :class:`~backfill.Job`, submitted once in a run (an id submitted again after it
+      ended is refused: the scheduler has forgotten it, and would start it twice), fits the machine,
+      has a finite estimate ``>= 0``, and is not submitted before its submit time;
     * a job completed was started, and no started job is still running past its start + estimate
       (where the scheduler counts its processors free): a host must end it by then or raise its
       estimate before submitting it;
-    * the scheduler starts only queued jobs, never more processors than the machine has;
+    * the scheduler starts only jobs that have arrived and not started yet, never more processors
+      than the machine has;
     * the priority (a scheduler's ``key`` or ``priority``) gives every queued job a key that is not
-      NaN, compares with the others, and is the same when asked twice (a pure function).
+      NaN, compares with the others, and is the same when asked twice (a pure function); and an
+      exception the priority raises inside any of the scheduler's calls (keying a job at
+      submission, re-keying the queue, a stateful priority's hooks) becomes a ScheduleError naming
+      the priority, the job and the time, chained from the original.
 
-    The checks cost O(q log q) per decision for q queued jobs (each key is computed twice), so the
-    guard is for writing and testing hosts, not for long runs. ``backfill.simulate`` passes them all.
+    The checks cost O(q log q) per decision for q queued jobs (each key is computed twice) and keep
+    every ended job's id, so the guard is for writing and testing hosts, not for long runs.
+    ``backfill.simulate`` passes them all. The scheduler's own door (:mod:`backfill.schedulers.door`)
+    checks what it can in O(1) whether guarded or not.
 
     Examples:
         >>> from backfill import EASY, Job

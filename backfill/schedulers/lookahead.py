@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from backfill.errors import BackfillError
+from backfill.errors import BackfillError, ScheduleError
 from backfill.schedulers._displace import DisplacingConservative, Start
 from backfill.workloads.workload import Job
 
@@ -344,6 +344,13 @@ class LookaheadSlack(DisplacingConservative):
 
     def submit(self, job: Job, now: float) -> None:
         """Record the job's FST, then reserve it as Conservative does. O(log n + k)."""
+        self._door_submit(job, now)
+        if job.id in self._fst or job.id in self._running:
+            # Before the FST record changes: Conservative's own check comes after it.
+            raise ScheduleError(
+                f"{self.name}: job {job.id} submitted at {now:g} while already "
+                f"{'running' if job.id in self._running else 'queued'}; a host submits each job once"
+            )
         if self._dirty:
             self._compress(now)
         order = self._order

@@ -78,14 +78,15 @@ class PC(GuaranteeScheduler):
 
     def submit(self, job: Job, now: float) -> None:
         """Give the job its guarantee at its earliest fit and queue it. O(log n + k + log q)."""
+        self._door_submit(job, now)
         if self._dirty:
             self._compress_pending(now)
         if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
             return
-        self.place(job, now)
+        self._arrive(job, now)
 
     def _arrive(self, job: Job, now: float) -> None:
-        self.place(job, now)
+        self._place(job, now, self._join_queue(job, now))
 
     def complete(self, job: Job, now: float) -> None:
         """Free the rest of a finished job's reservation; compression follows before the next decision."""
@@ -96,11 +97,12 @@ class PC(GuaranteeScheduler):
 
     def schedule(self, now: float) -> list[Job]:
         """Compress if a job ended early, then start every job whose guarantee has come."""
+        self._door_time(now)
         if self._dirty:
             self._compress_pending(now)
         if self._unreserved:
             self._reserve_within_reach(self._profile, now)
-        return self.start_due(now)
+        return self._start_due(now)
 
     def _vacated(self, intervals: list[tuple[float, float]]) -> None:
         # Space a re-plan freed is compressed into as space a completion freed.
@@ -109,7 +111,7 @@ class PC(GuaranteeScheduler):
 
     def _compress_pending(self, now: float) -> None:
         self._dirty = False
-        self.compress(now, self._pending, restart=self.restart)
+        self._compress(now, list(self._ordered(now)), self._pending, restart=self.restart)
         self._pending = []
 
     def _copy_into(self, other: Any) -> None:

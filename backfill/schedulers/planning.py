@@ -54,6 +54,7 @@ from typing import Any, Literal, Protocol, Self, runtime_checkable
 import attrs
 
 from backfill.errors import ParameterError, ScheduleError
+from backfill.schedulers.door import Door
 from backfill.schedulers.predictors import (
     Predictor,
     StatefulPredictor,
@@ -140,6 +141,8 @@ class PlanningScheduler:
     _seq: int = attrs.field(init=False, default=0)
     _predicted: dict[int, float] = attrs.field(init=False, factory=dict)
     _extended: dict[int, int] = attrs.field(init=False, factory=dict)
+    # The protocol's door (backfill.schedulers.door), checked before this wrapper's own records change.
+    _door: Door = attrs.field(init=False, factory=lambda: Door(""))
 
     def __attrs_post_init__(self) -> None:
         if isinstance(self.scheduler, PlanningScheduler):
@@ -178,6 +181,8 @@ class PlanningScheduler:
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job and all history; reset the wrapped scheduler."""
+        self._door = Door(self.name)
+        self._door.reset(machine_size, now)
         predictor = self.predictor
         if isinstance(predictor, StatefulPredictor):
             own = predictor.copy()
@@ -195,8 +200,10 @@ class PlanningScheduler:
 
         Raises:
             ScheduleError: If the prediction is not a finite number >= 0 (naming the job and the
-                predictor), or the job is already queued or running.
+                predictor), or the job does not pass the door (:mod:`backfill.schedulers.door`) or is
+                already queued or running.
         """
+        self._door.submit(job, now)
         if job.id in self._jobs:
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
@@ -228,6 +235,7 @@ class PlanningScheduler:
         Raises:
             ScheduleError: If the job was not running, or ended after its start + estimate.
         """
+        self._door.complete(job, now)
         start = self._started.get(job.id)
         if start is None:
             state = "queued" if job.id in self._jobs else "not running"
@@ -246,6 +254,7 @@ class PlanningScheduler:
 
     def schedule(self, now: float) -> list[Job]:
         """Extend the jobs that outlived their planned runtime, then decide; return the host's jobs."""
+        self._door.schedule(now)
         due = self._due
         while due and due[0][0] <= now:
             end, _, jid = heapq.heappop(due)
@@ -294,6 +303,7 @@ class PlanningScheduler:
         other._due = self._due.copy()
         other._predicted = self._predicted.copy()
         other._extended = self._extended.copy()
+        other._door = self._door.copy()
         return other
 
     # -- what a schedule reads -----------------------------------------------------------------------

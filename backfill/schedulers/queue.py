@@ -13,6 +13,7 @@ from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._replan import extension_error
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["QueueEntry", "QueueScheduler"]
@@ -84,7 +85,6 @@ class QueueScheduler(SchedulerBase):
     """
 
     priority: Priority = attrs.field(default=fcfs, validator=check_priority)
-    _size: int = attrs.field(init=False, default=0)
     _free: int = attrs.field(init=False, default=0)
     _seq: int = attrs.field(init=False, default=0)
     _static: bool = attrs.field(init=False, default=True)
@@ -118,9 +118,8 @@ class QueueScheduler(SchedulerBase):
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
-        self._size = machine_size
-        self._free = machine_size
-        self._now = now
+        self._door_reset(machine_size, now)
+        self._free = self._size
         self._seq = 0
         self._key = own_priority(self.priority, machine_size, now)
         self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
@@ -141,17 +140,28 @@ class QueueScheduler(SchedulerBase):
         return self._key(job, now)
 
     def _enqueue(self, job: Job, now: float) -> Entry | None:
-        """Queue a job; return its entry if the priority is static, else None."""
-        if now < self._now:
-            raise self._time_error(job, now, "submitted")
+        """Queue a job (past the door's checks); return its entry if the priority is static, else None."""
+        # SchedulerBase._door_submit, inline (a hot path); the method raises with the reason.
+        # Conditions in an ``if``, not a value: CPython specializes a comparison followed by a jump.
+        refused = True
+        try:
+            if (
+                self._now <= now <= MAX_TIME
+                and job.__class__ is Job
+                and 0 < job.processors <= self._size
+                and job.estimate >= 0.0
+                and job.submit <= now
+            ):
+                refused = False
+        except TypeError:
+            pass
+        if refused:
+            self._door_submit(job, now)
         self._now = now
         jid = job.id
         queued = self._queued
         if jid in queued or jid in self._running:
-            raise ScheduleError(
-                f"{self.name}: job {jid} submitted at {now:g} while already "
-                f"{'queued' if jid in queued else 'running'}; a host submits each job once"
-            )
+            raise self._submitted_twice(job, now)
         queued.add(jid)
         self._seq = seq = self._seq + 1
         if self._static:
@@ -162,6 +172,14 @@ class QueueScheduler(SchedulerBase):
             self._stateful.submitted(job, now)
         self._hold(seq, job)
         return None
+
+    def _submitted_twice(self, job: Job, now: float) -> ScheduleError:
+        """The error for a job submitted while it is queued or running."""
+        state = "queued" if job.id in self._queued else "running"
+        return ScheduleError(
+            f"{self.name}: job {job.id} submitted at {now:g} while already {state}; a host submits each "
+            "job once"
+        )
 
     def _hold(self, seq: int, job: Job) -> None:
         """Keep a job queued under a time-dependent or stateful priority (a subclass may index it)."""
@@ -178,8 +196,15 @@ class QueueScheduler(SchedulerBase):
 
     def _finish(self, job: Job, now: float) -> tuple[float, int, int]:
         """Forget a finished job and free its processors; return its (planned end, seq, processors)."""
-        if now < self._now:
-            raise self._time_error(job, now, "completed")
+        # SchedulerBase._door_complete, inline (a hot path).
+        refused = True
+        try:
+            if self._now <= now <= MAX_TIME and job.__class__ is Job:
+                refused = False
+        except TypeError:
+            pass
+        if refused:
+            self._door_complete(job, now)
         self._now = now
         record = self._running.get(job.id)
         if record is None:
@@ -209,16 +234,29 @@ class QueueScheduler(SchedulerBase):
     def start(self, entries: Iterable[QueueEntry], now: float) -> list[Job]:
         """Start queued entries (from :meth:`ordered`) at ``now`` and return their jobs, in order.
 
-        They count as running from now on, until :meth:`complete`.
+        They count as running from now on, until :meth:`complete`. The time passes the door's check
+        of a decision (:mod:`backfill.schedulers.door`), so a subclass's :meth:`schedule` that starts
+        its jobs here inherits it.
 
         Raises:
-            ScheduleError: If an entry is not queued, or the jobs need more processors than are free.
+            ScheduleError: If the time goes backwards or is not finite, if an entry's job has not
+                arrived (was never submitted) or already started (is running, or ran), or if the jobs
+                need more processors than are free.
         """
+        self._door_time(now, "start")
         taken = list(entries)
         jobs = [entry[2] for entry in taken]
-        for job in jobs:
+        seen: set[int] = set()
+        for entry in taken:
+            job = entry[2]
             if job.id not in self._queued or job.id in self._running:
-                raise ScheduleError(f"{self.name}: cannot start job {job.id} at {now:g}: it is not queued")
+                raise ScheduleError(self._start_error(entry, now))
+            if job.id in seen:
+                raise ScheduleError(
+                    f"{self.name}: cannot start job {job.id} at {now:g}: it already started earlier in "
+                    "this call (it is named twice)"
+                )
+            seen.add(job.id)
         need = sum(job.processors for job in jobs)
         if need > self._free:
             raise ScheduleError(
@@ -229,6 +267,21 @@ class QueueScheduler(SchedulerBase):
             self._start(entry[2], now, entry[1])
         self._dequeue(taken, now)
         return jobs
+
+    def _start_error(self, entry: QueueEntry, now: float) -> str:
+        """Why an entry's job cannot start: it already started (running, or ran), or has not arrived.
+
+        A job leaves the queue only by starting, so an entry this scheduler issued (its arrival
+        sequence number is one it gave) whose job is not queued already started.
+        """
+        job = entry[2]
+        if job.id in self._running:
+            state = "it already started and is running"
+        elif isinstance(entry[1], int) and 1 <= entry[1] <= self._seq:
+            state = "it already started and has ended"
+        else:
+            state = "it has not arrived (it was never submitted)"
+        return f"{self.name}: cannot start job {job.id} at {now:g}: {state}"
 
     def _dequeue(self, entries: list[Entry], now: float) -> None:
         """Remove started entries from the queue (their jobs are running now)."""

@@ -25,16 +25,25 @@ from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.entitlement import water_fill
 from backfill.schedulers.queue import Entry
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["RelShare"]
 
 _DAY = 86400.0
 
+#: Window boundaries crossed one by one in a step; any more are crossed at once (_skip_windows).
+_STEPPED_WINDOWS = 1024
+
 
 def _positive_finite(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < math.inf):
         raise ParameterError(f"{attribute.name} must be a positive finite number of seconds, got {value!r}")
+
+
+def _origin_validator(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -MAX_TIME <= value <= MAX_TIME:
+        raise ParameterError(f"origin must be a number of seconds within ±{MAX_TIME:g}, got {value!r}")
 
 
 def _decay_validator(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -231,10 +240,9 @@ class RelShare(SchedulerBase):
     by: str = attrs.field(default="user", validator=_by_validator)
     shares: Mapping[int, float] = attrs.field(default=None, converter=_shares_converter)
     default_share: float = attrs.field(default=1.0, validator=_positive_finite)
-    origin: float = attrs.field(default=0.0)
+    origin: float = attrs.field(default=0.0, validator=_origin_validator)
 
     _core: _FairShareEASY = attrs.field(init=False)
-    _size: int = attrs.field(init=False, default=0)
     _waiting: dict[int, Job] = attrs.field(init=False, factory=dict)
     # Per owner: processors requested (waiting + running), the entitlement rate now, the entitlement
     # and completed usage cumulated in this window (settled to _t), and for its running jobs their
@@ -296,27 +304,24 @@ class RelShare(SchedulerBase):
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job and all usage; schedule a machine of ``machine_size`` processors from ``now``."""
+        self._door_reset(machine_size, now)
         self._core.reset(machine_size, now)
-        self._size = machine_size
         self._waiting, self._running, self._reserved = {}, {}, {}
         self._request, self._width, self._queued = {}, {}, {}
         self._rate, self._entitled, self._used, self._anchor, self._expected = {}, {}, {}, {}, {}
         self._t = now
-        self._w0 = self.origin + math.floor((now - self.origin) / self.window) * self.window
-        self._w1 = self._w0 + self.window
+        self._w0 = self._window_start(now)
+        self._w1 = self._window_end(self._w0, now)
         self._dirty = False
 
     def submit(self, job: Job, now: float) -> None:
         """Queue a new job; its owner becomes active. O(log q).
 
         Raises:
-            ScheduleError: If the job is already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
+                already queued or running.
         """
-        if now < self._t:
-            raise ScheduleError(
-                f"{self.name}: job {job.id} submitted at {now:g}, before a call at {self._t:g}: a host's "
-                "time never goes backwards"
-            )
+        self._door_submit(job, now)
         if job.id in self._waiting or job.id in self._running:
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
@@ -332,11 +337,7 @@ class RelShare(SchedulerBase):
 
     def complete(self, job: Job, now: float) -> None:
         """Free a finished job's processors and book what it actually used. O(log r)."""
-        if now < self._t:
-            raise ScheduleError(
-                f"{self.name}: job {job.id} completed at {now:g}, before a call at {self._t:g}: a host's "
-                "time never goes backwards"
-            )
+        self._door_complete(job, now)
         record = self._running.get(job.id)
         if record is None:
             raise self._completion_error(job, now, None, job.id in self._waiting)
@@ -376,6 +377,7 @@ class RelShare(SchedulerBase):
 
     def schedule(self, now: float) -> list[Job]:
         """Order the queue by fair-share priority and run one EASY decision; book the started jobs."""
+        self._door_time(now)
         self._advance(now)
         started = self._core.schedule(now)
         for job in started:
@@ -458,10 +460,55 @@ class RelShare(SchedulerBase):
             levels = water_fill(list(self._request.values()), weights, self._size)
             self._rate = dict(zip(active, levels, strict=True))
             self._dirty = False
+        stepped = 0
         while now >= self._w1:
+            if stepped == _STEPPED_WINDOWS:
+                self._skip_windows(now)
+                break
             self._accumulate(self._w1)
             self._new_window()
+            stepped += 1
         self._accumulate(now)
+
+    def _window_start(self, t: float) -> float:
+        """The start of the window that holds ``t``; ``t`` itself if windows are too short to place."""
+        k = (t - self.origin) / self.window
+        if not math.isfinite(k):
+            return t
+        start = self.origin + math.floor(k) * self.window
+        return start if start <= t else t
+
+    def _window_end(self, start: float, t: float) -> float:
+        """The end of the window starting at ``start`` that holds ``t``: after ``t``, however short."""
+        end = start + self.window
+        return end if end > t else math.nextafter(t, math.inf)
+
+    def _skip_windows(self, now: float) -> None:
+        """Start the window that holds ``now`` at once, crossing every whole window before it. O(o + r).
+
+        Between two calls nothing changes but time: each whole window adds ``rate * window`` to an
+        owner's entitlement and ``width * window`` (its running jobs') to its usage, and then both are
+        multiplied by ``decay``, so n windows give ``x * d**n + a * (d + ... + d**n)``. Called at a
+        window boundary, after more windows than :data:`_STEPPED_WINDOWS` were crossed one at a time.
+        """
+        w0, window, d = self._w0, self.window, self.decay
+        start = min(max(self._window_start(now), self._w1), now)
+        n = max((start - w0) / window, 1.0)
+        if d == 1:
+            keep, gain = 1.0, n
+        else:
+            keep = d**n  # 0 for d = 0, which clears every value
+            gain = d * (1 - keep) / (1 - d)
+        entitled = dict.fromkeys(self._rate, 0.0) | self._entitled
+        used = dict.fromkeys(self._width, 0.0) | self._used
+        rates, widths = self._rate, self._width
+        self._entitled = {o: keep * e + gain * rates.get(o, 0.0) * window for o, e in entitled.items()}
+        self._used = {o: keep * u + gain * widths.get(o, 0) * window for o, u in used.items()}
+        for owner, width in self._width.items():
+            self._anchor[owner] = width * start
+        self._t = self._w0 = start
+        self._w1 = self._window_end(start, now)
+        self._rebase_expected(start)
 
     def _accumulate(self, until: float) -> None:
         span = until - self._t
@@ -486,6 +533,10 @@ class RelShare(SchedulerBase):
             self._used = {o: decay * u for o, u in self._used.items()}
             self._entitled = {o: decay * e for o, e in self._entitled.items()}
         self._w0, self._w1 = boundary, boundary + self.window
+        self._rebase_expected(boundary)
+
+    def _rebase_expected(self, boundary: float) -> None:
+        """The running jobs' expected usage within the window that starts at ``boundary``. O(o + r)."""
         expected = dict.fromkeys(self._expected, 0.0)
         for owner, width, _start, end in self._running.values():
             expected[owner] += width * max(min(end, self._w1) - boundary, 0.0)

@@ -34,6 +34,7 @@ from backfill.schedulers.thresholds import (
     category_index,
 )
 from backfill.workloads.conventions import CATEGORIES
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = [
@@ -184,8 +185,8 @@ class Selective(SchedulerBase):
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
+        self._door_reset(machine_size, now)
         self._core.reset(machine_size, now)
-        self._now = now
         self._seq = 0
         self._key = own_priority(self.priority, machine_size, now)
         self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
@@ -268,11 +269,17 @@ class Selective(SchedulerBase):
         """Put a new job in the entry queue and note its promotion time. O(log q).
 
         Raises:
-            ScheduleError: If the job is already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
+                already queued or running.
         """
-        if now < self._now:
-            raise self._time_error(job, now, "submitted")
-        if job.id in self._waiting or job.id in self._started or job.id in self._core._planned:
+        self._door_submit(job, now)
+        core = self._core
+        if (
+            job.id in self._waiting
+            or job.id in self._started
+            or job.id in core._planned
+            or job.id in core._unreserved
+        ):
             raise ScheduleError(
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
                 "a host submits each job once"
@@ -297,8 +304,7 @@ class Selective(SchedulerBase):
         With an adaptive threshold, also fold the job's bounded slowdown into the running means; the
         promotion times are recomputed before the next decision.
         """
-        if now < self._now:
-            raise self._time_error(job, now, "completed")
+        self._door_complete(job, now)
         start = self._started.get(job.id)
         if start is None:
             raise self._completion_error(job, now, None, job.id in self._waiting)
@@ -331,7 +337,7 @@ class Selective(SchedulerBase):
         the entry queue (O(q log q) more for a time-dependent priority); an adaptive threshold that
         changed adds O(q log q).
         """
-        self._now = now
+        self._door_time(now)
         if self._stale:
             self._recompute()
         core = self._core
@@ -380,12 +386,17 @@ class Selective(SchedulerBase):
         return started
 
     def next_wakeup(self) -> float | None:
-        """Return the earliest promotion (or window's reach) after the last decision, or None. O(log q)."""
+        """Return the earliest promotion (or window's reach) after the last decision, or None. O(log q).
+
+        Promotions later than :data:`~backfill.workloads.limits.MAX_TIME` (a huge threshold times a
+        long estimate) never come, and ask for no decision.
+        """
         if self._stale:
             self._recompute()
         promotions = self._promotions
         i = promotions.bisect_right((self._now, math.inf))
-        wake = float(promotions[i][0]) if i < len(promotions) else None
+        # A promotion after MAX_TIME never comes: no host calls at such a time (the door refuses it).
+        wake = float(promotions[i][0]) if i < len(promotions) and promotions[i][0] <= MAX_TIME else None
         reach = self._core.next_wakeup()  # a promoted job out of the window's reach, if any
         if reach is not None and (wake is None or reach < wake):
             return reach
