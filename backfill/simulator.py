@@ -46,9 +46,9 @@ OverrunPolicy = Literal["raise_estimate", "kill"]
 class Simulator:
     """Replay a workload through a scheduler, one instant at a time.
 
-    Jobs wider than the machine or with a non-positive width or negative runtime are rejected with a
-    reason before the scheduler sees them; so is a job whose estimate is not a number, while a negative
-    estimate (SWF's "unknown") becomes an accurate one. A job of zero runtime occupies no processors.
+    Jobs wider than the machine, with no positive width or with an unknown runtime (SWF's -1) are
+    rejected with a reason before the scheduler sees them, while an unknown estimate (-1) becomes an
+    accurate one. A job of zero runtime occupies no processors.
     A job whose runtime exceeds its estimate breaks the scheduler's planning assumptions, so
     ``overrun`` decides:
     ``"raise_estimate"`` (default, as the SWF reader does) shows the scheduler an estimate equal to the
@@ -110,9 +110,8 @@ class Simulator:
         reasons = (
             (procs > size, f"wider than the machine ({size} processors)"),
             (procs <= 0, "no positive processor count"),
-            (~np.isfinite(runtime) | (runtime < 0), "unknown or negative runtime"),
-            (~np.isfinite(r["submit"]), "unknown submit time"),
-            (~np.isfinite(estimate), "estimate is not a number"),
+            # A Workload has already refused NaN, infinities and negatives other than SWF's -1.
+            (runtime < 0, "unknown runtime"),
         )
         bad = np.zeros(len(r), dtype=bool)
         ids = r["id"]

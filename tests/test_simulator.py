@@ -134,7 +134,7 @@ def test_rejected_jobs_are_reported_with_a_reason() -> None:
     assert dict(result.rejected) == {
         1: "wider than the machine (4 processors)",
         2: "no positive processor count",
-        3: "unknown or negative runtime",
+        3: "unknown runtime",
     }
     assert result.start.tolist()[3] == 0
 
