@@ -44,7 +44,7 @@ from backfill.schedulers.door import Door
 from backfill.schedulers.planning import planning
 from backfill.schedulers.predictors import exact_runtime
 from backfill.schedulers.registry import SCHEDULERS as SCHEDULERS_REGISTRY
-from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK, MAX_TIME
 
 
 def job(i: int, submit: float, procs: int, runtime: float, estimate: float) -> Job:
@@ -249,10 +249,10 @@ SUBMITS: dict[str, tuple[Any, float, str]] = {
         math.inf,
         r"(job 7 submitted|compress\(\)) at inf; a time is a finite number",
     ),
-    "after MAX_TIME": (
+    "after MAX_CLOCK": (
         job(7, 0, 2, 5, 5),
-        2 * MAX_TIME,
-        r"(job 7 submitted|compress\(\)) at 2e\+12, after MAX_TIME",
+        2 * MAX_CLOCK,
+        r"(job 7 submitted|compress\(\)) at 1.75922e\+13, after MAX_CLOCK \(2\*\*43 s\)",
     ),
     "a time that is not a number": (
         job(7, 0, 2, 5, 5),
@@ -309,7 +309,7 @@ def test_schedule_never_goes_backwards_nor_past_max_time(scheduler: Any) -> None
         5.0: rf"{call} at 5, before a call at 10: a host's time never goes backwards",
         math.nan: rf"{call} at nan; a time is a finite number",
         math.inf: rf"{call} at inf; a time is a finite number",
-        2 * MAX_TIME: rf"{call} at 2e\+12, after MAX_TIME",
+        2 * MAX_CLOCK: rf"{call} at 1.75922e\+13, after MAX_CLOCK",
         None: rf"{call} at None, which is not a number",
     }
     for now, message in cases.items():
@@ -344,7 +344,7 @@ def test_reset_refuses_a_machine_or_a_time_that_is_not_one(scheduler: Any) -> No
             ScheduleError, match=rf"reset\(\) was given a machine of {re.escape(shown)} processors"
         ):
             scheduler.copy().reset(size, 0.0)
-    for now, shown in {math.nan: "nan", math.inf: "inf", 2 * MAX_TIME: r"2e\+12", "0": "'0'"}.items():
+    for now, shown in {math.nan: "nan", math.inf: "inf", 2 * MAX_CLOCK: r"1.75922e\+13", "0": "'0'"}.items():
         with pytest.raises(ScheduleError, match=rf"reset\(\) at {shown}"):
             scheduler.copy().reset(4, now)
 
@@ -720,6 +720,23 @@ def test_every_scheduler_ends_with_times_near_max_time(scheduler: Any) -> None:
         result = simulate(w, scheduler.copy())
     validate_schedule(result)
     assert not any(math.isnan(t) for t in result.start.tolist())
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_a_run_whose_clock_passes_max_time_is_simulated_and_one_past_max_clock_is_refused(
+    scheduler: Any,
+) -> None:
+    # Jobs carry times up to MAX_TIME, but the clock goes on while they wait and run: three jobs of
+    # MAX_TIME seconds, each as wide as the machine, end at 1e12, 2e12 and 3e12. Before, every
+    # completion after MAX_TIME was refused at the door (found by the slow SWF fuzzing).
+    longest = [(0.0, 4, MAX_TIME, MAX_TIME)] * 3
+    result = simulate(make(*longest, size=4), scheduler.copy())
+    validate_schedule(result)
+    assert sorted(result.end.tolist()) == [MAX_TIME, 2 * MAX_TIME, 3 * MAX_TIME]
+    # Nine of them would end at 9e12, past 2**43 s, where a float no longer resolves a millisecond:
+    # refused at the first call after MAX_CLOCK, naming the job and the time, not computed coarsely.
+    with pytest.raises(ScheduleError, match=r"job \d+ completed at 9e\+12, after MAX_CLOCK \(2\*\*43 s\)"):
+        simulate(make(*longest * 3, size=4), scheduler.copy())
 
 
 @pytest.mark.parametrize("scheduler", named([PC(planning_window=600.0), DC(planning_window=600.0)]))

@@ -29,7 +29,7 @@ import attrs
 from backfill.errors import ScheduleError
 from backfill.schedulers.door import refusal, reset_refusal
 from backfill.schedulers.protocol import scheduler_name
-from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
 __all__ = ["SchedulerBase"]
@@ -130,7 +130,7 @@ class SchedulerBase:
     # -- the door (backfill.schedulers.door): O(1) checks of every call, before anything changes -----
 
     def _door_reset(self, machine_size: int, now: float) -> None:
-        """Check a reset (a whole number of processors >= 1, a finite time <= MAX_TIME) and keep both."""
+        """Check a reset (a whole number of processors >= 1, a finite time <= MAX_CLOCK) and keep both."""
         error = reset_refusal(scheduler_name(self), machine_size, now)
         if error is not None:
             raise error
@@ -145,7 +145,7 @@ class SchedulerBase:
         """Check an arrival (time, type, width, estimate, submit time; see the door) and keep the time."""
         try:
             ok = (
-                self._now <= now <= MAX_TIME
+                self._now <= now <= MAX_CLOCK
                 and (job.__class__ is Job or isinstance(job, Job))
                 and 0 < job.processors <= self._size
                 and job.estimate >= 0.0
@@ -160,7 +160,7 @@ class SchedulerBase:
     def _door_complete(self, job: Job, now: float) -> None:
         """Check a completion (a job, a time that does not go backwards) and keep the time."""
         try:
-            ok = self._now <= now <= MAX_TIME and (job.__class__ is Job or isinstance(job, Job))
+            ok = self._now <= now <= MAX_CLOCK and (job.__class__ is Job or isinstance(job, Job))
         except TypeError:
             ok = False
         if not ok:
@@ -168,12 +168,12 @@ class SchedulerBase:
         self._now = now
 
     def _door_time(self, now: float, call: str = "schedule") -> None:
-        """Check a decision's time (finite, <= MAX_TIME, not before the previous call's) and keep it.
+        """Check a decision's time (finite, <= MAX_CLOCK, not before the previous call's) and keep it.
 
         ``call`` names the method in a refusal: ``schedule``, or a public step a subclass decides with.
         """
         try:
-            ok = self._now <= now <= MAX_TIME
+            ok = self._now <= now <= MAX_CLOCK
         except TypeError:
             ok = False
         if not ok:

@@ -16,7 +16,7 @@ from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers._window import PlanningWindow
 from backfill.schedulers.base import SchedulerBase
-from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
 __all__ = ["Conservative"]
@@ -108,7 +108,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         refused = True
         try:
             if (
-                self._now <= now <= MAX_TIME
+                self._now <= now <= MAX_CLOCK
                 and job.__class__ is Job
                 and 0 < job.processors <= self._size
                 and job.estimate >= 0.0
@@ -151,7 +151,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         """
         refused = True
         try:
-            if self._now <= now <= MAX_TIME and job.__class__ is Job:
+            if self._now <= now <= MAX_CLOCK and job.__class__ is Job:
                 refused = False
         except TypeError:
             pass

@@ -4,7 +4,7 @@ Every built-in scheduler checks, at each :meth:`~backfill.schedulers.Scheduler.r
 :meth:`~backfill.schedulers.Scheduler.submit`, :meth:`~backfill.schedulers.Scheduler.complete` and
 :meth:`~backfill.schedulers.Scheduler.schedule`:
 
-* the time ``now`` is a number, finite, at most :data:`~backfill.workloads.limits.MAX_TIME`, and never
+* the time ``now`` is a number, finite, at most :data:`~backfill.workloads.limits.MAX_CLOCK`, and never
   before the time of the previous call (``reset`` starts the count again);
 * ``reset`` is given a whole number of processors, at least 1;
 * the job given to ``submit`` or ``complete`` is a :class:`~backfill.workloads.workload.Job`;
@@ -29,7 +29,7 @@ import math
 import numbers
 
 from backfill.errors import ScheduleError
-from backfill.workloads.limits import MAX_INT, MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK, MAX_INT
 from backfill.workloads.workload import Job
 
 __all__ = ["Door"]
@@ -59,10 +59,10 @@ def _size_refusal(name: str, machine_size: object) -> ScheduleError | None:
 
 
 def _time_refusal(name: str, subject: str, now: object, last: float) -> ScheduleError | None:
-    """The error for a time that is not a finite number <= MAX_TIME or goes backwards, or None."""
+    """The error for a time that is not a finite number <= MAX_CLOCK or goes backwards, or None."""
     try:
         infinite = now != now or now == math.inf or now == -math.inf
-        late = not infinite and now > MAX_TIME  # type: ignore[operator]
+        late = not infinite and now > MAX_CLOCK  # type: ignore[operator]
         early = not infinite and not last <= now  # type: ignore[operator]
     except TypeError:
         return ScheduleError(f"{name}: {subject} at {now!r}, which is not a number of seconds")
@@ -70,8 +70,8 @@ def _time_refusal(name: str, subject: str, now: object, last: float) -> Schedule
         return ScheduleError(f"{name}: {subject} at {now!r}; a time is a finite number of seconds")
     if late:
         return ScheduleError(
-            f"{name}: {subject} at {_time(now)}, after MAX_TIME ({MAX_TIME:g} s), the latest time a job "
-            "may carry"
+            f"{name}: {subject} at {_time(now)}, after MAX_CLOCK (2**43 s), the latest time a run's clock "
+            "may reach: beyond it a float no longer resolves a millisecond"
         )
     if early:
         return ScheduleError(
@@ -184,7 +184,7 @@ class Door:
         return other
 
     def reset(self, machine_size: int, now: float) -> None:
-        """Check a reset: a whole number of processors >= 1 and a finite time <= MAX_TIME."""
+        """Check a reset: a whole number of processors >= 1 and a finite time <= MAX_CLOCK."""
         error = reset_refusal(self.name, machine_size, now)
         if error is not None:
             raise error
@@ -195,7 +195,7 @@ class Door:
         """Check an arrival: the time, then the job's width, estimate and submit time."""
         try:
             ok = (
-                self.now <= now <= MAX_TIME
+                self.now <= now <= MAX_CLOCK
                 and (job.__class__ is Job or isinstance(job, Job))
                 and 0 < job.processors <= self.machine_size
                 and job.estimate >= 0.0
@@ -210,7 +210,7 @@ class Door:
     def complete(self, job: Job, now: float) -> None:
         """Check a completion: a job, at a time that does not go backwards."""
         try:
-            ok = self.now <= now <= MAX_TIME and (job.__class__ is Job or isinstance(job, Job))
+            ok = self.now <= now <= MAX_CLOCK and (job.__class__ is Job or isinstance(job, Job))
         except TypeError:
             ok = False
         if not ok:
@@ -218,9 +218,9 @@ class Door:
         self.now = now
 
     def schedule(self, now: float) -> None:
-        """Check a decision's time: finite, at most MAX_TIME, not before the previous call's."""
+        """Check a decision's time: finite, at most MAX_CLOCK, not before the previous call's."""
         try:
-            ok = self.now <= now <= MAX_TIME
+            ok = self.now <= now <= MAX_CLOCK
         except TypeError:
             ok = False
         if not ok:

@@ -21,7 +21,7 @@ import attrs
 from backfill.errors import ScheduleError
 from backfill.schedulers.priorities import priority_name
 from backfill.schedulers.protocol import Scheduler, scheduler_name
-from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
 __all__ = ["GuardedScheduler", "guarded"]
@@ -78,8 +78,8 @@ class GuardedScheduler:
         """Check the host's time and the duties that fall due as it passes."""
         if not isinstance(now, int | float) or math.isnan(now):
             raise self._fail(f"{what}: the time {now!r} is not a number")
-        if not -math.inf < now <= MAX_TIME:
-            raise self._fail(f"{what}: the time {now!r} is not a finite number of seconds up to {MAX_TIME:g}")
+        if not -math.inf < now <= MAX_CLOCK:
+            raise self._fail(f"{what}: the time {now!r} is not a finite number of seconds up to 2**43")
         if now < self._now:
             raise self._fail(f"time went backwards: {what} at {now:g}, after a call at {self._now:g}")
         if self._pending is not None and now > self._pending:
@@ -326,7 +326,7 @@ def guarded(scheduler: Scheduler) -> GuardedScheduler:
 
     Checked at every call, each error naming the job and the time:
 
-    * time never goes backwards, and is a finite number up to ``MAX_TIME``;
+    * time never goes backwards, and is a finite number up to ``MAX_CLOCK``;
     * ``schedule(now)`` is called at every instant that had a ``submit`` or ``complete``, before any
       later call;
     * a job is a :class:`~backfill.Job`, submitted once in a run (an id submitted again after it

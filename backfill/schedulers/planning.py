@@ -12,7 +12,8 @@ runs and kills jobs by their own runtimes and estimates. The wrapped scheduler s
 * The planned runtime is the prediction, capped at the estimate (the job is killed there anyway),
   raised to at least one second (or to the estimate, if shorter) so that a job that will run is
   never planned as occupying nothing, then rounded *up* to a multiple of ``resolution`` (if set).
-  Rounding may plan a job beyond its estimate; it never plans it shorter than the prediction.
+  Rounding may plan a job beyond its estimate (never beyond ``MAX_TIME``, the longest time a job
+  may carry); it never plans it shorter than the prediction.
 * **When a job outlives its planned runtime**, it is *extended* at its planned end, before that
   instant's decision: by default to its estimate (``correction="estimate"``, see
   :data:`CORRECTIONS`), or by Tsafrir et al.'s gradual steps (``correction="steps"``: the first
@@ -62,6 +63,7 @@ from backfill.schedulers.predictors import (
     user_estimate,
 )
 from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
 __all__ = ["CORRECTIONS", "PlanningScheduler", "Replanning", "planning"]
@@ -326,7 +328,8 @@ class PlanningScheduler:
         k = math.ceil(runtime / r)
         if (k - 1) * r >= runtime:
             k -= 1
-        return k * r
+        # A planned job is a Job, whose estimate is at most MAX_TIME; the runtime never is more.
+        return min(k * r, MAX_TIME)
 
     def _extend(self, jid: int, start: float, now: float) -> None:
         job = self._jobs[jid]

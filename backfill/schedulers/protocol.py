@@ -13,7 +13,7 @@ Calling :meth:`Scheduler.schedule` between the notifications of one instant, or 
 before completions, gives valid schedules but not the ones our simulator gives (PC and DC differ most).
 The driver also owes the scheduler jobs it can plan, at sane times: every built-in scheduler checks
 each call at its door (:mod:`backfill.schedulers.door`), always and in O(1), and refuses a time that
-is not finite, is after ``MAX_TIME`` or goes backwards, and a job that is not a :class:`Job`, needs
+is not finite, is after ``MAX_CLOCK`` (2**43 s) or goes backwards, and a job that is not a :class:`Job`, needs
 no processors or more than the machine has (the simulator never submits those: it rejects them,
 with a reason), has no known estimate (SWF's -1) or is submitted before its submit time. And it
 reports a job complete no later than its start plus its estimate (a job that runs longer needs its

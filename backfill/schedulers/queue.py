@@ -13,7 +13,7 @@ from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._replan import extension_error
 from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
-from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
 __all__ = ["QueueEntry", "QueueScheduler"]
@@ -146,7 +146,7 @@ class QueueScheduler(SchedulerBase):
         refused = True
         try:
             if (
-                self._now <= now <= MAX_TIME
+                self._now <= now <= MAX_CLOCK
                 and job.__class__ is Job
                 and 0 < job.processors <= self._size
                 and job.estimate >= 0.0
@@ -199,7 +199,7 @@ class QueueScheduler(SchedulerBase):
         # SchedulerBase._door_complete, inline (a hot path).
         refused = True
         try:
-            if self._now <= now <= MAX_TIME and job.__class__ is Job:
+            if self._now <= now <= MAX_CLOCK and job.__class__ is Job:
                 refused = False
         except TypeError:
             pass

@@ -34,7 +34,7 @@ from backfill.schedulers.thresholds import (
     category_index,
 )
 from backfill.workloads.conventions import CATEGORIES
-from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
 __all__ = [
@@ -388,15 +388,15 @@ class Selective(SchedulerBase):
     def next_wakeup(self) -> float | None:
         """Return the earliest promotion (or window's reach) after the last decision, or None. O(log q).
 
-        Promotions later than :data:`~backfill.workloads.limits.MAX_TIME` (a huge threshold times a
+        Promotions later than :data:`~backfill.workloads.limits.MAX_CLOCK` (a huge threshold times a
         long estimate) never come, and ask for no decision.
         """
         if self._stale:
             self._recompute()
         promotions = self._promotions
         i = promotions.bisect_right((self._now, math.inf))
-        # A promotion after MAX_TIME never comes: no host calls at such a time (the door refuses it).
-        wake = float(promotions[i][0]) if i < len(promotions) and promotions[i][0] <= MAX_TIME else None
+        # A promotion after MAX_CLOCK never comes: no host calls at such a time (the door refuses it).
+        wake = float(promotions[i][0]) if i < len(promotions) and promotions[i][0] <= MAX_CLOCK else None
         reach = self._core.next_wakeup()  # a promoted job out of the window's reach, if any
         if reach is not None and (wake is None or reach < wake):
             return reach
