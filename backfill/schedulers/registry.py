@@ -7,14 +7,25 @@ names of object values such as LookaheadSlack's ``G1``/``G2``). Everything else 
 class: its name, its one-line summary (the docstring's first line), whether it takes a queue
 priority (a ``priority`` parameter of its constructor) and the default of each parameter.
 
+A parameter belongs to its scheduler: two entries may each declare a parameter of the same name with
+its own reader, help and default (a new scheduler may have a ``lookahead`` in seconds beside
+LookaheadSlack's count of jobs). ``NAME:K=V`` and a sweep spec name the scheduler, so ``K`` is read
+by that scheduler's parameter, and a cache key holds the scheduler's name beside its parameters.
+The command line has one option per name, ``--K``, which sets ``K`` for every chosen scheduler that
+takes it, each reading the text with its own reader; :meth:`Registry.meanings` groups the entries
+that take a name by what it means there (:class:`Meaning`), which the help lists one by one. The
+one thing a name cannot be is a switch for one scheduler (``--restart``, no value) and take a value
+for another: :meth:`Registry.register` refuses that, naming both.
+
 Every entry also takes the :data:`PLANNING_OPTIONS` (``predictor``, ``resolution``, ``correction``):
 they are not constructor parameters but the options of
 :func:`~backfill.schedulers.planning.planning`, which :meth:`Entry.build` wraps the scheduler in when
 one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
 minutes, ``bf_resolution``, ``bf_max_job_test``, ``bf_job_part_count_reserve``): an entry reads them
 as the parameter they set (:meth:`Entry.read`, :meth:`Entry.canonical`), so one setting has one
-spelling in a spec. The command line's options, the sweep specs and the tests read all three
-tables from here.
+spelling in a spec. A Slurm name applies only to a scheduler whose parameter of that name means
+what Slurm's setting means (the built-ins' ``planning_window``, ``max_tested`` and ``depth``). The
+command line's options, the sweep specs and the tests read all three tables from here.
 
 Adding a built-in scheduler is its module, one entry in :data:`SCHEDULERS`, its docs page and its
 tests: ``backfill simulate --scheduler`` and ``backfill compare --scheduler`` offer it with its
@@ -84,6 +95,7 @@ __all__ = [
     "SCHEDULERS",
     "SLURM_ALIASES",
     "Entry",
+    "Meaning",
     "Parameter",
     "PlanningOption",
     "Registry",
@@ -103,6 +115,14 @@ __all__ = [
 
 #: The names of the planning options, which every entry takes besides its parameters.
 _PLANNING = {p.name: p for p in PLANNING_OPTIONS}
+
+
+def _meaning(p: Parameter) -> tuple[Any, ...]:
+    """What two parameters of one name must share to mean the same: reader, help, placeholder, names.
+
+    Not their samples (which only the tests read) nor the default (each class's own).
+    """
+    return (type(p), p.parse, p.help, p.metavar, tuple(p.named_values))
 
 
 # -- entries -----------------------------------------------------------------------------------
@@ -171,6 +191,19 @@ class Entry:
     def takes(self, name: str) -> bool:
         """Whether ``name`` is one of its :attr:`options`."""
         return name in _PLANNING or any(p.name == name for p in self.parameters)
+
+    def is_switch(self, name: str) -> bool:
+        """Whether its parameter ``name`` is a switch: a bool by default, an option without a value."""
+        return isinstance(self.default(name), bool)
+
+    def takes_slurm(self, name: str) -> bool:
+        """Whether Slurm's name ``name`` (``bf_window``) applies: it takes the parameter, in Slurm's meaning.
+
+        Examples:
+            >>> [scheduler_entry(name).takes_slurm("bf_window") for name in ("easy", "fcfs")]
+            [True, False]
+        """
+        return self._alias_problem(SLURM_ALIASES[name]) is None
 
     def parameter(self, name: str) -> Parameter:
         """Return the parameter (or planning option) called ``name``.
@@ -249,11 +282,21 @@ class Entry:
             out[name], spelled[name] = value, key
         return tuple(out.items())
 
-    def _check_alias(self, alias: SlurmAlias) -> None:
+    def _alias_problem(self, alias: SlurmAlias) -> str | None:
         if not self.takes(alias.target):
-            raise ParameterError(
-                f"{self.name} has no {alias.target}, so Slurm's {alias.name} does not apply to it"
+            return f"{self.name} has no {alias.target}, so Slurm's {alias.name} does not apply to it"
+        meant = _SLURM_TARGETS.get(alias.target)
+        if meant is not None and _meaning(self.parameter(alias.target)) != _meaning(meant):
+            return (
+                f"{self.name}'s {alias.target} means something else than the {alias.target} Slurm's "
+                f"{alias.name} sets, so {alias.name} does not apply to it"
             )
+        return None
+
+    def _check_alias(self, alias: SlurmAlias) -> None:
+        problem = self._alias_problem(alias)
+        if problem is not None:
+            raise ParameterError(problem)
 
     def default(self, name: str) -> Any:
         """Return the constructor's default of parameter ``name`` (a factory's product for attrs classes).
@@ -355,6 +398,53 @@ def _limits(cls: type[Any], *, alone: bool = True) -> tuple[Parameter, ...]:
     return tuple(p for p in (_PLANNING_WINDOW, tested) if p.name in taken)
 
 
+def _kind(entry: Entry, name: str) -> str:
+    return "is a switch" if entry.is_switch(name) else "takes a value"
+
+
+#: The parameters Slurm's names set (besides the planning option ``resolution``): a Slurm name
+#: applies to a scheduler only if its parameter of that name means the same (:meth:`Entry.takes_slurm`).
+_SLURM_TARGETS = {p.name: p for p in (_PLANNING_WINDOW, _MAX_TESTED, _DEPTH)}
+
+
+@attrs.frozen
+class Meaning:
+    """One meaning of a parameter name: the parameter as the schedulers that take it so declare it.
+
+    Entries share a meaning when their parameters of that name are read, described and named alike
+    (EASY's and RelShare's ``depth``); each still has its own default.
+
+    Examples:
+        >>> [m.which for m in SCHEDULERS.meanings()["depth"]]
+        ['easy, relshare']
+        >>> SCHEDULERS.meanings()["depth"][0].defaults
+        '1'
+    """
+
+    parameter: Parameter
+    entries: tuple[Entry, ...]
+
+    @property
+    def name(self) -> str:
+        """The parameter's name."""
+        return self.parameter.name
+
+    @property
+    def which(self) -> str:
+        """Who takes it so: ``every scheduler`` for a planning option, else their command-line names."""
+        if self.name in _PLANNING:
+            return "every scheduler"
+        return ", ".join(e.cli_name for e in self.entries)
+
+    @property
+    def defaults(self) -> str:
+        """Its default as typed, or each entry's (``1 (easy), inf (relshare)``) when they differ."""
+        texts = {e.cli_name: e.default_text(self.name) for e in self.entries}
+        if len(set(texts.values())) == 1:
+            return next(iter(texts.values()))
+        return ", ".join(f"{text} ({name})" for name, text in texts.items())
+
+
 class Registry:
     """The schedulers front ends offer: entries in order, looked up by any of their names.
 
@@ -374,10 +464,15 @@ class Registry:
             self.register(entry)
 
     def register(self, entry: Entry) -> None:
-        """Add ``entry`` at the end. O(names).
+        """Add ``entry`` at the end. O(names + parameters).
+
+        Its parameters may share names with other entries' parameters, with their own reader, help
+        and default; not as a switch where another takes a value (or the reverse), since one option
+        ``--NAME`` cannot both take a value and not.
 
         Raises:
-            ParameterError: One of its names is taken, or it is not an :class:`Entry`.
+            ParameterError: One of its names is taken, a parameter is a switch where another
+                scheduler's of that name takes a value (or the reverse), or it is not an :class:`Entry`.
         """
         if not isinstance(entry, Entry):
             raise ParameterError(f"register takes an Entry, got {entry!r}")
@@ -386,8 +481,38 @@ class Registry:
             raise ParameterError(
                 f"cannot register {entry.name}: {', '.join(taken)} already names a scheduler"
             )
+        for p in entry.parameters:
+            other = next((e for e in self._entries if e.takes(p.name)), None)
+            if other is not None and other.is_switch(p.name) != entry.is_switch(p.name):
+                raise ParameterError(
+                    f"cannot register {entry.name}: its parameter {p.name} {_kind(entry, p.name)} but "
+                    f"{other.name}'s {p.name} {_kind(other, p.name)}, and one option "
+                    f"--{p.name.replace('_', '-')} cannot do both; give it another name"
+                )
         self._entries.append(entry)
         self._by_name.update(dict.fromkeys(entry.names, entry))
+
+    def meanings(self) -> dict[str, tuple[Meaning, ...]]:
+        """Return every parameter name the entries take, each with its meanings: what the command line offers.
+
+        The names come in the order of the entries' parameters, then the planning options; a name's
+        meanings in the order of the first entry that takes each. O(entries x parameters).
+
+        Examples:
+            >>> meanings = SCHEDULERS.meanings()
+            >>> [m.which for m in meanings["window"]], [m.which for m in meanings["predictor"]]
+            (['relshare'], ['every scheduler'])
+        """
+        found: dict[str, dict[tuple[Any, ...], tuple[Parameter, list[Entry]]]] = {}
+        for entry in self._entries:
+            for p in entry.parameters:
+                found.setdefault(p.name, {}).setdefault(_meaning(p), (p, []))[1].append(entry)
+        for option in PLANNING_OPTIONS:
+            found[option.name] = {_meaning(option): (option, list(self._entries))}
+        return {
+            name: tuple(Meaning(p, tuple(entries)) for p, entries in by_meaning.values())
+            for name, by_meaning in found.items()
+        }
 
     def unregister(self, name: str) -> None:
         """Remove the entry called ``name`` (any of its names)."""
