@@ -193,6 +193,14 @@ def test_a_value_one_chosen_scheduler_cannot_read_names_it(
     )
     with pytest.raises(CommandLineError, match="--depth 'inf' is not a value of FitAhead's depth"):
         params("--scheduler", "easy", "fitahead", "--depth", "inf")
+    # In a NAME:K=V spec (the command line's or a sweep's), the scheduler is named too.
+    with pytest.raises(ParameterError, match=r"^FitAhead's lookahead: expected a number, got 'soon'$"):
+        SchedulerSpec.parse("fitahead:lookahead=soon")
+    code, out, err = run(capsys, "simulate", "--scheduler", "lookahead:lookahead=1h")
+    assert code == 2 and err == (
+        "backfill: error: --scheduler 'lookahead:lookahead=1h': LookaheadSlack's lookahead: "
+        "expected a whole number, got '1h'\n"
+    )
 
 
 def test_a_value_no_scheduler_can_read_is_a_usage_error_naming_each(

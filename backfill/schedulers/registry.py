@@ -236,12 +236,20 @@ class Entry:
         Examples:
             >>> scheduler_entry("relshare").read("bf_job_part_count_reserve", "0")
             ('depth', None)
+            >>> scheduler_entry("lookahead").read("lookahead", "2h")
+            Traceback (most recent call last):
+            backfill.errors.ParameterError: LookaheadSlack's lookahead: expected a whole number, got '2h'
         """
         alias = SLURM_ALIASES.get(key)
-        if alias is None:
-            return key, self.parameter(key).from_text(text)
-        self._check_alias(alias)
-        return alias.target, alias.from_text(text)
+        reader = self.parameter(key) if alias is None else alias
+        if alias is not None:
+            self._check_alias(alias)
+        try:
+            value = reader.from_text(text)
+        except ParameterError as e:
+            # The parameter is this scheduler's own: another's of the same name may read the text.
+            raise ParameterError(f"{self.name}'s {e}") from None
+        return (key if alias is None else alias.target), value
 
     def read_all(self, pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, Any], ...]:
         """Return the parameters and values of ``key=text`` pairs, as :meth:`read` reads each.
