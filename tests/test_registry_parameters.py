@@ -9,6 +9,7 @@ not the reservation depth Slurm's ``bf_job_part_count_reserve`` sets; and a swit
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -241,3 +242,25 @@ def test_a_name_cannot_be_a_switch_for_one_and_take_a_value_for_another() -> Non
         "and one option --restart cannot do both; give it another name"
     )
     assert "restarting" not in SCHEDULERS
+
+
+# -- the command-line page's example is true ---------------------------------------------------------
+
+
+def test_the_command_line_pages_example_runs_as_quoted(capsys: pytest.CaptureFixture[str]) -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "command-line.md"
+    section = page.read_text(encoding="utf-8").split("## Scheduler parameters: each scheduler's own")[1]
+    section = section.split("\n## ")[0]
+    (example,) = re.findall(r"^```python\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
+    table, help_text = re.findall(r"^ *```text\n(.*?)^ *```", section, re.MULTILINE | re.DOTALL)[:2]
+    try:
+        exec(compile(example, str(page), "exec"), {"__name__": "__main__"})
+        ran = capsys.readouterr().out
+        with pytest.raises(SystemExit):
+            main(["simulate", "--help"])
+        helped = capsys.readouterr().out
+    finally:
+        if "fitahead" in SCHEDULERS:
+            SCHEDULERS.unregister("fitahead")
+    assert all(line in ran for line in table.splitlines())
+    assert " ".join(help_text.split()) + " --" in " ".join(helped.split())  # whole, up to the next option
