@@ -8,14 +8,13 @@ class: its name, its one-line summary (the docstring's first line), whether it t
 priority (a ``priority`` parameter of its constructor) and the default of each parameter.
 
 A parameter belongs to its scheduler: two entries may each declare a parameter of the same name with
-its own reader, help and default (a new scheduler may have a ``lookahead`` in seconds beside
-LookaheadSlack's count of jobs). ``NAME:K=V`` and a sweep spec name the scheduler, so ``K`` is read
-by that scheduler's parameter, and a cache key holds the scheduler's name beside its parameters.
-The command line has one option per name, ``--K``, which sets ``K`` for every chosen scheduler that
-takes it, each reading the text with its own reader; :meth:`Registry.meanings` groups the entries
-that take a name by what it means there (:class:`Meaning`), which the help lists one by one. The
-one thing a name cannot be is a switch for one scheduler (``--restart``, no value) and take a value
-for another: :meth:`Registry.register` refuses that, naming both.
+its own reader, help and default (a ``lookahead`` in seconds beside LookaheadSlack's count of jobs).
+``NAME:K=V`` and a sweep spec name the scheduler, so ``K`` is read by that scheduler's parameter,
+and a cache key holds the scheduler's name beside its parameters. The command line's one option
+``--K`` sets ``K`` for every chosen scheduler that takes it, each reading the text with its own
+reader; :meth:`Registry.meanings` groups the entries that take a name by what it means there
+(:class:`Meaning`), for the help. A name cannot be a switch for one scheduler (``--restart``, no
+value) and take a value for another: :meth:`Registry.register` refuses that, naming both.
 
 Every entry also takes the :data:`PLANNING_OPTIONS` (``predictor``, ``resolution``, ``correction``):
 they are not constructor parameters but the options of
@@ -56,6 +55,9 @@ from typing import Any
 import attrs
 
 from backfill.errors import ParameterError
+from backfill.schedulers._parameters import DEPTH as _DEPTH
+from backfill.schedulers._parameters import SLURM_TARGETS, Meaning, meanings, same_meaning
+from backfill.schedulers._parameters import limits as _limits
 from backfill.schedulers._planning_options import (
     PLANNING_OPTIONS,
     SLURM_ALIASES,
@@ -115,14 +117,6 @@ __all__ = [
 
 #: The names of the planning options, which every entry takes besides its parameters.
 _PLANNING = {p.name: p for p in PLANNING_OPTIONS}
-
-
-def _meaning(p: Parameter) -> tuple[Any, ...]:
-    """What two parameters of one name must share to mean the same: reader, help, placeholder, names.
-
-    Not their samples (which only the tests read) nor the default (each class's own).
-    """
-    return (type(p), p.parse, p.help, p.metavar, tuple(p.named_values))
 
 
 # -- entries -----------------------------------------------------------------------------------
@@ -293,8 +287,8 @@ class Entry:
     def _alias_problem(self, alias: SlurmAlias) -> str | None:
         if not self.takes(alias.target):
             return f"{self.name} has no {alias.target}, so Slurm's {alias.name} does not apply to it"
-        meant = _SLURM_TARGETS.get(alias.target)
-        if meant is not None and _meaning(self.parameter(alias.target)) != _meaning(meant):
+        meant = SLURM_TARGETS.get(alias.target)
+        if meant is not None and not same_meaning(self.parameter(alias.target), meant):
             return (
                 f"{self.name}'s {alias.target} means something else than the {alias.target} Slurm's "
                 f"{alias.name} sets, so {alias.name} does not apply to it"
@@ -353,38 +347,10 @@ class Entry:
         return planning(scheduler, **planned) if planned else scheduler
 
 
-_DEPTH = Parameter(
-    "depth",
-    depth_from_text,
-    "reservation depth: reservations for the first K blocked jobs, or inf",
-    metavar="K",
-    samples=(3, None),
-)
-
-
 def _returning(priority: Priority) -> Callable[[], Priority]:
     return lambda: priority
 
 
-_PLANNING_WINDOW = Parameter(
-    "planning_window",
-    optional_duration_from_text,
-    "planning window (Slurm's bf_window, here in seconds): a job whose earliest start lies beyond "
-    "now + W gets no reservation; seconds, or e.g. 4h, 1d; none for no window",
-    metavar="DURATION",
-    samples=(600.0,),
-)
-_MAX_TESTED = Parameter(
-    "max_tested",
-    optional_int_from_text,
-    "queued jobs each decision goes through (Slurm's bf_max_job_test), or none (the guarantee "
-    "schedulers take it only with a planning window)",
-    metavar="N",
-    samples=(2,),
-)
-# The same parameter without a sample, for the schedulers that refuse it without a window (the
-# test suite applies one sample at a time, the other parameters at their defaults).
-_MAX_TESTED_WITH_WINDOW = attrs.evolve(_MAX_TESTED, samples=())
 _BACKFILL_ORDER = Parameter(
     "backfill_order",
     named_only,
@@ -396,61 +362,8 @@ _BACKFILL_ORDER = Parameter(
 )
 
 
-def _limits(cls: type[Any], *, alone: bool = True) -> tuple[Parameter, ...]:
-    """Slurm's planning limits that ``cls`` takes (read from its signature): the window, the test limit.
-
-    ``alone=False``: ``cls`` takes a test limit only with a window, so it is not sampled alone.
-    """
-    taken = inspect.signature(cls).parameters
-    tested = _MAX_TESTED if alone else _MAX_TESTED_WITH_WINDOW
-    return tuple(p for p in (_PLANNING_WINDOW, tested) if p.name in taken)
-
-
 def _kind(entry: Entry, name: str) -> str:
     return "is a switch" if entry.is_switch(name) else "takes a value"
-
-
-#: The parameters Slurm's names set (besides the planning option ``resolution``): a Slurm name
-#: applies to a scheduler only if its parameter of that name means the same (:meth:`Entry.takes_slurm`).
-_SLURM_TARGETS = {p.name: p for p in (_PLANNING_WINDOW, _MAX_TESTED, _DEPTH)}
-
-
-@attrs.frozen
-class Meaning:
-    """One meaning of a parameter name: the parameter as the schedulers that take it so declare it.
-
-    Entries share a meaning when their parameters of that name are read, described and named alike
-    (EASY's and RelShare's ``depth``); each still has its own default.
-
-    Examples:
-        >>> [m.which for m in SCHEDULERS.meanings()["depth"]]
-        ['easy, relshare']
-        >>> SCHEDULERS.meanings()["depth"][0].defaults
-        '1'
-    """
-
-    parameter: Parameter
-    entries: tuple[Entry, ...]
-
-    @property
-    def name(self) -> str:
-        """The parameter's name."""
-        return self.parameter.name
-
-    @property
-    def which(self) -> str:
-        """Who takes it so: ``every scheduler`` for a planning option, else their command-line names."""
-        if self.name in _PLANNING:
-            return "every scheduler"
-        return ", ".join(e.cli_name for e in self.entries)
-
-    @property
-    def defaults(self) -> str:
-        """Its default as typed, or each entry's (``1 (easy), inf (relshare)``) when they differ."""
-        texts = {e.cli_name: e.default_text(self.name) for e in self.entries}
-        if len(set(texts.values())) == 1:
-            return next(iter(texts.values()))
-        return ", ".join(f"{text} ({name})" for name, text in texts.items())
 
 
 class Registry:
@@ -472,11 +385,7 @@ class Registry:
             self.register(entry)
 
     def register(self, entry: Entry) -> None:
-        """Add ``entry`` at the end. O(names + parameters).
-
-        Its parameters may share names with other entries' parameters, with their own reader, help
-        and default; not as a switch where another takes a value (or the reverse), since one option
-        ``--NAME`` cannot both take a value and not.
+        """Add ``entry`` at the end; its parameters may share names with other entries'. O(names + params).
 
         Raises:
             ParameterError: One of its names is taken, a parameter is a switch where another
@@ -511,16 +420,7 @@ class Registry:
             >>> [m.which for m in meanings["window"]], [m.which for m in meanings["predictor"]]
             (['relshare'], ['every scheduler'])
         """
-        found: dict[str, dict[tuple[Any, ...], tuple[Parameter, list[Entry]]]] = {}
-        for entry in self._entries:
-            for p in entry.parameters:
-                found.setdefault(p.name, {}).setdefault(_meaning(p), (p, []))[1].append(entry)
-        for option in PLANNING_OPTIONS:
-            found[option.name] = {_meaning(option): (option, list(self._entries))}
-        return {
-            name: tuple(Meaning(p, tuple(entries)) for p, entries in by_meaning.values())
-            for name, by_meaning in found.items()
-        }
+        return meanings(self._entries)
 
     def unregister(self, name: str) -> None:
         """Remove the entry called ``name`` (any of its names)."""
