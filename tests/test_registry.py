@@ -49,12 +49,17 @@ def test_entries_read_priority_and_defaults_from_the_class() -> None:
             assert getattr(default, p.name) == entry.default(p.name), (entry.name, p.name)
 
 
-def test_a_parameter_shared_by_schedulers_means_one_thing() -> None:
-    # The command line gives each parameter name one option: its reader must be the same everywhere.
-    seen: dict[str, Parameter] = {}
+def test_meanings_group_each_name_by_what_it_means() -> None:
+    # A name may mean different things for different schedulers (tests/test_registry_parameters.py);
+    # every parameter of every entry is in exactly one meaning of its name, read by its own reader.
+    meanings = SCHEDULERS.meanings()
     for entry in SCHEDULERS:
         for p in entry.parameters:
-            assert seen.setdefault(p.name, p).parse is p.parse, p.name
+            (mine,) = [m for m in meanings[p.name] if entry in m.entries]
+            assert mine.parameter.parse is p.parse and mine.parameter.help == p.help, (entry.name, p.name)
+    # The built-ins that share a name share its meaning: EASY's and RelShare's depth is one option.
+    assert [[e.name for e in m.entries] for m in meanings["depth"]] == [["EASY", "RelShare"]]
+    assert [m.which for m in meanings["resolution"]] == ["every scheduler"]
 
 
 def test_names_are_unique_and_looked_up_in_any_case() -> None:

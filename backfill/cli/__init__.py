@@ -25,7 +25,8 @@ job is accounted for: after the reader's report (for a log) the output gives ``N
 rejected`` with the rejection reasons. ``--lenient`` skips and counts malformed lines of a log.
 The scheduler options come from :mod:`backfill.schedulers.registry`, one per parameter name
 (``--depth``, ``--threshold``, ``--window``, ``--goal``, ``--tolerance``, ``--no-restart``, ...),
-each applying to every chosen scheduler that takes it; ``backfill simulate --help`` lists them.
+each applying to every chosen scheduler that takes it, read by that scheduler's own parameter of the
+name; ``backfill simulate --help`` lists them, with each meaning a name has.
 
 ``compare`` runs a :mod:`backfill.experiments.sweep` grid: every workload (an SWF path, or
 ``model`` for that synthetic workload, with arguments as in ``model:n=2000,seed=1,machine_size=64``)

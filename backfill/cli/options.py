@@ -1,9 +1,10 @@
 """The vocabulary both ``backfill`` commands share: options, their spellings, types and messages.
 
 ``simulate`` and ``compare`` add the same options from here (:func:`add_run_options`): the
-schedulers (``NAME`` or ``NAME:K=V,...``) and one option per scheduler parameter and planning option
-(all read from the registry), Slurm's names for planning settings (``--bf-window MINUTES`` and the
-like, converted to the parameter they set), ``--priority``,
+schedulers (``NAME`` or ``NAME:K=V,...``) and one option per scheduler parameter name and planning
+option (all read from the registry; a name several schedulers take with different meanings is one
+option, read by each chosen scheduler's own parameter), Slurm's names for planning settings
+(``--bf-window MINUTES`` and the like, converted to the parameter they set), ``--priority``,
 ``--load``, ``--estimates`` (``user`` or ``exact``), ``--bound``, the machine-readable outputs
 (``--csv``, ``--json``, ``--jobs-csv``), ``--figures`` and ``--progress``. A value that is a
 workload given after a many-valued option gets the same message in both (:data:`ORDER_HINT`).
@@ -15,7 +16,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from backfill.schedulers.registry import (
     SCHEDULERS,
     SLURM_ALIASES,
     Entry,
-    Parameter,
+    Meaning,
     depth_from_text,
     duration_from_text,
     non_negative_float_from_text,
@@ -109,64 +110,90 @@ non_negative_float = argument_type(non_negative_float_from_text, "non_negative_f
 duration = argument_type(duration_from_text, "duration")
 depth = argument_type(depth_from_text, "depth")
 
+#: The planning options, which every scheduler takes.
+_EVERY = frozenset(p.name for p in PLANNING_OPTIONS)
 
-def _is_switch(entry: Entry, p: Parameter) -> bool:
-    return isinstance(entry.default(p.name), bool)
+
+def _spelled(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
-def _option(entry: Entry, p: Parameter) -> str:
-    spelled = p.name.replace("_", "-")
-    if _is_switch(entry, p):
-        return f"--no-{spelled}" if entry.default(p.name) else f"--{spelled}"
-    return f"--{spelled}"
+def _meanings_help(meanings: Sequence[Meaning], verb: str | None = None) -> str:
+    """The help of one option: each meaning of its name, after the schedulers that take it so.
+
+    ``verb`` (``turn on``) for a switch, which has no value, placeholder or default to show.
+    """
+    several = len(meanings) > 1
+    parts = []
+    for m in meanings:
+        said = f"{verb}: {m.parameter.help}" if verb else f"{m.parameter.help}; default {m.defaults}"
+        placeholder = f" ({m.parameter.metavar})" if several and not verb else ""
+        parts.append(f"{m.which}{placeholder}: {said}")
+    return ". ".join(parts)
+
+
+def _text_checked(name: str, meanings: Sequence[Meaning]) -> Callable[[str], str]:
+    """The argparse type of ``--NAME``: the text itself, once some scheduler's reader accepts it.
+
+    Each chosen scheduler reads it later with its own parameter (:func:`given_parameters`); a text
+    no taker can read is refused at once, with every reader's reason.
+    """
+
+    def check(text: str) -> str:
+        reasons = []
+        for m in meanings:
+            try:
+                m.parameter.from_text(text)
+            except ParameterError as e:
+                owners = " and ".join(entry.name for entry in m.entries)
+                reason = str(e).removeprefix(f"{name}: ")
+                reasons.append(f"{owners}'s {name}: {reason}" if len(meanings) > 1 else str(e))
+            else:
+                return text
+        raise argparse.ArgumentTypeError("; ".join(reasons))
+
+    check.__name__ = name
+    return check
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
-    """Add one option per parameter of the registered schedulers (``--depth``, ``--window``, ...).
+    """Add one option per parameter name of the registered schedulers (``--depth``, ``--window``, ...).
 
-    A parameter several schedulers take (``depth``: EASY and RelShare) is one option for all of
-    them. An option not given is absent from the parsed namespace (a value may be None, as
-    ``--depth inf``): the scheduler's own default then applies.
-    Switches that are on by default are spelled ``--no-<name>``. Then the planning options every
-    scheduler takes (``--predictor``, ``--resolution``, ``--correction``) and Slurm's names
-    (``--bf-window MINUTES``, ...), each read in Slurm's unit into the parameter it sets.
+    A name several schedulers take is one option for all of them, even where it means different
+    things (:meth:`~backfill.schedulers.registry.Registry.meanings`): its help lists each meaning
+    with the schedulers that take it so, and each chosen scheduler reads the value with its own
+    parameter (:func:`given_parameters`). An option not given is absent from the parsed namespace:
+    the scheduler's own default then applies. A switch (a parameter with a bool default) takes no
+    value: ``--<name>`` turns it on where it is off by default, ``--no-<name>`` off where it is on.
+    Then Slurm's names (``--bf-window MINUTES``, ...), each read in Slurm's unit into the parameter
+    it sets.
     """
-    users: dict[str, list[Entry]] = {}
-    first: dict[str, Parameter] = {}
-    # Each scheduler's own parameters first, then the planning options they all take.
-    for p, entry in [(p, e) for e in SCHEDULERS for p in e.parameters] + [
-        (p, e) for p in PLANNING_OPTIONS for e in SCHEDULERS
-    ]:
-        users.setdefault(p.name, []).append(entry)
-        first.setdefault(p.name, p)
-    every = {p.name for p in PLANNING_OPTIONS}
-    for name, entries in users.items():
-        p, entry = first[name], entries[0]
-        defaults = sorted({e.default_text(name) for e in entries})
-        which = "every scheduler" if name in every else ", ".join(e.cli_name for e in entries)
-        if _is_switch(entry, p):
-            value = not entry.default(name)
-            parser.add_argument(
-                _option(entry, p), dest=name, action="store_const", const=value, default=argparse.SUPPRESS,
-                help=f"{which}: {'turn on' if value else 'turn off'}: {p.help}",
-            )  # fmt: skip
+    meanings = SCHEDULERS.meanings()
+    for name, group in meanings.items():
+        takers = [e for m in group for e in m.entries]
+        if takers[0].is_switch(name):  # then for all of them (the registry refuses a mix)
+            for value in sorted({not e.default(name) for e in takers}, reverse=True):
+                parser.add_argument(
+                    _spelled(name) if value else _spelled(f"no_{name}"), dest=name, action="store_const",
+                    const=value, default=argparse.SUPPRESS,
+                    help=_meanings_help(group, "turn on" if value else "turn off"),
+                )  # fmt: skip
             continue
         parser.add_argument(
-            _option(entry, p),
+            _spelled(name),
             dest=name,
-            type=argument_type(p.from_text, name),
+            type=_text_checked(name, group),
             default=argparse.SUPPRESS,
-            metavar=p.metavar,
-            help=f"{which}: {p.help}; default {' / '.join(defaults)}",
+            metavar="|".join(dict.fromkeys(m.parameter.metavar for m in group)),
+            help=_meanings_help(group),
         )
     for alias in SLURM_ALIASES.values():
-        if alias.target not in users:
+        takers = [e for e in SCHEDULERS if e.takes_slurm(alias.name)]
+        if not takers:
             continue
-        which = (
-            "every scheduler" if alias.target in every else ", ".join(e.cli_name for e in users[alias.target])
-        )
+        which = "every scheduler" if alias.target in _EVERY else ", ".join(e.cli_name for e in takers)
         parser.add_argument(
-            f"--{alias.name.replace('_', '-')}",
+            _spelled(alias.name),
             dest=alias.name,
             type=argument_type(alias.from_text, alias.name),
             default=argparse.SUPPRESS,
@@ -175,20 +202,41 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
         )
 
 
-def given_parameters(entry: Entry, args: argparse.Namespace) -> dict[str, Any]:
+def _read(entry: Entry, name: str, text: str) -> Any:
+    """``entry``'s value of ``--NAME text``, read by its own parameter."""
+    try:
+        return entry.parameter(name).from_text(text)
+    except ParameterError as e:
+        reason = str(e).removeprefix(f"{name}: ")
+        raise CommandLineError(
+            f"{_spelled(name)} {text!r} is not a value of {entry.name}'s {name}: {reason}"
+        ) from None
+
+
+def given_parameters(entry: Entry, args: argparse.Namespace, besides: Collection[str] = ()) -> dict[str, Any]:
     """Return the values of ``entry``'s parameters and planning options given on the command line.
 
-    A Slurm name (``--bf-window``) gives the parameter it sets, in that parameter's unit.
+    Each value is read from its text by ``entry``'s own parameter of that name, whatever another
+    scheduler's parameter of the name means. A Slurm name (``--bf-window``) gives the parameter it
+    sets, in that parameter's unit, to a scheduler whose parameter means what Slurm's does. The
+    parameters named in ``besides`` (those its ``NAME:K=V`` gives itself) are left out, unread.
 
     Raises:
-        CommandLineError: A parameter given both by its own option and by Slurm's name.
+        CommandLineError: A text ``entry``'s parameter cannot read (naming the scheduler and the
+            parameter), or a parameter given both by its own option and by Slurm's name.
     """
-    given = {p.name: getattr(args, p.name) for p in entry.options if hasattr(args, p.name)}
+    given = {}
+    for p in entry.options:
+        if hasattr(args, p.name) and p.name not in besides:
+            value = getattr(args, p.name)
+            # Switches hold their bool; every other option holds its text, read here.
+            given[p.name] = _read(entry, p.name, value) if isinstance(value, str) else value
     for alias in SLURM_ALIASES.values():
-        if hasattr(args, alias.name) and entry.takes(alias.target):
+        if hasattr(args, alias.name) and entry.takes_slurm(alias.name) and alias.target not in besides:
             if alias.target in given:
-                own, slurm = alias.target.replace("_", "-"), alias.name.replace("_", "-")
-                raise CommandLineError(f"--{slurm} and --{own} set the same parameter; give one")
+                raise CommandLineError(
+                    f"{_spelled(alias.name)} and {_spelled(alias.target)} set the same parameter; give one"
+                )
             given[alias.target] = getattr(args, alias.name)
     return given
 
@@ -196,12 +244,15 @@ def given_parameters(entry: Entry, args: argparse.Namespace) -> dict[str, Any]:
 def unused_options(args: argparse.Namespace, entries: Iterable[Entry]) -> list[str]:
     """Return the parameter options given (``depth``, ``bf_window``) that none of ``entries`` takes."""
     chosen = list(entries)
-    names = {p.name: p.name for e in SCHEDULERS for p in e.parameters}
-    names |= {a.name: a.target for a in SLURM_ALIASES.values()}
-    return sorted(
-        given for given, target in names.items()
-        if hasattr(args, given) and not any(e.takes(target) for e in chosen)
-    )  # fmt: skip
+    unused = [
+        name for name in SCHEDULERS.meanings()
+        if name not in _EVERY and hasattr(args, name) and not any(e.takes(name) for e in chosen)
+    ]  # fmt: skip
+    unused += [
+        name for name in SLURM_ALIASES
+        if hasattr(args, name) and not any(e.takes_slurm(name) for e in chosen)
+    ]  # fmt: skip
+    return sorted(unused)
 
 
 # -- the options both commands take ----------------------------------------------------------------
@@ -320,9 +371,10 @@ def _scheduler_help() -> str:
         "NAME [its keys K] one of "
         + "; ".join(described)
         + f". Every scheduler also takes {planned}; Slurm's names {slurm} are keys too, in Slurm's "
-        "units, for the schedulers that take the parameter they set. Values are read as by the "
-        "option of the same name below, which sets a parameter for every scheduler that takes it "
-        "and does not give it itself"
+        "units, for the schedulers that take the parameter they set. A key is the scheduler's own: "
+        "its value is read by that scheduler's parameter, as the option of the same name below "
+        "reads it for that scheduler; the option sets the parameter of every scheduler that takes "
+        "it and does not give it itself"
     )
 
 
@@ -414,13 +466,18 @@ def add_run_options(
 def scheduler_specs(args: argparse.Namespace, default: Sequence[str] = ()) -> list[SchedulerSpec]:
     """Return the chosen schedulers, each with the parameter options given that it takes.
 
-    A parameter a ``NAME:K=V`` spec gives itself wins over the option of the same name.
+    Each scheduler reads an option's text with its own parameter of that name
+    (:func:`given_parameters`). A parameter a ``NAME:K=V`` spec gives itself wins over the option
+    of the same name.
+
+    Raises:
+        CommandLineError: A spec or an option's value that a chosen scheduler refuses, naming it.
     """
     specs = read_values(args.scheduler or default, scheduler_spec, "--scheduler", "a scheduler")
     out = []
     for spec in specs:
         entry = scheduler_entry(spec.name)
-        params = given_parameters(entry, args) | dict(spec.params)
+        params = given_parameters(entry, args, besides=dict(spec.params)) | dict(spec.params)
         try:
             out.append(SchedulerSpec(spec.name, tuple(params.items())))
         except BackfillError as e:

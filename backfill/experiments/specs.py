@@ -106,6 +106,11 @@ class SchedulerSpec:
     except those a registered parameter names (LookaheadSlack's ``goal`` as ``"G1"`` or ``"G2"``, a
     predictor as ``"last2"``). The queue priority is not a parameter: :meth:`build` takes it by name.
 
+    A parameter is the named scheduler's own (:mod:`backfill.schedulers.registry`): another
+    scheduler may declare one of the same name with another meaning, and :meth:`parse` reads a
+    value with this scheduler's reader. A cell's cache key holds ``name`` beside ``params``, so
+    two schedulers' parameters of one name never share a key.
+
     Every scheduler also takes the registry's planning options (``predictor``, ``resolution``,
     ``correction``), which wrap it in :func:`~backfill.schedulers.planning.planning`, and Slurm's
     names for planning settings in Slurm's units (``bf_window=1440`` minutes), which the spec holds as
@@ -135,13 +140,13 @@ class SchedulerSpec:
 
     @classmethod
     def parse(cls, text: str) -> SchedulerSpec:
-        """Return the spec of ``NAME[:K=V,...]``, each value read from text by its registered parameter.
+        """Return the spec of ``NAME[:K=V,...]``, each value read from text by NAME's own parameter ``K``.
 
         The command line's ``--scheduler`` and a sweep grid's scheduler given as text are read so.
 
         Raises:
             ParameterError: An unknown scheduler or parameter, a pair that is not ``K=V``, a key given
-                twice, or a value its reader refuses.
+                twice, or a value its reader refuses (naming the scheduler and the parameter).
 
         Examples:
             >>> SchedulerSpec.parse("easy:bf_window=2,predictor=last2").params

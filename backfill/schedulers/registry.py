@@ -7,14 +7,24 @@ names of object values such as LookaheadSlack's ``G1``/``G2``). Everything else 
 class: its name, its one-line summary (the docstring's first line), whether it takes a queue
 priority (a ``priority`` parameter of its constructor) and the default of each parameter.
 
+A parameter belongs to its scheduler: two entries may each declare a parameter of the same name with
+its own reader, help and default (a ``lookahead`` in seconds beside LookaheadSlack's count of jobs).
+``NAME:K=V`` and a sweep spec name the scheduler, so ``K`` is read by that scheduler's parameter,
+and a cache key holds the scheduler's name beside its parameters. The command line's one option
+``--K`` sets ``K`` for every chosen scheduler that takes it, each reading the text with its own
+reader; :meth:`Registry.meanings` groups the entries that take a name by what it means there
+(:class:`Meaning`), for the help. A name cannot be a switch for one scheduler (``--restart``, no
+value) and take a value for another: :meth:`Registry.register` refuses that, naming both.
+
 Every entry also takes the :data:`PLANNING_OPTIONS` (``predictor``, ``resolution``, ``correction``):
 they are not constructor parameters but the options of
 :func:`~backfill.schedulers.planning.planning`, which :meth:`Entry.build` wraps the scheduler in when
 one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
 minutes, ``bf_resolution``, ``bf_max_job_test``, ``bf_job_part_count_reserve``): an entry reads them
 as the parameter they set (:meth:`Entry.read`, :meth:`Entry.canonical`), so one setting has one
-spelling in a spec. The command line's options, the sweep specs and the tests read all three
-tables from here.
+spelling in a spec. A Slurm name applies only to a scheduler whose parameter of that name means
+what Slurm's setting means (the built-ins' ``planning_window``, ``max_tested`` and ``depth``). The
+command line's options, the sweep specs and the tests read all three tables from here.
 
 Adding a built-in scheduler is its module, one entry in :data:`SCHEDULERS`, its docs page and its
 tests: ``backfill simulate --scheduler`` and ``backfill compare --scheduler`` offer it with its
@@ -45,6 +55,9 @@ from typing import Any
 import attrs
 
 from backfill.errors import ParameterError
+from backfill.schedulers._parameters import DEPTH as _DEPTH
+from backfill.schedulers._parameters import SLURM_TARGETS, Meaning, meanings, same_meaning
+from backfill.schedulers._parameters import limits as _limits
 from backfill.schedulers._planning_options import (
     PLANNING_OPTIONS,
     SLURM_ALIASES,
@@ -84,6 +97,7 @@ __all__ = [
     "SCHEDULERS",
     "SLURM_ALIASES",
     "Entry",
+    "Meaning",
     "Parameter",
     "PlanningOption",
     "Registry",
@@ -172,6 +186,19 @@ class Entry:
         """Whether ``name`` is one of its :attr:`options`."""
         return name in _PLANNING or any(p.name == name for p in self.parameters)
 
+    def is_switch(self, name: str) -> bool:
+        """Whether its parameter ``name`` is a switch: a bool by default, an option without a value."""
+        return isinstance(self.default(name), bool)
+
+    def takes_slurm(self, name: str) -> bool:
+        """Whether Slurm's name ``name`` (``bf_window``) applies: it takes the parameter, in Slurm's meaning.
+
+        Examples:
+            >>> [scheduler_entry(name).takes_slurm("bf_window") for name in ("easy", "fcfs")]
+            [True, False]
+        """
+        return self._alias_problem(SLURM_ALIASES[name]) is None
+
     def parameter(self, name: str) -> Parameter:
         """Return the parameter (or planning option) called ``name``.
 
@@ -203,12 +230,20 @@ class Entry:
         Examples:
             >>> scheduler_entry("relshare").read("bf_job_part_count_reserve", "0")
             ('depth', None)
+            >>> scheduler_entry("lookahead").read("lookahead", "2h")
+            Traceback (most recent call last):
+            backfill.errors.ParameterError: LookaheadSlack's lookahead: expected a whole number, got '2h'
         """
         alias = SLURM_ALIASES.get(key)
-        if alias is None:
-            return key, self.parameter(key).from_text(text)
-        self._check_alias(alias)
-        return alias.target, alias.from_text(text)
+        reader = self.parameter(key) if alias is None else alias
+        if alias is not None:
+            self._check_alias(alias)
+        try:
+            value = reader.from_text(text)
+        except ParameterError as e:
+            # The parameter is this scheduler's own: another's of the same name may read the text.
+            raise ParameterError(f"{self.name}'s {e}") from None
+        return (key if alias is None else alias.target), value
 
     def read_all(self, pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, Any], ...]:
         """Return the parameters and values of ``key=text`` pairs, as :meth:`read` reads each.
@@ -249,11 +284,21 @@ class Entry:
             out[name], spelled[name] = value, key
         return tuple(out.items())
 
-    def _check_alias(self, alias: SlurmAlias) -> None:
+    def _alias_problem(self, alias: SlurmAlias) -> str | None:
         if not self.takes(alias.target):
-            raise ParameterError(
-                f"{self.name} has no {alias.target}, so Slurm's {alias.name} does not apply to it"
+            return f"{self.name} has no {alias.target}, so Slurm's {alias.name} does not apply to it"
+        meant = SLURM_TARGETS.get(alias.target)
+        if meant is not None and not same_meaning(self.parameter(alias.target), meant):
+            return (
+                f"{self.name}'s {alias.target} means something else than the {alias.target} Slurm's "
+                f"{alias.name} sets, so {alias.name} does not apply to it"
             )
+        return None
+
+    def _check_alias(self, alias: SlurmAlias) -> None:
+        problem = self._alias_problem(alias)
+        if problem is not None:
+            raise ParameterError(problem)
 
     def default(self, name: str) -> Any:
         """Return the constructor's default of parameter ``name`` (a factory's product for attrs classes).
@@ -302,38 +347,10 @@ class Entry:
         return planning(scheduler, **planned) if planned else scheduler
 
 
-_DEPTH = Parameter(
-    "depth",
-    depth_from_text,
-    "reservation depth: reservations for the first K blocked jobs, or inf",
-    metavar="K",
-    samples=(3, None),
-)
-
-
 def _returning(priority: Priority) -> Callable[[], Priority]:
     return lambda: priority
 
 
-_PLANNING_WINDOW = Parameter(
-    "planning_window",
-    optional_duration_from_text,
-    "planning window (Slurm's bf_window, here in seconds): a job whose earliest start lies beyond "
-    "now + W gets no reservation; seconds, or e.g. 4h, 1d; none for no window",
-    metavar="DURATION",
-    samples=(600.0,),
-)
-_MAX_TESTED = Parameter(
-    "max_tested",
-    optional_int_from_text,
-    "queued jobs each decision goes through (Slurm's bf_max_job_test), or none (the guarantee "
-    "schedulers take it only with a planning window)",
-    metavar="N",
-    samples=(2,),
-)
-# The same parameter without a sample, for the schedulers that refuse it without a window (the
-# test suite applies one sample at a time, the other parameters at their defaults).
-_MAX_TESTED_WITH_WINDOW = attrs.evolve(_MAX_TESTED, samples=())
 _BACKFILL_ORDER = Parameter(
     "backfill_order",
     named_only,
@@ -345,14 +362,8 @@ _BACKFILL_ORDER = Parameter(
 )
 
 
-def _limits(cls: type[Any], *, alone: bool = True) -> tuple[Parameter, ...]:
-    """Slurm's planning limits that ``cls`` takes (read from its signature): the window, the test limit.
-
-    ``alone=False``: ``cls`` takes a test limit only with a window, so it is not sampled alone.
-    """
-    taken = inspect.signature(cls).parameters
-    tested = _MAX_TESTED if alone else _MAX_TESTED_WITH_WINDOW
-    return tuple(p for p in (_PLANNING_WINDOW, tested) if p.name in taken)
+def _kind(entry: Entry, name: str) -> str:
+    return "is a switch" if entry.is_switch(name) else "takes a value"
 
 
 class Registry:
@@ -374,10 +385,11 @@ class Registry:
             self.register(entry)
 
     def register(self, entry: Entry) -> None:
-        """Add ``entry`` at the end. O(names).
+        """Add ``entry`` at the end; its parameters may share names with other entries'. O(names + params).
 
         Raises:
-            ParameterError: One of its names is taken, or it is not an :class:`Entry`.
+            ParameterError: One of its names is taken, a parameter is a switch where another
+                scheduler's of that name takes a value (or the reverse), or it is not an :class:`Entry`.
         """
         if not isinstance(entry, Entry):
             raise ParameterError(f"register takes an Entry, got {entry!r}")
@@ -386,8 +398,29 @@ class Registry:
             raise ParameterError(
                 f"cannot register {entry.name}: {', '.join(taken)} already names a scheduler"
             )
+        for p in entry.parameters:
+            other = next((e for e in self._entries if e.takes(p.name)), None)
+            if other is not None and other.is_switch(p.name) != entry.is_switch(p.name):
+                raise ParameterError(
+                    f"cannot register {entry.name}: its parameter {p.name} {_kind(entry, p.name)} but "
+                    f"{other.name}'s {p.name} {_kind(other, p.name)}, and one option "
+                    f"--{p.name.replace('_', '-')} cannot do both; give it another name"
+                )
         self._entries.append(entry)
         self._by_name.update(dict.fromkeys(entry.names, entry))
+
+    def meanings(self) -> dict[str, tuple[Meaning, ...]]:
+        """Return every parameter name the entries take, each with its meanings: what the command line offers.
+
+        The names come in the order of the entries' parameters, then the planning options; a name's
+        meanings in the order of the first entry that takes each. O(entries x parameters).
+
+        Examples:
+            >>> meanings = SCHEDULERS.meanings()
+            >>> [m.which for m in meanings["window"]], [m.which for m in meanings["predictor"]]
+            (['relshare'], ['every scheduler'])
+        """
+        return meanings(self._entries)
 
     def unregister(self, name: str) -> None:
         """Remove the entry called ``name`` (any of its names)."""
