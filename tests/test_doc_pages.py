@@ -95,6 +95,15 @@ def test_slow_and_trace_blocks_are_recognised(tmp_path: Path) -> None:
     ]
 
 
+def test_a_trace_block_skips_without_the_traces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = tmp_path / "page.md"
+    page.write_text('```python\nran = 1\n```\n\n```python\nopen("../shared/traces/X.swf.gz")\n```\n')
+    monkeypatch.setitem(globals(), "TRACES", tmp_path / "absent")
+    (tmp_path / "run").mkdir()
+    with pytest.raises(pytest.skip.Exception, match=r"page.md:6 reads \.\./shared/traces, and there is no"):
+        run_page(page, tmp_path / "run", monkeypatch, slow=True)
+
+
 def run_page(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, slow: bool) -> None:
     """Execute the page's blocks (up to the first slow one unless ``slow``) as a reader would."""
     project = tmp_path / "project"
