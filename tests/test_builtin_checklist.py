@@ -9,8 +9,9 @@ stale when a scheduler is added). The pages' own list is written by the MkDocs h
 ``docs/_hooks/registry.py``.
 
 The last tests register a trivial scheduler, as a built-in would be, and check that the invariant
-suite, the command line and the hook pick it up, and that the checks name exactly the files left to
-write: those are the files ``docs/architecture.md`` and ``docs/contributing.md`` list.
+suite, the other tests' lists of every scheduler, the command line, the sweep specs and the hook pick
+it up, and that the checks name exactly the files left to write: those are the files
+``docs/architecture.md`` and ``docs/contributing.md`` list.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import test_contract
 import test_invariants
+import test_simulator
 
 import backfill
 import backfill.schedulers
@@ -149,6 +152,8 @@ def test_the_hook_writes_the_registry_into_the_pages() -> None:
     index = _text(DOCS / "index.md")
     assert hook.MARKER not in index
     assert all(f"`{entry.name}`" in index for entry in SCHEDULERS)
+    # A page that shows the marker itself, in a code span, keeps it.
+    assert f"`{hook.MARKER}`" in _text(DOCS / "architecture.md")
 
 
 def test_the_checks_catch_a_partial_list_and_a_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,11 +203,14 @@ def trivial() -> Iterator[Entry]:
     SCHEDULERS.unregister(entry.name)
 
 
-def test_a_new_built_in_is_in_the_invariant_suite_the_cli_and_the_pages(trivial: Entry) -> None:
+def test_a_new_built_in_is_in_the_test_lists_the_cli_and_the_pages(trivial: Entry) -> None:
     configs = [c for c in test_invariants.configurations() if isinstance(c.scheduler, Trivial)]
     # Its defaults under every priority, held to feasibility (no promise is written for it).
     assert len(configs) == len(backfill.PRIORITIES)
     assert {c.check for c in configs} == {test_invariants.feasible_only}
+    # The other tests' lists of every scheduler.
+    for every_scheduler in (test_contract.every_scheduler, test_simulator.every_scheduler):
+        assert any(isinstance(s, Trivial) for s in every_scheduler()), every_scheduler.__module__
     args = build_parser().parse_args(["simulate", "--scheduler", "trivial"])
     assert [spec.name for spec in scheduler_specs(args)] == ["Trivial"]
     assert SchedulerSpec("trivial").name == "Trivial"

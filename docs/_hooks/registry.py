@@ -11,6 +11,7 @@ Enable it in ``mkdocs.yml`` with ``hooks: [docs/_hooks/registry.py]``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from backfill.schedulers.registry import SCHEDULERS
@@ -31,11 +32,17 @@ def scheduler_names() -> str:
     return ", ".join(f"`{entry.name}`" for entry in SCHEDULERS)
 
 
+#: The marker outside a code span: a page that shows the marker itself writes it in backticks.
+_PLACE = re.compile(rf"(?<!`){re.escape(MARKER)}(?!`)")
+
+
 def on_page_markdown(markdown: str, **kwargs: Any) -> str:
-    """Replace every :data:`MARKER` of a page with :func:`scheduler_names`.
+    """Replace every :data:`MARKER` of a page, except one in backticks, with :func:`scheduler_names`.
 
     Examples:
         >>> on_page_markdown("schedulers: <!-- registry:schedulers -->.").count("`EASY`")
         1
+        >>> on_page_markdown("write `<!-- registry:schedulers -->`")
+        'write `<!-- registry:schedulers -->`'
     """
-    return markdown.replace(MARKER, scheduler_names()) if MARKER in markdown else markdown
+    return _PLACE.sub(lambda _: scheduler_names(), markdown) if MARKER in markdown else markdown
