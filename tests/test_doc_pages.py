@@ -11,8 +11,8 @@ A block is marked, where a reader sees it (``docs/contributing.md`` says the sam
   run elsewhere, or reads what a shell command wrote); its title or the text before it says why.
 * ``<!-- doc-test: slow -->`` on the line before it: it takes more than a second or two; it runs
   only in the slow suite (``python -m pytest -m slow tests/test_doc_pages.py``).
-* A block that reads ``../shared/traces`` is slow too, and skips with that reason when this checkout
-  has no traces beside it.
+* A block that reads ``../shared/traces`` is slow too (its page's slow test is marked ``trace``), and
+  skips with that reason when this checkout has no traces beside it.
 
 The default suite runs each page's blocks up to its first slow one; the slow suite runs every block
 of the pages that have one. Pages added later are picked up by the glob.
@@ -134,7 +134,13 @@ def test_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     run_page(page, tmp_path, monkeypatch, slow=False)
 
 
+def _whole(page: Path) -> object:
+    """A slow page as a parameter, marked ``trace`` when one of its blocks reads the traces."""
+    traces = any(block.needs_traces for block in python_blocks(page))
+    return pytest.param(page, id=str(page.relative_to(ROOT)), marks=[pytest.mark.trace] if traces else [])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("page", SLOW_PAGES, ids=[str(p.relative_to(ROOT)) for p in SLOW_PAGES])
+@pytest.mark.parametrize("page", [_whole(page) for page in SLOW_PAGES])
 def test_page_runs_whole(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_page(page, tmp_path, monkeypatch, slow=True)
