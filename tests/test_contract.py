@@ -44,11 +44,12 @@ from backfill import (
     simulate,
     sjf,
 )
+from backfill.schedulers.registry import SCHEDULERS
 from backfill.testing import check_scheduler
 
 
 def every_scheduler() -> list[Any]:
-    return [
+    listed = [
         FCFS(),
         EASY(),
         EASY(lxf, depth=3),
@@ -62,6 +63,8 @@ def every_scheduler() -> list[Any]:
         LookaheadSlack(),
         SlackBackfill(),
     ]
+    # A registered class none of these is of (a new built-in) runs with its defaults.
+    return listed + [e.build() for e in SCHEDULERS if all(type(s) is not e.cls for s in listed)]
 
 
 def named(schedulers: list[Any]) -> list[Any]:

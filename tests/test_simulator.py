@@ -34,6 +34,7 @@ from backfill import (
     simulate,
     validate_schedule,
 )
+from backfill.schedulers.registry import SCHEDULERS
 
 
 def test_completions_come_before_arrivals_at_the_same_time() -> None:
@@ -169,8 +170,8 @@ def test_a_fork_continues_exactly_like_the_original(w: Workload) -> None:
 
 
 def every_scheduler() -> list[Scheduler]:
-    """Each scheduler class with its defaults (RelShare with a window short enough to matter)."""
-    return [
+    """Each registered scheduler class with its defaults (RelShare with a window short enough to matter)."""
+    listed: list[Scheduler] = [
         FCFS(),
         EASY(),
         Conservative(),
@@ -181,6 +182,8 @@ def every_scheduler() -> list[Scheduler]:
         LookaheadSlack(),
         SlackBackfill(),
     ]
+    # A registered class none of these is of (a new built-in) runs with its defaults.
+    return listed + [e.build() for e in SCHEDULERS if all(type(s) is not e.cls for s in listed)]
 
 
 @settings(max_examples=40, deadline=None)
