@@ -13,9 +13,20 @@ from hypothesis import strategies as st
 from shadow_easy import ShadowEASY
 from strategies import workloads
 
-from backfill import EASY, PC, Conservative, Job, Workload, fcfs, lxf, simulate, sjf, validate_schedule
+from backfill import (
+    EASY,
+    PC,
+    Conservative,
+    Job,
+    RunningJob,
+    Workload,
+    fcfs,
+    lxf,
+    simulate,
+    sjf,
+    validate_schedule,
+)
 from backfill.schedulers import QueueScheduler
-from backfill.schedulers.base import RunningJob
 from backfill.testing import check_scheduler
 
 
