@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from shadow_easy import ShadowEASY
-from strategies import workloads
+from strategies import registered_schedulers, workloads
 
 from backfill import EASY, FCFS, Conservative, Job, ScheduleError, Workload, fair_start_times, simulate
 from backfill.schedulers import QueueScheduler, SchedulerBase
@@ -172,3 +173,11 @@ def test_a_noted_withdrawal_is_logged_once_and_a_start_ends_a_reservation_silent
     changes = s.take_reservation_changes()
     assert [c[0] for c in changes] == [0, 0, 0] and changes[0][1] == 3.0 and math.isnan(changes[1][1])
     assert changes[2][1] == 2.0 and dict(s.reservations()) == {}
+
+
+@settings(max_examples=80, deadline=None)
+@given(workloads(max_jobs=20, overruns=True), st.sampled_from(registered_schedulers()))
+def test_every_built_in_logs_what_it_reserves(workload: Workload, scheduler: Any) -> None:
+    # The kit's agreement check, on every registered configuration: their logs are notes.
+    assert scheduler.logs_reservations
+    check_scheduler(scheduler, workload, guarantees=False, forks=0)

@@ -204,7 +204,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             ScheduleError: If the time goes backwards or is not finite (the door's check of a decision).
         """
         self._door_time(now, "compress")
-        return self._compress(now, list(self._ordered(now)), freed, restart=restart)
+        return self._compress(now, list(self.ordered(now)), freed, restart=restart)
 
     # -- compression: the plain loop, and the seam to the long-queue one -----------------------------
 

@@ -275,10 +275,11 @@ class QueueScheduler(SchedulerBase):
                 )
             seen.add(job.id)
         need = sum(job.processors for job in jobs)
-        if need > self._free:
+        free = self.free
+        if need > free:
             raise ScheduleError(
                 f"{self.name}: cannot start jobs {[job.id for job in jobs]} at {now:g}: they need {need} "
-                f"processors, {self._free} are free"
+                f"processors, {free} are free"
             )
         for entry in taken:
             self._start(entry[2], now, entry[1])
