@@ -114,13 +114,17 @@ class SchedulerBase:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         body = cls.__dict__
-        if (
-            "reservations" in body
-            and "logs_reservations" not in body
-            and "take_reservation_changes" not in body
-        ):
+        if "take_reservation_changes" in body:
+            return  # a log of its own
+        if "reservations" in body and "logs_reservations" not in body:
             # It answers reservations() its own way: nothing says its notes follow (see logs_reservations).
             cls.logs_reservations = False
+        # Chosen once here, so that a class whose notes are the log reads it at no extra cost.
+        cls.take_reservation_changes = (  # type: ignore[method-assign]
+            SchedulerBase.take_reservation_changes
+            if cls.logs_reservations
+            else SchedulerBase._take_compared_changes
+        )
 
     def copy(self) -> Self:
         """Return an independent scheduler of the same type in the same state, for what-if runs.
@@ -190,16 +194,16 @@ class SchedulerBase:
                 "before the run to keep one"
             )
         self._changes = []
-        if not self.logs_reservations:
-            return self._compared_changes()
         return changes
 
-    def _compared_changes(self) -> list[tuple[int, float]]:
-        """The reservation changes since the previous call, found by comparing ``reservations()``.
+    def _take_compared_changes(self) -> list[tuple[int, float]]:
+        """Take the changes of a class whose notes are not the log, by comparing ``reservations()``.
 
         As the simulator records a scheduler without a log: new and moved reservations by job id,
-        then the lost ones of jobs still queued (NaN).
+        then the lost ones of jobs still queued (NaN). Raises as :meth:`take_reservation_changes`
+        does if the log is off.
         """
+        SchedulerBase.take_reservation_changes(self)  # checks the log is on; drops what was noted
         reserved: Mapping[int, float] = getattr(self, "reservations")()  # noqa: B009 (a subclass's)
         last = self._last_reserved
         if reserved == last:
