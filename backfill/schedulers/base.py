@@ -114,8 +114,9 @@ class SchedulerBase:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         body = cls.__dict__
-        if "take_reservation_changes" in body:
-            return  # a log of its own
+        inherited = cls.take_reservation_changes
+        if "take_reservation_changes" in body or inherited not in _BASE_TAKES:
+            return  # a log of its own (RelShare and Selective hand out their core's)
         if "reservations" in body and "logs_reservations" not in body:
             # It answers reservations() its own way: nothing says its notes follow (see logs_reservations).
             cls.logs_reservations = False
@@ -293,3 +294,7 @@ class SchedulerBase:
         """Empty the log, keeping it on or off (for :meth:`reset`)."""
         self._changes = [] if isinstance(self._changes, list) else _no_log()
         self._last_reserved = {}
+
+
+# The two ways the base takes the log; a class that inherits another way keeps it.
+_BASE_TAKES = (SchedulerBase.take_reservation_changes, SchedulerBase._take_compared_changes)
