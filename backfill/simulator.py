@@ -9,7 +9,12 @@ come from the workload in row order (submit time, then file order). At each inst
 4. calls ``schedule(now)`` once and starts what it returns; jobs of zero runtime that this starts
    complete at the same instant, so steps 1 and 4 repeat until nothing more happens at ``now``;
 5. asks ``next_wakeup()`` and queues a wake-up if it names a future time not already queued;
-6. records every reservation that changed (if ``record_reservations``).
+6. records every reservation that changed (if ``record_reservations``): from the scheduler's own
+   log if it keeps one (:class:`~backfill.schedulers.protocol.ReservationLog`), else by comparing
+   ``reservations()`` with the previous instant's. A subclass of the library's bases that answers
+   ``reservations()`` its own way is compared by its base's log itself (see
+   :attr:`~backfill.schedulers.SchedulerBase.logs_reservations`), so what is recorded always
+   agrees with ``reservations()``.
 
 A simulator can be forked between instants; the fork shares the immutable workload, copies the
 scheduler, and can drop the arrivals after a given job, as strict Fair-Start-Time metrics need.
@@ -57,8 +62,8 @@ class Simulator:
     Args:
         workload: The jobs and machine size.
         scheduler: Any object satisfying the scheduler protocol; it is reset here.
-        record_reservations: Keep every reservation change (costs one comparison of the reservation
-            map per instant).
+        record_reservations: Keep every reservation change: O(changes) per instant from a
+            scheduler's own log, else one comparison of the reservation map per instant.
         overrun: Policy for jobs whose runtime exceeds their estimate.
 
     Examples:

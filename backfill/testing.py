@@ -325,7 +325,12 @@ def check_scheduler(
     The scheduler itself is left untouched: its ``copy()`` is simulated, with every reservation change
     recorded. The simulator raises :class:`~backfill.ScheduleError` as soon as the scheduler starts a
     job that has not arrived or has already started, or more processors than the machine has; then
-    :func:`check_feasible` runs, and the guarantee check ``guarantees`` chooses.
+    :func:`check_feasible` runs. Next, the reservation log must have agreed with the scheduler's
+    ``reservations()`` after every instant: the log recorded so far, replayed, gives exactly what
+    ``reservations()`` answers for the queued jobs. A class that declares ``logs_reservations =
+    True`` but misses a :meth:`~backfill.schedulers.SchedulerBase.note_reservation` fails here,
+    with a message naming the first instant and job where the two disagree. Then the guarantee
+    check ``guarantees`` chooses runs.
 
     Last, the simulation is forked mid-run (:meth:`~backfill.Simulator.fork`, the copy that
     :func:`~backfill.fair_start_times` and what-if runs rely on) at up to ``forks`` instants, each
@@ -386,9 +391,14 @@ def check_scheduler(
     failure: Exception | None = None
     try:
         sim = Simulator(workload, copy, record_reservations=True, overrun=overrun)
-        taken = _take_forks(sim, forks)
+        log = _LogReplay(sim)
+        taken = _take_forks(sim, forks, log)
+        while log.step():
+            pass
         schedule = sim.run()
         check_feasible(schedule)
+        if log.disagreement is not None:
+            raise ScheduleError(log.disagreement)
         if guarantees == "while_held":
             check_holds(schedule, require_log=require_log)
         elif guarantees:
@@ -410,7 +420,63 @@ def check_scheduler(
     return schedule
 
 
-def _take_forks(sim: Simulator, forks: int) -> list[tuple[float, Simulator]]:
+class _LogReplay:
+    """Steps a simulation, checking after each instant that its log says what ``reservations()`` says.
+
+    The log replayed (each change set, NaN removing, a started job's reservation ending) must give
+    exactly the scheduler's reservations of its queued jobs.
+    """
+
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        self.held: dict[int, float] = {}
+        self.read = 0
+        # The first disagreement, reported once the run and its feasibility check passed: a
+        # scheduler that starts jobs it should not is told that first.
+        self.disagreement: str | None = None
+
+    def step(self) -> bool:
+        """Run the next instant and check it; return False if nothing was left."""
+        if not self.sim.step():
+            return False
+        self.check()
+        return True
+
+    def check(self) -> None:
+        sim = self.sim
+        log = sim._log  # the library's own simulator: its log as recorded so far, flat triples
+        held = self.held
+        for i in range(self.read, len(log), 3):
+            job_id, start = int(log[i + 1]), log[i + 2]
+            if math.isnan(start):
+                held.pop(job_id, None)
+            else:
+                held[job_id] = start
+        self.read = len(log)
+        queued = sim.queued_jobs
+        for job_id in [j for j in held if j not in queued]:
+            del held[job_id]
+        said = dict(sim.scheduler.reservations())
+        if said != held and self.disagreement is None:
+            self.disagreement = _disagreement(scheduler_name(sim.scheduler), sim.now, held, said)
+
+
+def _disagreement(name: str, now: float, logged: dict[int, float], said: dict[int, float]) -> str:
+    """Say how the reservation log and ``reservations()`` differ at ``now``, for the first job."""
+    job = min(j for j in logged.keys() | said.keys() if logged.get(j) != said.get(j))
+
+    def held(where: dict[int, float]) -> str:
+        return f"at {where[job]:g}" if job in where else "no reservation"
+
+    return (
+        f"{name}: at {now:g} the reservation log and reservations() disagree: the log leaves job {job} "
+        f"with {held(logged)}, reservations() gives it {held(said)}; a scheduler whose class sets "
+        "logs_reservations = True must note every change with note_reservation() (math.nan when a "
+        "queued job loses its reservation), or leave it unset to be logged by comparing reservations()"
+    )
+
+
+def _take_forks(sim: Simulator, forks: int, log: _LogReplay | None = None) -> list[tuple[float, Simulator]]:
     """Fork the simulation ``forks`` times; return the (instant, fork) pairs.
 
     The k-th fork is taken right after the first instant that leaves a job waiting once
@@ -423,7 +489,8 @@ def _take_forks(sim: Simulator, forks: int) -> list[tuple[float, Simulator]]:
         # Between instants, once the k-th share of the jobs has arrived and one of them waits: the
         # scheduler then holds a queue, running jobs and whatever state of its own they left.
         share = float(submit[max(n * k // (forks + 1) - 1, 0)]) if n else math.inf
-        while (sim.now < share or not sim.queued_jobs) and sim.step():
+        step = sim.step if log is None else log.step
+        while (sim.now < share or not sim.queued_jobs) and step():
             pass
         if sim.next_time() is None:
             break

@@ -1,7 +1,7 @@
 """Schedulers: one module per algorithm, all satisfying :class:`~backfill.schedulers.protocol.Scheduler`."""
 
 from backfill._moved import moved_name
-from backfill.schedulers.base import SchedulerBase
+from backfill.schedulers.base import RunningJob, SchedulerBase
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
 from backfill.schedulers.door import Door
@@ -50,6 +50,7 @@ __all__ = [
     "RelShare",
     "Replanning",
     "ReservationLog",
+    "RunningJob",
     "Scheduler",
     "SchedulerBase",
     "Selective",

@@ -7,7 +7,11 @@
   forks of :func:`~backfill.experiments.fair_start.fair_start_times`;
 * the optional :class:`~backfill.schedulers.protocol.ReservationLog` protocol: a log of reservation
   changes that is kept only after :meth:`SchedulerBase.log_reservation_changes` turned it on, so that
-  a host that never reads it never pays for it;
+  a host that never reads it never pays for it. A subclass adds to it with
+  :meth:`SchedulerBase.note_reservation`; a subclass that answers ``reservations()`` itself without
+  declaring ``logs_reservations = True`` is logged by comparing its ``reservations()`` between
+  calls instead (see :attr:`SchedulerBase.logs_reservations`), so the log always agrees with the
+  reservations it reports;
 * the door checks of :mod:`backfill.schedulers.door` (``_door_reset``, ``_door_submit``,
   ``_door_complete``, ``_door_time``), which every built-in scheduler makes first in ``reset``,
   ``submit``, ``complete`` and ``schedule``, and which the public steps of the base classes make
@@ -22,7 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any, Self
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple, Self
 
 import attrs
 
@@ -32,7 +37,24 @@ from backfill.schedulers.protocol import scheduler_name
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
-__all__ = ["SchedulerBase"]
+__all__ = ["RunningJob", "SchedulerBase"]
+
+
+class RunningJob(NamedTuple):
+    """A running job as a scheduler plans with it: when it is planned to end, and its processors.
+
+    ``planned_end`` is the job's start plus its estimate, or the end a host gave it since through
+    ``extend`` (see :class:`~backfill.schedulers.planning.Replanning`). The job holds ``processors``
+    until the host reports it complete, at the latest at ``planned_end``.
+
+    Examples:
+        >>> RunningJob(job_id=3, planned_end=120.0, processors=8).planned_end
+        120.0
+    """
+
+    job_id: int
+    planned_end: float
+    processors: int
 
 
 def _no_log() -> deque[tuple[int, float]]:
@@ -70,12 +92,40 @@ class SchedulerBase:
     shares them.
     """
 
+    #: Whether every reservation change this class makes is noted in the log
+    #: (:meth:`note_reservation`), so that :meth:`take_reservation_changes` can hand the log out as
+    #: it is. A class that defines ``reservations()`` in its body gets False unless the same body
+    #: sets it (or defines ``take_reservation_changes``): its changes are then found by comparing
+    #: ``reservations()`` with its previous answer at each :meth:`take_reservation_changes`, O(k)
+    #: for k reservations, so that a subclass that knows nothing of the log is logged correctly.
+    #: Set it True in a class that notes each change itself, for the O(changes) path;
+    #: :func:`~backfill.testing.check_scheduler` checks that the notes and ``reservations()`` agree.
+    logs_reservations: ClassVar[bool] = True
+
     _changes: list[tuple[int, float]] | deque[tuple[int, float]] = attrs.field(init=False, factory=_no_log)
     # The time of the latest call: a host's time never goes backwards. NaN until the first reset, so
     # that the door refuses every call before it (NaN compares false, and differs from every time).
     _now: float = attrs.field(init=False, default=math.nan)
     # The machine's processors, as given to the latest reset (0 before the first).
     _size: int = attrs.field(init=False, default=0)
+    # The previous answer of reservations(), for a class that does not note its changes (compared).
+    _last_reserved: dict[int, float] = attrs.field(init=False, factory=dict)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        body = cls.__dict__
+        inherited = cls.take_reservation_changes
+        if "take_reservation_changes" in body or inherited not in _BASE_TAKES:
+            return  # a log of its own (RelShare and Selective hand out their core's)
+        if "reservations" in body and "logs_reservations" not in body:
+            # It answers reservations() its own way: nothing says its notes follow (see logs_reservations).
+            cls.logs_reservations = False
+        # Chosen once here, so that a class whose notes are the log reads it at no extra cost.
+        cls.take_reservation_changes = (  # type: ignore[method-assign]
+            SchedulerBase.take_reservation_changes
+            if cls.logs_reservations
+            else SchedulerBase._take_compared_changes
+        )
 
     def copy(self) -> Self:
         """Return an independent scheduler of the same type in the same state, for what-if runs.
@@ -97,6 +147,7 @@ class SchedulerBase:
     def _copy_into(self, other: Any) -> None:
         """Give ``other`` (a shallow copy of this scheduler) its own copies of this class's containers."""
         other._changes = self._changes.copy()
+        other._last_reserved = self._last_reserved.copy()
 
     # -- the reservation log (optional protocol ReservationLog) --------------------------------------
 
@@ -108,11 +159,30 @@ class SchedulerBase:
         """
         self._changes = [] if on else _no_log()
 
+    def note_reservation(self, job_id: int, start: float) -> None:
+        """Note in the log that queued job ``job_id`` is now reserved to start at ``start``.
+
+        The public way for a subclass to feed the log (see :attr:`logs_reservations`): note every
+        new or moved reservation, and ``math.nan`` for a queued job that lost its reservation; a
+        reservation that ends because its job starts needs no note. Costs nothing while the log is
+        off. O(1).
+
+        Examples:
+            >>> s = SchedulerBase()  # a subclass's own schedulers, in practice
+            >>> s.log_reservation_changes()
+            >>> s.note_reservation(7, 30.0)
+            >>> s.take_reservation_changes()
+            [(7, 30.0)]
+        """
+        self._changes.append((job_id, start))
+
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         """Return the ``(job_id, start)`` reservation changes since the last call, and forget them.
 
         ``start`` is NaN when a queued job lost its reservation; a reservation ending because its job
-        starts is not a change.
+        starts is not a change. O(changes) when the class notes its changes
+        (:attr:`logs_reservations`); otherwise the changes are found by comparing ``reservations()``
+        with its previous answer, O(k log k) for k reservations.
 
         Raises:
             ScheduleError: If the log is off (see :meth:`log_reservation_changes`): an empty answer
@@ -126,6 +196,31 @@ class SchedulerBase:
             )
         self._changes = []
         return changes
+
+    def _take_compared_changes(self) -> list[tuple[int, float]]:
+        """Take the changes of a class whose notes are not the log, by comparing ``reservations()``.
+
+        As the simulator records a scheduler without a log: new and moved reservations by job id,
+        then the lost ones of jobs still queued (NaN). Raises as :meth:`take_reservation_changes`
+        does if the log is off.
+        """
+        SchedulerBase.take_reservation_changes(self)  # checks the log is on; drops what was noted
+        reserved: Mapping[int, float] = getattr(self, "reservations")()  # noqa: B009 (a subclass's)
+        last = self._last_reserved
+        if reserved == last:
+            return []
+        changes = sorted(reserved.items() - last.items())
+        changes += [
+            (job_id, math.nan)
+            for job_id in sorted(last.keys() - reserved.keys())
+            if self._still_queued(job_id)
+        ]
+        self._last_reserved = dict(reserved)
+        return changes
+
+    def _still_queued(self, job_id: int) -> bool:
+        """Whether a job is still queued (a lost reservation is a change) rather than started."""
+        return True
 
     # -- the door (backfill.schedulers.door): O(1) checks of every call, before anything changes -----
 
@@ -198,3 +293,8 @@ class SchedulerBase:
     def _clear_log(self) -> None:
         """Empty the log, keeping it on or off (for :meth:`reset`)."""
         self._changes = [] if isinstance(self._changes, list) else _no_log()
+        self._last_reserved = {}
+
+
+# The two ways the base takes the log; a class that inherits another way keeps it.
+_BASE_TAKES = (SchedulerBase.take_reservation_changes, SchedulerBase._take_compared_changes)

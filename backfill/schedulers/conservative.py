@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -15,7 +15,7 @@ from backfill.profile import Profile
 from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers._window import PlanningWindow
-from backfill.schedulers.base import SchedulerBase
+from backfill.schedulers.base import RunningJob, SchedulerBase
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
@@ -46,6 +46,9 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     moves are found with fewer searches (``backfill/schedulers/_long_queues.py``, proven equal by
     ``tests/test_compression_paths.py``; ``accelerated = False`` in a subclass runs the plain path).
 
+    A subclass reads, all read-only: :meth:`ordered` (the reserved queue in planned-start order),
+    :attr:`free`, :meth:`running_jobs`, :meth:`reservations` and :meth:`profile_copy`.
+
     Examples:
         >>> s = Conservative()
         >>> s.reset(4, now=0)
@@ -62,6 +65,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     #: Compress with the long-queue shortcuts (True) or the plain pass of the papers (False): the
     #: same moves in the same order either way (``tests/test_compression_paths.py``).
     accelerated: ClassVar[bool] = True
+    #: Every reservation change is noted in the log (see :attr:`SchedulerBase.logs_reservations`).
+    logs_reservations: ClassVar[bool] = True
 
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _planned: dict[int, float] = attrs.field(init=False, factory=dict)
@@ -286,8 +291,82 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         return self._window_wakeup(self._now) if self._unreserved else None
 
     def reservations(self) -> Mapping[int, float]:
-        """Planned (guaranteed) start of every queued job, by job id. O(1)."""
+        """Planned (guaranteed) start of every queued job, by job id: a read-only view. O(1)."""
         return MappingProxyType(self._planned)
+
+    # -- what a subclass reads (all read-only) -------------------------------------------------------
+
+    @property
+    def machine_size(self) -> int:
+        """Processors of the machine, as given to :meth:`reset`. O(1)."""
+        return self._size
+
+    @property
+    def free(self) -> int:
+        """Processors free now: the machine's, less those held by running jobs until they complete. O(r).
+
+        Examples:
+            >>> s = Conservative()
+            >>> s.reset(4, now=0.0)
+            >>> s.submit(Job(id=1, submit=0.0, processors=3, runtime=5.0, estimate=5.0), now=0.0)
+            >>> [j.id for j in s.schedule(0.0)], s.free
+            ([1], 1)
+        """
+        return self._size - sum(procs for _, procs in self._running.values())
+
+    def ordered(self, now: float) -> Sequence[tuple[float, int, Job]]:
+        """Return the reserved queued jobs in planned-start order, as ``(start, seq, job)``. O(1).
+
+        Conservative's queue has no priority: jobs start in the order of their reservations (ties by
+        arrival, ``seq``). The answer is the scheduler's own sorted list: read it, do not change it,
+        and do not keep it across calls. Jobs left unreserved by a planning window are not in it.
+        ``now`` is accepted for the same call as :meth:`QueueScheduler.ordered`.
+
+        Examples:
+            >>> s = Conservative()
+            >>> s.reset(4, now=0.0)
+            >>> for i in (1, 2):
+            ...     s.submit(Job(id=i, submit=0.0, processors=3, runtime=5.0, estimate=5.0), now=0.0)
+            >>> [(start, job.id) for start, _, job in s.ordered(0.0)]
+            [(0.0, 1), (5.0, 2)]
+        """
+        return self._order  # type: ignore[no-any-return]
+
+    def running_jobs(self) -> list[RunningJob]:
+        """Return the running jobs in order of planned end (ties in the order they started). O(r log r).
+
+        A new list of :class:`~backfill.schedulers.base.RunningJob` each call; the planned end is
+        start + estimate, or the end given through :meth:`extend`.
+
+        Examples:
+            >>> s = Conservative()
+            >>> s.reset(4, now=0.0)
+            >>> s.submit(Job(id=1, submit=0.0, processors=3, runtime=5.0, estimate=5.0), now=0.0)
+            >>> _ = s.schedule(0.0)
+            >>> s.running_jobs()
+            [RunningJob(job_id=1, planned_end=5.0, processors=3)]
+        """
+        jobs = [RunningJob(jid, end, procs) for jid, (end, procs) in self._running.items()]
+        jobs.sort(key=lambda job: job.planned_end)
+        return jobs
+
+    def profile_copy(self) -> Profile:
+        """Return a copy of the profile of running and reserved jobs, for what-if plans. O(n).
+
+        A copy for the reason :meth:`GuaranteeScheduler.profile_copy` gives: the profile changes under
+        every call, and a caller's searches and trial reservations must not change the guarantees.
+
+        Examples:
+            >>> s = Conservative()
+            >>> s.reset(4, now=0.0)
+            >>> s.submit(Job(id=1, submit=0.0, processors=3, runtime=5.0, estimate=5.0), now=0.0)
+            >>> s.profile_copy().earliest_fit(0.0, 2, 1.0)
+            5.0
+        """
+        return self._profile.copy()
+
+    def _still_queued(self, job_id: int) -> bool:
+        return job_id in self._planned or job_id in self._unreserved
 
     def queued(self) -> int:
         """Number of queued jobs, reserved or not. O(1)."""

@@ -46,7 +46,9 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     * :meth:`start_due` starts the jobs whose guarantee has come.
 
     Guarantees never move later whatever the order of these calls, so a subclass changes *when* and
-    *which* jobs are compressed, never the promise. ``examples/subclass_schedulers.py`` compresses
+    *which* jobs are compressed, never the promise. Besides what :class:`QueueScheduler` lets a
+    subclass read, :meth:`profile_copy` gives the profile of guarantees and :meth:`reservations`
+    the guarantees themselves. ``examples/subclass_schedulers.py`` compresses
     only after a job ended well before its estimate. The base's own attributes start with an
     underscore; give a subclass's names of its own.
 
@@ -143,6 +145,30 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         """Number of times a queued job moved earlier since :meth:`reset`."""
         return self._moves
 
+    # -- what a subclass reads -------------------------------------------------------------------------
+
+    def profile_copy(self) -> Profile:
+        """Return a copy of the profile of guarantees: running jobs and reserved queued jobs. O(n).
+
+        A copy, not the profile itself nor a read-only view: the scheduler's profile changes under
+        every call, and a caller that searches or tries reservations on it (a what-if plan) must
+        neither see that nor change the guarantees. The copy is a snapshot, O(n) for n steps; its
+        searches are counted on it, not in :attr:`events_examined`.
+
+        Examples:
+            >>> from backfill import PC, Job
+            >>> s = PC()
+            >>> s.reset(4, now=0.0)
+            >>> for i in (1, 2):
+            ...     s.submit(Job(id=i, submit=0.0, processors=3, runtime=5.0, estimate=5.0), now=0.0)
+            >>> [j.id for j in s.schedule(0.0)], dict(s.reservations())
+            ([1], {2: 5.0})
+            >>> p = s.profile_copy()
+            >>> p.free_at(0.0), p.free_at(5.0), p.earliest_fit(0.0, 2, 1.0)
+            (1, 1, 10.0)
+        """
+        return self._profile.copy()
+
     # -- the steps a subclass is made of ------------------------------------------------------------
 
     def place(self, job: Job, now: float) -> None:
@@ -178,7 +204,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             ScheduleError: If the time goes backwards or is not finite (the door's check of a decision).
         """
         self._door_time(now, "compress")
-        return self._compress(now, list(self._ordered(now)), freed, restart=restart)
+        return self._compress(now, list(self.ordered(now)), freed, restart=restart)
 
     # -- compression: the plain loop, and the seam to the long-queue one -----------------------------
 

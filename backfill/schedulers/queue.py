@@ -4,24 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._replan import extension_error
-from backfill.schedulers.base import SchedulerBase
+from backfill.schedulers.base import RunningJob, SchedulerBase
 from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
 __all__ = ["QueueEntry", "QueueScheduler"]
 
-#: A queue entry: (priority key, arrival sequence, job). The unique sequence number breaks ties by
-#: arrival order and keeps the job itself out of comparisons.
+#: A queue entry, as :meth:`QueueScheduler.ordered` lists them and :meth:`QueueScheduler.start`
+#: takes them: ``(key, seq, job)``, the job's priority key (None for a time-dependent or stateful
+#: priority until :meth:`~QueueScheduler.ordered` keys it), its arrival sequence number (unique: it
+#: breaks ties by arrival order and keeps the job itself out of comparisons), and the job.
 QueueEntry = tuple[Any, int, Job]
 Entry = QueueEntry
+
+
+def _planned_end(job: RunningJob) -> float:
+    return job.planned_end
 
 
 def check_priority(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -56,6 +62,13 @@ class QueueScheduler(SchedulerBase):
     once at submission and kept in a :class:`~sortedcontainers.SortedList`; time-dependent ones and
     :class:`~backfill.schedulers.priorities.StatefulPriority` objects are re-keyed at each decision.
 
+    What a subclass reads, all read-only: :meth:`ordered` (the queue in priority order),
+    :attr:`free` (processors free now), :meth:`running_jobs` (the running jobs by planned end),
+    :meth:`reservations` and :meth:`queued`. A subclass that reserves starts for queued jobs tells
+    the base with :meth:`note_reservation`: :meth:`reservations` answers from those notes and the
+    reservation log records them (a subclass that overrides :meth:`reservations` instead is logged
+    by comparing its answers; see :attr:`~SchedulerBase.logs_reservations`).
+
     Host mistakes that would corrupt the state raise :class:`~backfill.ScheduleError` naming the job:
     a job submitted twice, a job completed that was not running, and a job completed after its start
     plus estimate (its processors were counted free from then on).
@@ -83,6 +96,9 @@ class QueueScheduler(SchedulerBase):
         >>> FirstFit(sjf).name
         'FirstFit(sjf)'
     """
+
+    #: :meth:`reservations` answers from the notes (see :attr:`SchedulerBase.logs_reservations`).
+    logs_reservations: ClassVar[bool] = True
 
     priority: Priority = attrs.field(default=fcfs, validator=check_priority)
     _free: int = attrs.field(init=False, default=0)
@@ -113,7 +129,7 @@ class QueueScheduler(SchedulerBase):
 
     @property
     def free(self) -> int:
-        """Processors not held by running jobs (planned by their estimates). O(1)."""
+        """Processors free now: the machine's, less those held by running jobs until they complete. O(1)."""
         return self._free
 
     def reset(self, machine_size: int, now: float) -> None:
@@ -218,8 +234,9 @@ class QueueScheduler(SchedulerBase):
         return record
 
     def ordered(self, now: float) -> Sequence[QueueEntry]:
-        """Return the queued jobs in service order at ``now``, as ``(key, seq, job)`` entries.
+        """Return the queued jobs in priority (service) order at ``now``, as ``(key, seq, job)`` entries.
 
+        See :data:`QueueEntry` for what an entry holds.
         Do not change the queue while iterating over the answer. O(1) for a static priority (the
         sorted queue itself), O(q log q) for a time-dependent or stateful one.
         """
@@ -258,13 +275,18 @@ class QueueScheduler(SchedulerBase):
                 )
             seen.add(job.id)
         need = sum(job.processors for job in jobs)
-        if need > self._free:
+        free = self.free
+        if need > free:
             raise ScheduleError(
                 f"{self.name}: cannot start jobs {[job.id for job in jobs]} at {now:g}: they need {need} "
-                f"processors, {self._free} are free"
+                f"processors, {free} are free"
             )
         for entry in taken:
             self._start(entry[2], now, entry[1])
+        if self._reserved:
+            # A reservation ends when its job starts: not a change, so not logged.
+            for job in jobs:
+                self._reserved.pop(job.id, None)
         self._dequeue(taken, now)
         return jobs
 
@@ -321,8 +343,71 @@ class QueueScheduler(SchedulerBase):
         return None
 
     def reservations(self) -> Mapping[int, float]:
-        """Guaranteed starts of queued jobs, by job id."""
+        """Reserved starts of queued jobs, by job id: a read-only view that follows the scheduler. O(1).
+
+        A subclass's reservations are those it noted (:meth:`note_reservation`) and whose jobs have
+        not started since.
+        """
         return MappingProxyType(self._reserved)
+
+    def note_reservation(self, job_id: int, start: float) -> None:
+        """Reserve ``start`` for queued job ``job_id`` (``math.nan``: withdraw its reservation), and log it.
+
+        :meth:`reservations` answers from these notes, and the reservation log records each one, so
+        the two always agree; a reservation ends by itself when :meth:`start` starts its job. O(1).
+
+        Raises:
+            ScheduleError: If the job is not queued.
+
+        Examples:
+            >>> from backfill import Job
+            >>> s = QueueScheduler()
+            >>> s.reset(4, now=0.0)
+            >>> s.log_reservation_changes()
+            >>> s.submit(Job(id=1, submit=0.0, processors=4, runtime=5.0, estimate=5.0), now=0.0)
+            >>> s.note_reservation(1, 10.0)
+            >>> dict(s.reservations()), s.take_reservation_changes()
+            ({1: 10.0}, [(1, 10.0)])
+            >>> s.start(s.ordered(0.0), now=0.0)[0].id, dict(s.reservations()), s.take_reservation_changes()
+            (1, {}, [])
+        """
+        if job_id not in self._queued:
+            raise ScheduleError(f"{self.name}: cannot reserve a start for job {job_id}: it is not queued")
+        if start != start:  # NaN: the job lost its reservation
+            if self._reserved.pop(job_id, None) is None:
+                return
+        elif self._reserved.get(job_id) == start:
+            return
+        else:
+            self._reserved[job_id] = start
+        self._changes.append((job_id, start))
+
+    def running_jobs(self) -> list[RunningJob]:
+        """Return the running jobs in order of planned end (ties in the order they started). O(r log r).
+
+        A new list of :class:`~backfill.schedulers.base.RunningJob` ``(job_id, planned_end,
+        processors)`` each call: the planned end is start + estimate, or the end given through
+        :meth:`extend`. Their processors are the machine's less :attr:`free`.
+
+        Examples:
+            >>> from backfill import Job
+            >>> s = QueueScheduler()
+            >>> s.reset(4, now=0.0)
+            >>> for i, (p, e) in enumerate([(1, 9.0), (2, 4.0)]):
+            ...     s.submit(Job(id=i, submit=0.0, processors=p, runtime=e, estimate=e), now=0.0)
+            >>> _ = s.start(s.ordered(0.0), now=0.0)
+            >>> s.running_jobs()  # doctest: +NORMALIZE_WHITESPACE
+            [RunningJob(job_id=1, planned_end=4.0, processors=2),
+             RunningJob(job_id=0, planned_end=9.0, processors=1)]
+            >>> s.free
+            1
+        """
+        jobs = [RunningJob(jid, end, procs) for jid, (end, _, procs) in self._running.items()]
+        jobs.sort(key=_planned_end)
+        return jobs
+
+    def _still_queued(self, job_id: int) -> bool:
+        return job_id in self._queued
 
     def queued(self) -> int:
         """Number of queued jobs. O(1)."""
