@@ -93,11 +93,6 @@ class DeepReservations:
         self._held = []
         self._overtaker = None
 
-    def _complete_deep(self, end: float, processors: int, now: float) -> None:
-        """Give back what a job ending at ``now`` would have used until its planned ``end``. O(log n + k)."""
-        if now < end:
-            self._profile._release(now, end, processors)
-
     def _extend_deep(self, old: tuple[float, int, int], end: float, now: float) -> None:
         """Hold a running job's processors from its old planned end (or now) to ``end``. O(log n + k)."""
         low = max(old[0], now)

@@ -37,7 +37,7 @@ __all__ = ["EASY"]
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class EASY(DeepReservations, ArrivalsShortcut, QueueScheduler):
+class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
     """EASY backfilling ordered by any priority, with reservations for the first ``depth`` blocked jobs.
 
     At each decision, jobs start in queue order while they fit. The first that does not fit (the head)
@@ -207,6 +207,10 @@ class EASY(DeepReservations, ArrivalsShortcut, QueueScheduler):
             extras.append(f"backfill_order={priority_name(self.backfill_order)}")
         return extras + limit_names(self.planning_window, self.max_tested)
 
+    # QueueScheduler comes first among the bases, so that ``super()`` in the hot ``_start`` finds it at
+    # once; the shortcut's bookkeeping of arrivals is therefore named here.
+    submit = ArrivalsShortcut.submit
+
     def __attrs_post_init__(self) -> None:
         self._check_backfill_order()
 
@@ -233,7 +237,10 @@ class EASY(DeepReservations, ArrivalsShortcut, QueueScheduler):
         """Free the processors of a finished job. O(log r) plus a C-level memmove; deeper, O(log n + k)."""
         entry = self._finish(job, now)  # raises if it was not running
         if self._deep:
-            self._complete_deep(entry[0], entry[2], now)
+            # The deeper path's profile gives back what the job would have used after now (inline:
+            # a call per completion costs more than the release on a short profile).
+            if now < entry[0]:
+                self._profile._release(now, entry[0], entry[2])
         else:
             ends = self._ends
             del ends[bisect_left(ends, entry)]
