@@ -138,9 +138,10 @@ def positive_estimates(w: Workload) -> bool:
 @settings(max_examples=60, deadline=None)
 @given(w=workloads(max_jobs=25, overruns=True), overrun=st.sampled_from(["raise_estimate", "kill"]))
 def test_depth_1_through_the_profile_is_classic_easy(priority: Any, w: Workload, overrun: str) -> None:
-    # The argument of EASY._pass, checked decision by decision: same starts, same reservation. Zero
-    # runtimes are drawn (with positive estimates they end early, at once); zero estimates are not,
-    # as the general path starts those at once and classic EASY does not.
+    # The argument of DeepReservations._pass (_easy_depth.py), checked decision by decision: same
+    # starts, same reservation. Zero runtimes are drawn (with positive estimates they end early, at
+    # once); zero estimates are not, as the general path starts those at once and classic EASY does
+    # not.
     assume(positive_estimates(w))
     assert trace(w, _general_easy(priority), overrun) == trace(w, EASY(priority), overrun)
 

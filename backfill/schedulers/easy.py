@@ -1,19 +1,34 @@
-"""EASY backfilling (Lifka 1995): a reservation for the head of the queue, or for the first ``depth`` jobs."""
+"""EASY backfilling (Lifka 1995): a reservation for the head of the queue, or for the first ``depth`` jobs.
+
+:class:`EASY` is the public class. Its plain path, in this module, is the algorithm as Mu'alem and
+Feitelson (2001) state it, a full pass at every decision: jobs start in queue order while they fit;
+the first that does not (the head) is reserved at its shadow time; a later job backfills if it fits
+now and ends by the shadow time or uses only the extra processors. Two other paths sit behind a seam,
+each in a private module and each kept equal to this one by differential tests
+(``tests/test_easy_paths.py``):
+
+* :mod:`backfill.schedulers._easy_arrivals`: after arrivals alone, with a static priority, a decision
+  looks at the new jobs only (what a full pass would do, without going through the whole queue);
+* :mod:`backfill.schedulers._easy_depth`: reservations for the first ``depth`` blocked jobs through a
+  profile, for any depth but 1 and for a planning window or test limit (at depth 1 it is the plain
+  path job for job, for jobs of positive estimate).
+"""
 
 from __future__ import annotations
 
 import math
-import sys
-from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable, Sequence
-from typing import Any
+from bisect import bisect_left, insort
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
 import attrs
 
 from backfill._validators import optional_callable, optional_positive_int, optional_seconds
 from backfill.errors import ParameterError
 from backfill.profile import Profile
-from backfill.schedulers._window import limit_names, reach_time
+from backfill.schedulers._easy_arrivals import ArrivalsShortcut
+from backfill.schedulers._easy_depth import DeepReservations
+from backfill.schedulers._window import limit_names
 from backfill.schedulers.priorities import Priority, priority_name
 from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
@@ -22,7 +37,7 @@ __all__ = ["EASY"]
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class EASY(QueueScheduler):
+class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
     """EASY backfilling ordered by any priority, with reservations for the first ``depth`` blocked jobs.
 
     At each decision, jobs start in queue order while they fit. The first that does not fit (the head)
@@ -40,8 +55,18 @@ class EASY(QueueScheduler):
     a reservation, it is reserved at its earliest fit and put into the profile, so that no later job
     can delay it; after the k-th reservation a job that does not fit now is skipped. A job of zero
     estimate occupies nothing in the profile, so it always fits and starts at once. For jobs of
-    positive estimate, ``depth=1`` in this form is exactly the classic rule above (see ``_pass``),
-    which stays its implementation, being faster.
+    positive estimate, ``depth=1`` in this form is exactly the classic rule above.
+
+    **Which path runs.** Classic EASY (depth 1, no ``planning_window`` or ``max_tested``) runs the
+    plain path of this module, :meth:`schedule`: a full pass as the papers state it, at every
+    decision where something other than arrivals happened. After arrivals alone, under a static
+    priority, it goes on from its last pass with the new jobs only
+    (:mod:`backfill.schedulers._easy_arrivals`), which decides what a full pass would. Any other depth,
+    or a window or test limit, runs the deeper-reservation path through a profile
+    (:mod:`backfill.schedulers._easy_depth`), with the same arrivals-only shortcut. A subclass that
+    sets ``accelerated = False`` makes every decision a full pass on its path, to read or debug the
+    plain algorithm; ``tests/test_easy_paths.py`` requires the same starts, in the same order, and the
+    same reservation log either way.
 
     **Guarantees** (``tests/test_easy_depth.py`` checks each with hypothesis and keeps the
     counterexamples). ``depth=1`` keeps EASY's: the head's reservation never moves later while it is
@@ -59,15 +84,15 @@ class EASY(QueueScheduler):
     under LXF that holds at depth 2 but not from depth 3, where a reordering among the jobs ahead can
     move one of them earlier.
 
-    **Cost.** ``depth=1`` costs what classic EASY does (see :meth:`schedule`). Deeper, the running
+    **Cost.** Classic EASY: O(q + r) for a full pass over q queued and r running jobs (plus O(q log q)
+    sorting for a time-dependent priority), O(a log a) after a arrivals alone. Deeper, the running
     jobs are kept in a :class:`~backfill.profile.Profile` (reserved at start, the unused part
     released at an early completion) and each full pass plans on a copy of it: O(n + q + m (log n +
-    s)) for q queued jobs, a profile of n steps, and m <= q searches and updates (one per reservation,
-    one per job that fits now but ends after the first reservation), each scanning s steps. Past the
-    last reservation, a job wider than the processors free now is skipped without a search, and so is
-    one at least as wide and as long as a job that failed to fit. With a static priority, a decision
-    after arrivals alone looks only at the new jobs, unless one sorts before the last reservation.
-    ``depth=None`` makes every blocked job a search: O(q s) per pass, s growing with the queue.
+    s)) for a profile of n steps and m <= q searches and updates (one per reservation, one per job
+    that fits now but ends after the first reservation), each scanning s steps. Past the last
+    reservation, a job wider than the processors free now is skipped without a search, and so is one
+    at least as wide and as long as a job that failed to fit. ``depth=None`` makes every blocked job a
+    search: O(q s) per pass, s growing with the queue.
 
     Args:
         priority: Queue order (smallest key first, ties by arrival). FCFS gives classic EASY,
@@ -120,42 +145,44 @@ class EASY(QueueScheduler):
         EASY(fcfs, depth=2) [0] {1: 10.0, 2: 15.0}
     """
 
+    #: Take the accelerations where they apply (True), or make every decision a full pass on the
+    #: scheduler's path (False): the same starts and reservation log either way
+    #: (``tests/test_easy_paths.py``). A subclass may set it False to read or debug the plain path.
+    accelerated: ClassVar[bool] = True
+
     depth: int | None = attrs.field(default=1, validator=optional_positive_int)
     backfill_order: Priority | None = attrs.field(default=None, kw_only=True, validator=optional_callable)
     planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)
     max_tested: int | None = attrs.field(default=None, kw_only=True, validator=optional_positive_int)
 
-    # Running jobs as (estimated end, seq, processors), sorted; a plain list kept with C-level bisect
-    # beats a SortedList at the sizes machines have.
+    # The plain path. Running jobs as (estimated end, seq, processors), sorted; a plain list kept with
+    # C-level bisect beats a SortedList at the sizes machines have. The head's shadow time and the
+    # extra processors left then (after the backfilling so far).
     _ends: list[tuple[float, int, int]] = attrs.field(init=False, factory=list)
-    # Cache of the last full pass (static priorities only): the head's entry, its shadow time and the
-    # extra processors left then, and the jobs that arrived since. While only arrivals happen, the jobs
-    # already queued still cannot start (free processors only shrank, the shadow time is unchanged and
-    # ``now`` only grew), so a decision needs to look at the new jobs alone.
-    _head: Entry | None = attrs.field(init=False, default=None)
     _shadow_time: float = attrs.field(init=False, default=0.0)
     _extra: int = attrs.field(init=False, default=0)
+    # The arrivals-only shortcut (_easy_arrivals.py): the last full pass's head (on the deeper path,
+    # its last reservation), the static entries that arrived since, and whether the next decision
+    # must be a full pass. ``_shortcut``: whether the shortcut may run at all (set at reset).
+    _head: Entry | None = attrs.field(init=False, default=None)
     _fresh: list[Entry] = attrs.field(init=False, factory=list)
     _full: bool = attrs.field(init=False, default=True)
-    # The general path, taken for any depth but 1 (and at depth 1 when a test asks for it). The running
-    # jobs live in ``_profile`` (reserved at start, the unused part released at completion); a full
-    # pass plans on ``_plan``, a copy with the pass's reservations added, which the arrivals-only
-    # shortcut goes on using. ``_first`` is the earliest reserved start. The cache fields above serve
-    # here too, with ``_head`` the last reserved entry of the pass.
+    _shortcut: bool = attrs.field(init=False, default=False)
+    # The deeper-reservation path (_easy_depth.py), taken for any depth but 1, a window or a test
+    # limit (and at depth 1 when a test sets ``_always_plan``). The running jobs' profile and the
+    # pass's plan, the earliest reserved start, the depth as a number, the reserved entries of the
+    # pass in its order, the smallest arrival ahead of the last of them, and when a job the window
+    # left unreserved comes within reach.
     _deep: bool = attrs.field(init=False, default=False)
     _always_plan: bool = attrs.field(init=False, default=False)
-    _limit: int = attrs.field(init=False, default=1)
-    # A window or a test limit makes every decision a full pass (the arrivals' shortcut assumes the
-    # last pass decided every job); ``_reach``: when a job it left unreserved comes within reach.
     _limited: bool = attrs.field(init=False, default=False)
-    _reach: float = attrs.field(init=False, default=math.inf)
+    _limit: int = attrs.field(init=False, default=1)
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _plan: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _first: float = attrs.field(init=False, default=math.inf)
-    # The reserved entries of the latest pass in its order, and (static priority) the smallest entry
-    # that arrived ahead of the last of them since, to tell which reservations were overtaken.
     _held: list[Entry] = attrs.field(init=False, factory=list)
     _overtaker: Entry | None = attrs.field(init=False, default=None)
+    _reach: float = attrs.field(init=False, default=math.inf)
 
     @property
     def name(self) -> str:
@@ -180,6 +207,10 @@ class EASY(QueueScheduler):
             extras.append(f"backfill_order={priority_name(self.backfill_order)}")
         return extras + limit_names(self.planning_window, self.max_tested)
 
+    # QueueScheduler comes first among the bases, so that ``super()`` in the hot ``_start`` finds it at
+    # once; the shortcut's bookkeeping of arrivals is therefore named here.
+    submit = ArrivalsShortcut.submit
+
     def __attrs_post_init__(self) -> None:
         self._check_backfill_order()
 
@@ -198,38 +229,16 @@ class EASY(QueueScheduler):
         self._fresh = []
         self._full = True
         self._clear_log()
-        self._limited = self.planning_window is not None or self.max_tested is not None
-        self._deep = self.depth != 1 or self._always_plan or self._limited
+        self._reset_deep(machine_size, now)  # chooses the path
         self._check_backfill_order()
-        self._limit = sys.maxsize if self.depth is None else self.depth
-        if self._deep:
-            self._profile = Profile(machine_size, origin=now)
-            self._plan = self._profile.copy()
-        self._first = self._reach = math.inf
-        self._held = []
-        self._overtaker = None
-
-    def submit(self, job: Job, now: float) -> None:
-        """Queue a new job. O(log q)."""
-        entry = self._enqueue(job, now)
-        if entry is None or self._head is None or entry < self._head:
-            self._full = True
-            # A static entry sorting before the last reservation comes ahead of it; see _overtaken.
-            if (
-                self._deep
-                and entry is not None
-                and self._head is not None
-                and (self._overtaker is None or entry < self._overtaker)
-            ):
-                self._overtaker = entry
-        elif not self._full:
-            self._fresh.append(entry)
+        self._shortcut = self.accelerated and self._static and not self._limited
 
     def complete(self, job: Job, now: float) -> None:
         """Free the processors of a finished job. O(log r) plus a C-level memmove; deeper, O(log n + k)."""
         entry = self._finish(job, now)  # raises if it was not running
         if self._deep:
-            # Give back what the job would have used after now; its planned end is entry[0].
+            # The deeper path's profile gives back what the job would have used after now (inline:
+            # a call per completion costs more than the release on a short profile).
             if now < entry[0]:
                 self._profile._release(now, entry[0], entry[2])
         else:
@@ -243,9 +252,7 @@ class EASY(QueueScheduler):
         super().extend(job, end, now)  # raises if it is not running or not extended
         assert old is not None
         if self._deep:
-            low = max(old[0], now)
-            if end > low and old[2]:
-                self._profile._reserve(low, end, old[2])
+            self._extend_deep(old, end, now)
         else:
             ends = self._ends
             del ends[bisect_left(ends, old)]
@@ -257,54 +264,58 @@ class EASY(QueueScheduler):
         insort(self._ends, self._running[job.id])
 
     def schedule(self, now: float) -> list[Job]:
-        """Start what fits, reserve for the head, backfill the rest.
+        """Start what fits, reserve for the head, backfill the rest (Lifka 1995; Mu'alem & Feitelson 2001).
 
-        O(q + r) for a full pass (plus O(q log q) sorting for a time-dependent priority); when only
-        arrivals happened since the last pass, O(a log a) for the a new jobs. For a depth other than 1,
-        see the class docstring.
+        The plain path, a full pass: O(q + r) (plus O(q log q) sorting for a time-dependent
+        priority). Where an acceleration applies, it decides instead (see the class docstring): the
+        arrivals-only shortcut in O(a log a) for the a new jobs, or the deeper-reservation path.
         """
         if now != self._now:  # a time already checked, or the door's check of a new one
             self._door_time(now)
         if self._deep:
-            return self._schedule_deep(now)
+            return self._schedule_deep(now)  # _easy_depth.py
+        if not self._full:
+            return self._schedule_arrivals(now)  # _easy_arrivals.py
         started: list[Job] = []
         taken: list[Entry] = []
-        if not self._full:
-            fresh = self._in_backfill_order(sorted(self._fresh), now)
-            self._fresh = []
-            self._backfill(fresh, now, started, taken)
-        else:
-            queue = iter(self._ordered(now))
-            head = None
-            # The previous head loses its reservation if a job ahead of it in today's order starts
-            # first (a higher-priority arrival, or a time-dependent priority reordering the queue):
-            # for that moment the other job was the head.
-            previous = next(iter(self._reserved), None)
-            overtaken = False
-            for entry in queue:
-                job = entry[2]
-                if job.processors <= self._free:
-                    self._start(job, now, entry[1])
-                    started.append(job)
-                    taken.append(entry)
-                    if job.id == previous:
-                        previous = None
-                    elif previous is not None:
-                        overtaken = True
-                else:
-                    head = entry
-                    break
-            old = self._reserved
-            self._reserved = {}
-            self._head = head if self._static else None
-            self._fresh = []
-            self._full = not self._static or head is None
-            if head is not None:
-                self._shadow_time, self._extra = self._shadow(head[2].processors)
-                self._reserved[head[2].id] = self._shadow_time
-            self._log_changes(old, previous, overtaken)
-            if head is not None:
-                self._backfill(self._in_backfill_order(queue, now), now, started, taken)
+        # 1. Jobs start in queue order while they fit; the first that does not is the head. The
+        # previous head loses its reservation if a job ahead of it in today's order starts first (a
+        # higher-priority arrival, or a time-dependent priority reordering the queue): for that
+        # moment the other job was the head.
+        queue = iter(self._ordered(now))
+        head = None
+        previous = next(iter(self._reserved), None)
+        overtaken = False
+        for entry in queue:
+            job = entry[2]
+            if job.processors <= self._free:
+                self._start(job, now, entry[1])
+                started.append(job)
+                taken.append(entry)
+                if job.id == previous:
+                    previous = None
+                elif previous is not None:
+                    overtaken = True
+            else:
+                head = entry
+                break
+        # 2. The head's reservation: its shadow time, and the extra processors left then.
+        old = self._reserved
+        self._reserved = {}
+        if head is not None:
+            self._shadow_time, self._extra = self._shadow(head[2].processors)
+            self._reserved[head[2].id] = self._shadow_time
+        self._log_changes(old, previous, overtaken)
+        # 3. Backfill the jobs behind the head (in ``backfill_order`` if given: a stable sort, ties
+        # keep the queue order).
+        if head is not None:
+            order = self.backfill_order
+            rest = queue if order is None else sorted(queue, key=lambda entry: order(entry[2], now))
+            self._backfill(rest, now, started, taken)
+        # What the arrivals-only shortcut goes on from, while only arrivals come.
+        self._head = head
+        self._fresh = []
+        self._full = head is None or not self._shortcut
         if taken:
             self._dequeue(taken, now)
         return started
@@ -312,16 +323,6 @@ class EASY(QueueScheduler):
     def next_wakeup(self) -> float | None:
         """When a job left unreserved for the planning window comes within it, else None."""
         return self._reach if self._now < self._reach < math.inf else None
-
-    def _in_backfill_order(self, entries: Iterable[Entry], now: float) -> Iterable[Entry]:
-        """The entries behind the head in ``backfill_order`` (a stable sort: ties keep the queue order).
-
-        The arrivals-only shortcut stays exact: the jobs queued at the last pass still cannot start.
-        """
-        order = self.backfill_order
-        if order is None:
-            return entries
-        return sorted(entries, key=lambda entry: order(entry[2], now))
 
     def _log_changes(self, old: dict[int, float], previous: int | None, overtaken: bool) -> None:
         """Log the head's reservation changes; ``previous`` is the old head if it is still queued."""
@@ -334,7 +335,11 @@ class EASY(QueueScheduler):
                 self._changes.append((job_id, start))
 
     def _backfill(self, entries: Iterable[Entry], now: float, started: list[Job], taken: list[Entry]) -> None:
-        """Start the entries that fit now and do not delay the head's reservation, in order."""
+        """Start the entries that fit now and do not delay the head's reservation, in order.
+
+        A job backfills if it fits in the processors free now and either ends (by its estimate) by the
+        shadow time or uses only extra processors, which it then takes.
+        """
         free = self._free
         shadow = self._shadow_time
         extra = self._extra
@@ -375,225 +380,8 @@ class EASY(QueueScheduler):
             raise AssertionError("a job no wider than the machine always fits once all jobs end")
         return shadow, avail - processors
 
-    def _schedule_deep(self, now: float) -> list[Job]:
-        """Decide on the general path: re-plan the whole queue, or only the new jobs when that is exact."""
-        self._profile._advance(now)
-        started: list[Job] = []
-        taken: list[Entry] = []
-        if not self._full:
-            # Only arrivals since the last pass, and all of them sort after its last reservation. The
-            # jobs queued then would be decided exactly as before: nothing ended, so no step of the
-            # profile lies between the last pass and now (a running job ends at or before its
-            # estimate, and that completion forces a full pass), free processors only shrank, and no
-            # reservation starts before now. So the pass goes on where it stopped, with the new jobs.
-            fresh = sorted(self._fresh)
-            self._fresh = []
-            self._plan.advance(now)
-            self._pass(fresh, now, started, taken, {}, set())
-        else:
-            # Copying the running jobs' profile is cheaper than taking the last pass's reservations
-            # out of it one by one: a copy is one pass over the profile's breakpoints, the removals as
-            # many searches as there were reservations.
-            self._plan = self._profile.copy()
-            self._first = math.inf
-            order = self._ordered(now)
-            old = self._reserved
-            lost = self._overtaken(order, now)
-            self._reserved = {}
-            self._held = []
-            self._head = None
-            self._overtaker = None
-            self._fresh = []
-            kept = {job_id: start for job_id, start in old.items() if job_id not in lost} if lost else old
-            self._pass(order, now, started, taken, kept, lost)
-            # A job reserved in the last pass that neither holds a reservation now nor started lost it.
-            new = self._reserved
-            running = self._running
-            for job_id in old:
-                if job_id not in new and job_id not in running:
-                    self._changes.append((job_id, math.nan))
-            if not self._static:
-                self._head = None
-            self._full = self._head is None or self._limited
-        if taken:
-            self._dequeue(taken, now)
-        return started
-
-    def _overtaken(self, order: Sequence[Entry], now: float) -> set[int]:
-        """Return the ids of the jobs reserved in the last pass that another job has come ahead of.
-
-        As for EASY's head, a reservation belongs to a place in the queue: the last pass planned the
-        job behind exactly the reserved jobs ahead of it (every other job ahead had started). A job
-        that is ahead of it now and was not then (an arrival with a smaller key, or a time-dependent
-        key overtaking) re-plans it, so it loses its reservation and is logged with NaN, even if it
-        gets one back in this pass.
-
-        With a static priority only arrivals can come ahead, and the smallest of them was noted on
-        submission: O(k) for k reservations. Otherwise each reserved job is looked up in the new
-        order: O(k log q).
-        """
-        held = self._held
-        if not held:
-            return set()
-        if self._static:
-            overtaker = self._overtaker
-            if overtaker is None:
-                return set()
-            return {entry[2].id for entry in held[bisect_right(held, overtaker) :]}
-        # The last pass reserved held[i] behind held[:i] and nothing else still queued; it is
-        # overtaken if it has any other job ahead of it now, that is, if fewer than its place in the
-        # new order of the jobs ahead of it now are among held[:i].
-        priority = self._key
-        ahead: list[int] = []
-        lost: set[int] = set()
-        for entry in held:
-            job = entry[2]
-            place = bisect_left(order, (priority(job, now), entry[1]))
-            if bisect_left(ahead, place) != place:
-                lost.add(job.id)
-            insort(ahead, place)
-        return lost
-
-    def _pass(
-        self,
-        entries: Iterable[Entry],
-        now: float,
-        started: list[Job],
-        taken: list[Entry],
-        old: dict[int, float],
-        lost: set[int],
-    ) -> None:
-        """Start or reserve ``entries`` in order, against the plan, and log reservations.
-
-        A reservation is logged if it differs from ``old``; for a job in ``lost`` (overtaken, see
-        :meth:`_overtaken`) a NaN comes first.
-
-        A job starts if it fits now in the plan (running jobs, the jobs started in this pass, and the
-        reservations made so far). Otherwise it is reserved at its earliest fit while fewer than
-        ``depth`` jobs hold one, and skipped after that. A job of zero estimate occupies nothing in the
-        plan, so it fits now and starts at once, counted as using no processors (it ends in the same
-        instant; the simulator and the validator count it so too).
-
-        Why this is classic EASY at depth 1 (for jobs of positive estimate; classic EASY makes a job of
-        zero estimate wait for free processors): with only running jobs in the plan, the free
-        processors never decrease over time, so a job fits in ``[now, now + estimate)`` exactly when
-        it fits now; the first job that does not is the head, and its earliest fit is the shadow time.
-        With the head reserved there, the free processors over ``[now, shadow)`` are still at least
-        those free now, and from the shadow time on at least the extra processors, with exactly that
-        many at the shadow time itself. So a later job fits over ``[now, now + estimate)`` exactly
-        when it fits now and either ends by the shadow time or uses only extra processors, and starting
-        it takes from the extra processors exactly when it runs past the shadow time: EASY's rule, job
-        for job. ``tests/test_easy_depth.py`` checks the two paths against each other.
-        """
-        plan = self._plan
-        earliest_fit = plan.earliest_fit
-        min_free = plan.min_free
-        # Unchecked updates: the checked reserve() would only re-verify the fit just established, at
-        # a third of the cost of a deep pass.
-        add = plan._add
-        hold = self._profile._add
-        running = self._running
-        reserved = self._reserved
-        held = self._held
-        changes = self._changes
-        limit = self._limit
-        tests = sys.maxsize if self.max_tested is None else self.max_tested - 1
-        window = self.planning_window or 0.0
-        horizon = math.inf if self.planning_window is None else now + window
-        reach = math.inf  # when the first job skipped for the window comes within it
-        count = len(reserved)
-        first = self._first
-        free = self._free  # equals the plan's free processors now: nothing of zero estimate counts
-        head = self._head
-        # Jobs that did not fit now after the last reservation, as (processors, estimate). From then
-        # on the plan only fills up, so a job at least as wide and as long cannot fit either and needs
-        # no search. Kept short, newest last.
-        failed: list[tuple[int, float]] = []
-        counting = self.max_tested is not None
-        blocked = False
-        n = -1
-        for entry in entries:
-            if counting:
-                # The test limit counts from the first job that did not start (the previous, if none did).
-                if blocked or len(started) == n:
-                    blocked = True
-                    tests -= 1
-                    if tests < 0:
-                        break
-                n = len(started)
-            job = entry[2]
-            p = job.processors
-            estimate = job.estimate
-            if p <= free or not estimate > 0:
-                end = now + estimate
-                if end <= first:
-                    # Before the first reservation the plan holds only running jobs and jobs started
-                    # now, whose free processors never decrease over time: fitting now is enough.
-                    fits = True
-                elif count < limit:
-                    fits = False
-                else:
-                    fits = True
-                    for fp, fe in failed:
-                        if fp <= p and fe <= estimate:
-                            fits = False
-                            break
-                    else:
-                        if min_free(now, end) < p:
-                            fits = False
-                            if len(failed) == 4:
-                                del failed[0]
-                            failed.append((p, estimate))
-                    if not fits:
-                        continue
-                if fits:
-                    if estimate > 0:
-                        add(now, end, -p)
-                        hold(now, end, -p)
-                        free -= p
-                        running[job.id] = (end, entry[1], p)
-                    else:
-                        running[job.id] = (end, entry[1], 0)
-                    started.append(job)
-                    taken.append(entry)
-                    continue
-                # It may still fit now (the search finds that), or it is the next to be reserved.
-            elif count >= limit:
-                # Wider than the processors free now, past the last reservation: skipped unsearched.
-                continue
-            start = earliest_fit(now, p, estimate)
-            if start > horizon:
-                if (at := reach_time(start, window)) < reach:
-                    reach = at
-                continue
-            end = start + estimate
-            add(start, end, -p)
-            if start == now:
-                hold(now, end, -p)
-                free -= p
-                running[job.id] = (end, entry[1], p)
-                started.append(job)
-                taken.append(entry)
-                continue
-            reserved[job.id] = start
-            held.append(entry)
-            if old.get(job.id) != start:
-                if job.id in lost:
-                    changes.append((job.id, math.nan))
-                changes.append((job.id, start))
-            count += 1
-            head = entry
-            if start < first:
-                first = start
-        self._free = free
-        self._first = first
-        self._head = head
-        self._reach = reach
-
     def _copy_into(self, other: Any) -> None:
         super()._copy_into(other)
         other._ends = self._ends.copy()
         other._fresh = self._fresh.copy()
-        other._profile = self._profile.copy()
-        other._plan = self._plan.copy()
-        other._held = self._held.copy()
+        self._copy_deep(other)

@@ -1,0 +1,102 @@
+"""Instructions EASY executes at depth 1 and depth 4, in two versions of the library (callgrind).
+
+Usage: python benchmarks/bench_easy_paths.py --before PYTHON --after PYTHON [--trace NAME]
+                                             [--prefix N] [--configs EXPR ...] [--workers N]
+
+``--before`` and ``--after`` are Python interpreters whose environments import the two versions (an
+editable install of each checkout). As in ``bench_door_checks.py``, whose prefix file and method
+this reuses, each count is one child process under ``valgrind --tool=callgrind`` with
+``PYTHONHASHSEED=0`` and the garbage collector off, started in an empty temporary directory: the
+first ``--prefix`` jobs of the trace are built into a workload and simulated (reservations
+recorded) under a scheduler given as an expression over ``backfill``'s names (``EASY()``,
+``EASY(depth=4)``), and the count of a run that only builds the workload is subtracted.
+
+The traces live in ../shared/traces relative to the project root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from _common import DEFAULT_TRACE_DIR, markdown
+from bench_door_checks import _prefix
+
+# A counted run: build the prefix's workload from the arrays, and simulate it if asked.
+_COUNTED = r"""
+import gc, sys
+gc.disable()
+import numpy as np
+import backfill
+from backfill import Job, Workload, simulate
+data = np.load(sys.argv[1])
+columns = [data[k].tolist() for k in ("id", "submit", "processors", "runtime", "estimate")]
+jobs = [Job(id=i, submit=s, processors=p, runtime=r, estimate=e) for i, s, p, r, e in zip(*columns)]
+w = Workload.from_jobs(jobs, int(data["size"]))
+scheduler = eval(sys.argv[2], vars(backfill))
+if sys.argv[3] == "run":
+    simulate(w, scheduler)
+"""
+
+
+def _instructions(python: str, prefix: Path, config: str, mode: str, cwd: str) -> int:
+    out = Path(cwd) / f"callgrind.{abs(hash((python, config, mode)))}.out"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python, "-c", _COUNTED]
+    result = subprocess.run(
+        [*command, str(prefix), config, mode],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        check=True,
+    )
+    out.unlink(missing_ok=True)
+    match = re.search(r"Collected\s*:\s*(\d+)", result.stderr)
+    if match is None:
+        raise RuntimeError(f"no instruction count in callgrind's output:\n{result.stderr}")
+    return int(match.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="Python that imports the version before")
+    parser.add_argument("--after", required=True, help="Python that imports the version after")
+    parser.add_argument("--trace", default="CTC-SP2-1996-3.1-cln")
+    parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
+    parser.add_argument("--prefix", type=int, default=20_000, help="jobs counted under callgrind")
+    parser.add_argument("--configs", nargs="+", default=["EASY()", "EASY(depth=4)"])
+    parser.add_argument("--workers", type=int, default=2, help="counted processes run side by side")
+    args = parser.parse_args()
+    trace = args.trace_dir / f"{args.trace}.swf.gz"
+    sides = {"before": args.before, "after": args.after}
+    counts: dict[tuple[str, str], int] = {}
+    with tempfile.TemporaryDirectory() as cwd, ThreadPoolExecutor(args.workers) as pool:
+        prefix = Path(cwd) / "prefix.npz"
+        _prefix(trace, args.prefix, prefix)
+        # Each count is a process of its own, so running them side by side changes no count.
+        asked = {
+            (side, config, mode): pool.submit(_instructions, python, prefix, config, mode, cwd)
+            for side, python in sides.items()
+            for config, mode in [(args.configs[0], "setup"), *((c, "run") for c in args.configs)]
+        }
+        for side in sides:
+            setup = asked[side, args.configs[0], "setup"].result()
+            for config in args.configs:
+                counts[side, config] = asked[side, config, "run"].result() - setup
+                print(f"{side} {config}: {counts[side, config]:,} instructions", file=sys.stderr)
+    rows = []
+    for config in args.configs:
+        b, a = counts["before", config], counts["after", config]
+        rows.append([f"`{config}`", f"{b:,}", f"{a:,}", f"{100 * (a / b - 1):+.2f} %"])
+    print(f"Instructions (callgrind) simulating the first {args.prefix:,} jobs of {args.trace}:\n")
+    print(markdown(["scheduler", "before", "after", "change"], rows))
+
+
+if __name__ == "__main__":
+    main()
