@@ -1,9 +1,10 @@
 """LOS, backfilling with lookahead by dynamic programming, written outside the library.
 
 LOS is from E. Shmueli and D. G. Feitelson, "Backfilling with lookahead to optimize the packing of
-parallel jobs", J. Parallel and Distributed Computing 65(9):1090-1107, 2005 (first at JSSPP 2003,
-LNCS 2862). Where EASY backfills greedily, job by job, LOS chooses by dynamic programming the set of
-waiting jobs that uses the most processors now without delaying the head job's reservation.
+parallel jobs", J. Parallel and Distributed Computing 65(9):1090-1107, 2005 (first at JSSPP 2003 as
+"... to optimize the performance of parallel job scheduling", LNCS 2862, pp. 228-251). Where EASY
+backfills greedily, job by job, LOS chooses by dynamic programming the set of waiting jobs that uses
+the most processors now without delaying the head job's reservation.
 
 The variant here is the paper's reservation DP with EASY's head and a lookahead limit:
 
@@ -19,10 +20,12 @@ The variant here is the paper's reservation DP with EASY's head and a lookahead 
    earlier queued jobs is chosen (each job, in queue order, is taken if some best set with the
    jobs already taken includes it).
 
-Not implemented: the paper's own treatment of a queue whose first job fits (its basic DP over the
-whole queue) and its later refinements. The DP costs O(L * f * x) for L jobs looked at, f free and
-x extra processors. The scheduler uses only public names of ``backfill`` (QueueScheduler's
-``ordered``, ``free``, ``running_jobs``, ``reservations``, ``note_reservation``, ``start``).
+Where the paper's LOS differs in other details (such as what it does when the queue's first job
+fits), this example follows EASY. Not implemented: the paper's other ways of choosing among sets
+of equal width (it found that the set with the largest expected slowdown does better than the one
+at the front of the queue). The DP costs O(L * f * x) for L jobs looked at, f free and x extra
+processors. The scheduler uses only public names of ``backfill`` (QueueScheduler's ``ordered``,
+``free``, ``running_jobs``, ``reservations``, ``note_reservation``, ``start``).
 
 Run: python examples/los.py [--trace PATH] [--jobs N] [--lookahead L] [--examples K]
 Without --trace the workload is the Lublin-Feitelson model; with it, the first N jobs of an SWF
