@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -25,8 +25,25 @@ from backfill.schedulers._text import (
     optional_int_from_text,
 )
 
-if TYPE_CHECKING:
-    from backfill.schedulers.registry import Entry
+
+class _Declares(Protocol):
+    """What a meaning reads of a registry entry (the registry imports this module, not the reverse)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def cli_name(self) -> str: ...
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]: ...
+
+    def default(self, name: str) -> Any: ...
+
+    def default_text(self, name: str) -> str: ...
+
+    def is_switch(self, name: str) -> bool: ...
+
 
 __all__ = [
     "DEPTH",
@@ -121,7 +138,7 @@ class Meaning:
     """
 
     parameter: Parameter
-    entries: tuple[Entry, ...]
+    entries: tuple[_Declares, ...]
 
     @property
     def name(self) -> str:
@@ -144,7 +161,7 @@ class Meaning:
         return ", ".join(f"{text} ({name})" for name, text in texts.items())
 
 
-def meanings(entries: Iterable[Entry]) -> dict[str, tuple[Meaning, ...]]:
+def meanings(entries: Iterable[_Declares]) -> dict[str, tuple[Meaning, ...]]:
     """Return every parameter name ``entries`` take, each with its meanings, as the command line offers them.
 
     The names come in the order of the entries' parameters, then the planning options (which all
@@ -152,7 +169,7 @@ def meanings(entries: Iterable[Entry]) -> dict[str, tuple[Meaning, ...]]:
     O(entries x parameters).
     """
     chosen = list(entries)
-    found: dict[str, dict[tuple[Any, ...], tuple[Parameter, list[Entry]]]] = {}
+    found: dict[str, dict[tuple[Any, ...], tuple[Parameter, list[_Declares]]]] = {}
     for entry in chosen:
         for p in entry.parameters:
             found.setdefault(p.name, {}).setdefault(_meaning(p), (p, []))[1].append(entry)
