@@ -26,10 +26,11 @@ spelling in a spec. A Slurm name applies only to a scheduler whose parameter of 
 what Slurm's setting means (the built-ins' ``planning_window``, ``max_tested`` and ``depth``). The
 command line's options, the sweep specs and the tests read all three tables from here.
 
-Adding a built-in scheduler is its module, one entry in :data:`SCHEDULERS`, its docs page and its
-tests: ``backfill simulate --scheduler`` and ``backfill compare --scheduler`` offer it with its
-options, :class:`~backfill.experiments.specs.SchedulerSpec` names it, and the test suite's list of
-all schedulers includes it.
+Adding a built-in scheduler is its module and one entry in :data:`SCHEDULERS`, plus the files
+``docs/contributing.md`` lists (its exports, reference stub, docs section, README row and tests,
+which ``tests/test_builtin_checklist.py`` checks): ``backfill simulate --scheduler`` and ``backfill
+compare --scheduler`` offer it with its options, :class:`~backfill.experiments.specs.SchedulerSpec`
+names it, and the test suite's lists of schedulers and invariant configurations include it.
 
 The text readers (:func:`depth_from_text` and the like) raise
 :class:`~backfill.errors.ParameterError`; the command line turns that into its usage errors.
