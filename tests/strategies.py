@@ -9,7 +9,7 @@ from unittest import mock
 import numpy as np
 from hypothesis import strategies as st
 
-from backfill.schedulers import _long_queues
+from backfill.schedulers import GuaranteeScheduler, QueueScheduler, _long_queues
 from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.protocol import Scheduler
 from backfill.schedulers.registry import SCHEDULERS
@@ -102,3 +102,41 @@ def job_rows(draw: st.DrawFn, max_rows: int = 6) -> list[tuple[object, ...]]:
             row[name] = draw(st.sampled_from(edges))
         rows.append(tuple(row[name] for name in SWF_FIELDS))
     return rows
+
+
+# -- users' subclasses of the public bases, built from the public steps only --------------------------
+
+
+class FirstFit(QueueScheduler):
+    """A user's QueueScheduler: starts, in priority order, every queued job that fits."""
+
+    def schedule(self, now: float) -> list[Job]:
+        chosen, free = [], self.free
+        for entry in self.ordered(now):
+            if entry[2].processors <= free:
+                chosen.append(entry)
+                free -= entry[2].processors
+        return self.start(chosen, now)
+
+
+class CompressAtArrivals(GuaranteeScheduler):
+    """A user's GuaranteeScheduler, built from the public steps only."""
+
+    freed: tuple[tuple[float, float], ...] = ()
+
+    def reset(self, machine_size: int, now: float) -> None:
+        super().reset(machine_size, now)
+        self.freed = ()
+
+    def submit(self, job: Job, now: float) -> None:
+        self.compress(now, self.freed)
+        self.freed = ()
+        self.place(job, now)
+
+    def complete(self, job: Job, now: float) -> None:
+        interval = self.release(job, now)
+        if interval is not None:
+            self.freed = (*self.freed, interval)
+
+    def schedule(self, now: float) -> list[Job]:
+        return self.start_due(now)

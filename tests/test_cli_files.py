@@ -333,5 +333,8 @@ def test_special_files_are_told_apart() -> None:
 
 
 def test_open_atomically_takes_text_or_bytes_only(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="mode must be"), open_atomically(tmp_path / "x", "a"):
-        pass
+    # Refused on entering, before any temporary file exists: nothing is left behind.
+    appending = open_atomically(tmp_path / "x", "a")
+    with pytest.raises(ValueError, match="mode must be"):
+        appending.__enter__()
+    assert list(tmp_path.iterdir()) == []

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import make, workloads
+from strategies import CompressAtArrivals, FirstFit, make, workloads
 
 import backfill
 from backfill import (
@@ -26,7 +26,6 @@ from backfill import (
     FCFS,
     PC,
     Conservative,
-    GuaranteeScheduler,
     Job,
     LookaheadSlack,
     QueueScheduler,
@@ -136,37 +135,6 @@ def test_check_scheduler_refuses_a_copy_of_another_type() -> None:
 
     with pytest.raises(ScheduleError, match=r"copy\(\) returned a Conservative, not a Forgetful"):
         check_scheduler(Forgetful(), W)
-
-
-class FirstFit(QueueScheduler):
-    def schedule(self, now: float) -> list[Job]:
-        chosen, free = [], self.free
-        for entry in self.ordered(now):
-            if entry[2].processors <= free:
-                chosen.append(entry)
-                free -= entry[2].processors
-        return self.start(chosen, now)
-
-
-class CompressAtArrivals(GuaranteeScheduler):
-    """Compress only when a job arrives: guarantees must hold whatever the timing of compression."""
-
-    def reset(self, machine_size: int, now: float) -> None:
-        super().reset(machine_size, now)
-        self.freed: list[tuple[float, float]] = []
-
-    def submit(self, job: Job, now: float) -> None:
-        self.compress(now, self.freed)
-        self.freed = []
-        self.place(job, now)
-
-    def complete(self, job: Job, now: float) -> None:
-        interval = self.release(job, now)
-        if interval is not None:
-            self.freed = [*self.freed, interval]
-
-    def schedule(self, now: float) -> list[Job]:
-        return self.start_due(now)
 
 
 @settings(max_examples=150, deadline=None)

@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 import pytest
-from strategies import make, registered_schedulers
+from strategies import CompressAtArrivals, FirstFit, make, registered_schedulers
 
 from backfill import (
     DC,
@@ -26,7 +26,6 @@ from backfill import (
     FCFS,
     PC,
     Conservative,
-    GuaranteeScheduler,
     Job,
     ParameterError,
     QueueScheduler,
@@ -65,41 +64,6 @@ def unchecked_job(**fields: Any) -> Job:
 
 
 # -- the schedulers: every registered one, wrapped, subclassed, and one written from scratch ----------------
-
-
-class FirstFit(QueueScheduler):
-    """A user's QueueScheduler: starts, in priority order, every queued job that fits."""
-
-    def schedule(self, now: float) -> list[Job]:
-        chosen, free = [], self.free
-        for entry in self.ordered(now):
-            if entry[2].processors <= free:
-                chosen.append(entry)
-                free -= entry[2].processors
-        return self.start(chosen, now)
-
-
-class CompressAtArrivals(GuaranteeScheduler):
-    """A user's GuaranteeScheduler, built from the public steps only."""
-
-    freed: tuple[tuple[float, float], ...] = ()
-
-    def reset(self, machine_size: int, now: float) -> None:
-        super().reset(machine_size, now)
-        self.freed = ()
-
-    def submit(self, job: Job, now: float) -> None:
-        self.compress(now, self.freed)
-        self.freed = ()
-        self.place(job, now)
-
-    def complete(self, job: Job, now: float) -> None:
-        interval = self.release(job, now)
-        if interval is not None:
-            self.freed = (*self.freed, interval)
-
-    def schedule(self, now: float) -> list[Job]:
-        return self.start_due(now)
 
 
 class MyConservative(Conservative):
