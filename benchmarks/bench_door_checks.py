@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from _callgrind import instructions as count
+from _callgrind import write_prefix
 from _common import DEFAULT_TRACE_DIR, markdown
 
 # A worker: reads the trace, then for each line "NAME" on stdin simulates it and prints the timings.
@@ -49,21 +49,6 @@ for line in sys.stdin:
     t, c = time.perf_counter(), time.process_time()
     simulate(w, cls())
     print(json.dumps([time.perf_counter() - t, time.process_time() - c]), flush=True)
-"""
-
-# A counted run: build the prefix's workload from the arrays, and simulate it if asked.
-_COUNTED = r"""
-import gc, sys
-gc.disable()
-import numpy as np
-import backfill
-from backfill import Job, Workload, simulate
-data = np.load(sys.argv[1])
-columns = [data[k].tolist() for k in ("id", "submit", "processors", "runtime", "estimate")]
-jobs = [Job(id=i, submit=s, processors=p, runtime=r, estimate=e) for i, s, p, r, e in zip(*columns)]
-w = Workload.from_jobs(jobs, int(data["size"]))
-if sys.argv[3] == "run":
-    simulate(w, getattr(backfill, sys.argv[2])())
 """
 
 
@@ -109,53 +94,16 @@ def timings(sides: dict[str, str], trace: Path, schedulers: list[str], repeat: i
     return {f"{side} {name}": value for (side, name), value in best.items()}
 
 
-def _prefix(trace: Path, n: int, path: Path) -> None:
-    """Write the first ``n`` jobs of the trace (as read with the default cleaning) as arrays."""
-    import numpy as np
-
-    from backfill import read_swf
-
-    w, _ = read_swf(trace)
-    r = w.records[:n]
-    np.savez(
-        path,
-        id=r["id"],
-        submit=r["submit"],
-        processors=r["processors"],
-        runtime=r["runtime"],
-        estimate=r["estimate"],
-        size=np.array(w.machine_size),
-    )
-
-
-def _instructions(python: str, prefix: Path, name: str, mode: str, cwd: str) -> int:
-    out = Path(cwd) / f"callgrind.{os.getpid()}.out"
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python, "-c", _COUNTED]
-    result = subprocess.run(
-        [*command, str(prefix), name, mode],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        check=True,
-    )
-    out.unlink(missing_ok=True)
-    match = re.search(r"Collected\s*:\s*(\d+)", result.stderr)
-    if match is None:
-        raise RuntimeError(f"no instruction count in callgrind's output:\n{result.stderr}")
-    return int(match.group(1))
-
-
 def instructions(sides: dict[str, str], trace: Path, schedulers: list[str], n: int) -> dict[str, int]:
     """Instructions of simulating the first ``n`` jobs, per (side, scheduler): run minus setup."""
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as cwd:
         prefix = Path(cwd) / "prefix.npz"
-        _prefix(trace, n, prefix)
+        write_prefix(trace, n, prefix)
         for side, python in sides.items():
-            setup = _instructions(python, prefix, schedulers[0], "setup", cwd)
+            setup = count(python, prefix, f"{schedulers[0]}()", "setup", cwd)
             for name in schedulers:
-                counts[f"{side} {name}"] = _instructions(python, prefix, name, "run", cwd) - setup
+                counts[f"{side} {name}"] = count(python, prefix, f"{name}()", "run", cwd) - setup
                 print(f"{side} {name}: {counts[f'{side} {name}']:,} instructions", file=sys.stderr)
     return counts
 

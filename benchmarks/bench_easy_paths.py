@@ -4,12 +4,11 @@ Usage: python benchmarks/bench_easy_paths.py --before PYTHON --after PYTHON [--t
                                              [--prefix N] [--configs EXPR ...] [--workers N]
 
 ``--before`` and ``--after`` are Python interpreters whose environments import the two versions (an
-editable install of each checkout). As in ``bench_door_checks.py``, whose prefix file and method
-this reuses, each count is one child process under ``valgrind --tool=callgrind`` with
-``PYTHONHASHSEED=0`` and the garbage collector off, started in an empty temporary directory: the
-first ``--prefix`` jobs of the trace are built into a workload and simulated (reservations
-recorded) under a scheduler given as an expression over ``backfill``'s names (``EASY()``,
-``EASY(depth=4)``), and the count of a run that only builds the workload is subtracted.
+editable install of each checkout). Each count is one process under callgrind, made as
+``_callgrind.py`` says (the method ``bench_door_checks.py`` uses too): the first ``--prefix`` jobs of
+the trace simulated under a scheduler given as an expression over ``backfill``'s names (``EASY()``,
+``EASY(depth=4)``), less the count of a run that only builds the workload. The counted processes run
+``--workers`` at a time, which changes no count.
 
 The traces live in ../shared/traces relative to the project root.
 """
@@ -17,50 +16,13 @@ The traces live in ../shared/traces relative to the project root.
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from _callgrind import instructions, write_prefix
 from _common import DEFAULT_TRACE_DIR, markdown
-from bench_door_checks import _prefix
-
-# A counted run: build the prefix's workload from the arrays, and simulate it if asked.
-_COUNTED = r"""
-import gc, sys
-gc.disable()
-import numpy as np
-import backfill
-from backfill import Job, Workload, simulate
-data = np.load(sys.argv[1])
-columns = [data[k].tolist() for k in ("id", "submit", "processors", "runtime", "estimate")]
-jobs = [Job(id=i, submit=s, processors=p, runtime=r, estimate=e) for i, s, p, r, e in zip(*columns)]
-w = Workload.from_jobs(jobs, int(data["size"]))
-scheduler = eval(sys.argv[2], vars(backfill))
-if sys.argv[3] == "run":
-    simulate(w, scheduler)
-"""
-
-
-def _instructions(python: str, prefix: Path, config: str, mode: str, cwd: str) -> int:
-    out = Path(cwd) / f"callgrind.{abs(hash((python, config, mode)))}.out"
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python, "-c", _COUNTED]
-    result = subprocess.run(
-        [*command, str(prefix), config, mode],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        check=True,
-    )
-    out.unlink(missing_ok=True)
-    match = re.search(r"Collected\s*:\s*(\d+)", result.stderr)
-    if match is None:
-        raise RuntimeError(f"no instruction count in callgrind's output:\n{result.stderr}")
-    return int(match.group(1))
 
 
 def main() -> None:
@@ -78,10 +40,10 @@ def main() -> None:
     counts: dict[tuple[str, str], int] = {}
     with tempfile.TemporaryDirectory() as cwd, ThreadPoolExecutor(args.workers) as pool:
         prefix = Path(cwd) / "prefix.npz"
-        _prefix(trace, args.prefix, prefix)
+        write_prefix(trace, args.prefix, prefix)
         # Each count is a process of its own, so running them side by side changes no count.
         asked = {
-            (side, config, mode): pool.submit(_instructions, python, prefix, config, mode, cwd)
+            (side, config, mode): pool.submit(instructions, python, prefix, config, mode, cwd)
             for side, python in sides.items()
             for config, mode in [(args.configs[0], "setup"), *((c, "run") for c in args.configs)]
         }
