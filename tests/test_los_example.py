@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import itertools
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from private_names import private_names
 from strategies import workloads
 
 from backfill import EASY, Job, Workload, simulate, validate_schedule
@@ -23,21 +23,6 @@ assert spec is not None and spec.loader is not None
 los = importlib.util.module_from_spec(spec)
 sys.modules["los_example"] = los
 spec.loader.exec_module(los)
-
-
-def private_names(source: str) -> list[str]:
-    """Names starting with an underscore that a module imports or reads as attributes (dunders aside)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom):
-            found += [node.module or ""] + [alias.name for alias in node.names]
-        elif isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.Attribute):
-            found.append(node.attr)
-    return sorted(
-        {n for n in found for part in n.split(".") if part.startswith("_") and not part.endswith("__")}
-    )
 
 
 def test_the_example_uses_no_private_name() -> None:

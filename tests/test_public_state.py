@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import inspect
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 import shadow_easy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from private_names import private_names
 from shadow_easy import ShadowEASY
 from strategies import workloads
 
@@ -30,25 +30,10 @@ from backfill.schedulers import QueueScheduler
 from backfill.testing import check_scheduler
 
 
-def _private_names(source: str) -> list[str]:
-    """Names starting with one underscore that a module imports or reads as attributes."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom):
-            found += [node.module or ""] + [alias.name for alias in node.names]
-        elif isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.Attribute):
-            found.append(node.attr)
-    return sorted(
-        {n for n in found for part in n.split(".") if part.startswith("_") and not part.endswith("__")}
-    )
-
-
 def test_the_shadow_scheduler_uses_no_private_name() -> None:
-    assert _private_names(inspect.getsource(shadow_easy)) == []
+    assert private_names(inspect.getsource(shadow_easy)) == []
     # The check itself sees a private name when there is one.
-    assert _private_names("from backfill.schedulers._replan import replan\nx = s._running") == [
+    assert private_names("from backfill.schedulers._replan import replan\nx = s._running") == [
         "_running",
         "backfill.schedulers._replan",
     ]
