@@ -1,6 +1,7 @@
 """Build the optional compiled kernel; everything else is configured in pyproject.toml.
 
-The kernel (``backfill/_kernel.pyx``, and ``backfill/_steps.pyx``, the profile steps it uses) is
+The kernel (``backfill/_kernel.pyx``, with ``backfill/_steps.pyx``, the profile steps it uses, and
+``backfill/_wholerun.pyx``, the whole runs of the built-in configurations it implements) is
 optional: where no C compiler is present, or ``BACKFILL_PURE_PYTHON=1`` is set, the build goes on
 without it and the library runs its pure-Python reference path, which gives identical schedules.
 """
@@ -16,6 +17,7 @@ if os.environ.get("BACKFILL_PURE_PYTHON", "") in ("", "0"):
     ext_modules = cythonize(
         [
             Extension("backfill._steps", ["backfill/_steps.pyx"]),
+            Extension("backfill._wholerun", ["backfill/_wholerun.pyx"]),
             Extension("backfill._kernel", ["backfill/_kernel.pyx"]),
         ],
         compiler_directives={"language_level": "3"},

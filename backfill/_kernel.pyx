@@ -47,6 +47,7 @@ from backfill._steps import (
     queue_arrays,
     start_unreserved,
 )
+from backfill._wholerun import QueueRun
 
 
 cdef struct _Freed:

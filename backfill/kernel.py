@@ -107,6 +107,9 @@ class _Kernel(Protocol):
         changes: Any,
     ) -> bool: ...
 
+    # The whole runs of ``backfill/_wholerun.pyx`` (see ``backfill/_compiled_runs.py``).
+    QueueRun: Any
+
 
 def _load() -> _Kernel | None:
     if os.environ.get(ENVIRONMENT_VARIABLE, "") not in ("", "0"):

@@ -12,6 +12,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill._validators import one_of
 from backfill._version import library_version
 from backfill.errors import ScheduleError
 from backfill.workloads.workload import Workload
@@ -65,6 +66,9 @@ class Schedule:
         predicted: The runtime each job was first planned with, if a predictor planned the run
             (:func:`~backfill.schedulers.planning.planning`; NaN for jobs never submitted), else
             None: the scheduler planned with :attr:`estimate`. See :attr:`planned`.
+        path: Which code made it: ``"python"``, the pure-Python reference (and any schedule built
+            with :meth:`from_starts`), or ``"compiled"``, the kernel's whole-run path, which makes
+            the same decisions for the configurations it runs (see :mod:`backfill.kernel`).
     """
 
     workload: Workload
@@ -78,6 +82,7 @@ class Schedule:
     altered: Mapping[str, int] = attrs.field(converter=_frozen_counts)
     reservations: npt.NDArray[np.void] = attrs.field(converter=_readonly, repr=False)
     predicted: FloatArray | None = attrs.field(default=None, converter=_optional_readonly, repr=False)
+    path: str = attrs.field(default="python", kw_only=True, validator=one_of("python", "compiled"))
 
     @classmethod
     def from_starts(

@@ -27,11 +27,12 @@ import math
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 import numpy as np
 
+from backfill._compiled_runs import whole_run
 from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
@@ -415,6 +416,46 @@ class Simulator:
             other._last = min(self._last, last_arrival + 1)
         return other
 
+    def _compiled_run(self) -> Any | None:
+        """The kernel's whole run of this simulation, if it implements the configuration exactly.
+
+        Only :func:`simulate` asks, before the first instant: a simulation stepped, forked or read
+        on the way runs the Python path (see ``backfill/_compiled_runs.py`` for what runs compiled).
+        """
+        if self.now != -math.inf:
+            return None
+        return whole_run(
+            self.scheduler,
+            self.workload.machine_size,
+            self.workload.records,
+            self._submit,
+            self._runtime,
+            self._estimate,
+            self._bad,
+            self.record_reservations,
+        )
+
+    def _compiled_result(self, run: Any) -> Schedule:
+        """The schedule of a finished compiled run, as :meth:`run` would return it."""
+        if run.queued():
+            raise AssertionError(f"{scheduler_name(self.scheduler)}: the compiled run left jobs queued")
+        start, end, order, log = run.results()
+        flat = array("d", log.tobytes())
+        return Schedule(
+            workload=self.workload,
+            scheduler=scheduler_name(self.scheduler),
+            start=start,
+            end=end,
+            runtime=np.asarray(self._runtime, dtype=np.float64),
+            estimate=np.asarray(self._estimate, dtype=np.float64),
+            start_order=order,
+            rejected=self._rejected,
+            altered=self._altered,
+            reservations=_reservations(flat),
+            predicted=None,
+            path="compiled",
+        )
+
     def result(self) -> Schedule:
         """Return the schedule recorded so far (rejected and not-yet-started jobs have NaN times)."""
         n = len(self.workload)
@@ -497,15 +538,21 @@ def simulate(
         [0.0, 0.0, 3.0]
     """
     sim = Simulator(workload, scheduler, record_reservations=record_reservations, overrun=overrun)
+    compiled = sim._compiled_run()
     if progress is not None:
+        advance = sim.run_before if compiled is None else compiled.advance
         submit = workload.column("submit")
         n = len(workload)
         for k in range(1, 100):
             # Every instant before the k-th percentile's submission: the jobs submitted earlier.
             at = float(submit[n * k // 100]) if n else math.inf
-            sim.run_before(at)
+            advance(at)
             progress(int(np.searchsorted(submit, at, side="left")))
-    schedule = sim.run()
+    if compiled is None:
+        schedule = sim.run()
+    else:
+        compiled.advance(math.inf)
+        schedule = sim._compiled_result(compiled)
     if progress is not None:
         progress(len(workload))
     # Jobs in = jobs scheduled + jobs rejected with a reason, checked on every run.

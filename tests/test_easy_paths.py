@@ -6,11 +6,15 @@ the papers state it) unless an acceleration applies: the arrivals-only shortcut
 which has the same shortcut. ``accelerated = False`` in a subclass makes every decision a full pass
 on its path. Each acceleration must give the same schedule *and* the same reservation log as the
 decisions it stands for: every change, in the same order, to the same start.
+
+Every test here runs the pure-Python path (``simulate`` would otherwise run classic EASY whole in the
+compiled kernel, which ``tests/test_wholerun.py`` compares with the plain path).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +26,18 @@ from hypothesis import strategies as st
 from strategies import workloads
 
 from backfill import EASY, Job, Schedule, Scheduler, Workload, lublin_feitelson, planning, read_swf, simulate
+from backfill.kernel import pure_python
 from backfill.schedulers.priorities import Priority, fcfs, lxf, sjf
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+@pytest.fixture(autouse=True)
+def _python_path() -> Iterator[None]:
+    with pure_python():
+        yield
+
+
 PRIORITIES = [fcfs, sjf, lxf]  # lxf depends on time: no shortcut, the full pass both ways
 DEPTHS = [1, 3, None]
 

@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "schedulers": 3,
     "schedule": 4,
     "simulator": 4,
+    "_compiled_runs": 4,
     "measures": 5,
     "testing": 5,
     "experiments": 6,

@@ -192,6 +192,15 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
             return super().name
         return f"{type(self).__name__}({priority_name(self.priority)}, {', '.join(extras)})"
 
+    @property
+    def classic(self) -> bool:
+        """Whether decisions take the classic path of this module (chosen at :meth:`reset`).
+
+        True for depth 1 with no ``planning_window`` or ``max_tested``; the deeper-reservation
+        path decides otherwise (see "Which path runs" above).
+        """
+        return not self._deep
+
     def __repr__(self) -> str:
         extras = self._extras(repr=True)
         if not extras:

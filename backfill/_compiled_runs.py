@@ -1,0 +1,108 @@
+"""Which simulations run whole in the compiled kernel: built-in configurations it implements exactly.
+
+:func:`~backfill.simulator.simulate` asks :func:`whole_run` before it runs a simulation. The compiled
+whole-run path (``backfill/_wholerun.pyx``) ports the simulator's event loop together with a
+scheduler's decisions, so it may run only what it ports decision for decision; everything else runs
+the pure-Python path unchanged. It runs:
+
+* :class:`~backfill.schedulers.FCFS`, any built-in static priority;
+* :class:`~backfill.schedulers.EASY` at depth 1 with no ``backfill_order``, ``planning_window`` or
+  ``max_tested``, any built-in static priority;
+
+where the built-in static priorities are :func:`~backfill.schedulers.priorities.fcfs`, ``sjf``,
+``ljf``, ``wjf`` and ``njf`` themselves. It never runs a subclass (whatever it overrides), another
+priority (a time-dependent one such as ``lxf``, a stateful one, or a user's function, even one that
+computes the same keys), a scheduler wrapped by ``planning`` or ``guarded``, or a simulation that is
+stepped, forked or read before its end (:class:`~backfill.simulator.Simulator` itself always runs
+the Python path). The schedule says which path made it (:attr:`~backfill.schedule.Schedule.path`);
+``tests/test_wholerun.py`` requires identical starts, start order and reservation log either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from backfill import kernel
+from backfill.schedulers.easy import EASY
+from backfill.schedulers.fcfs import FCFS
+from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
+from backfill.schedulers.protocol import Scheduler
+
+__all__ = ["whole_run"]
+
+#: The priorities the compiled queue orders by, by the function itself (identity, not name).
+_KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
+
+
+def compiled_kind(scheduler: Scheduler) -> int | None:
+    """The compiled scheduler that makes exactly this scheduler's decisions, or None.
+
+    0 for FCFS and 1 for classic EASY (``backfill/_wholerun.pyx``'s constants). The class must be the
+    built-in one itself, not a subclass, and its priority one of the built-in static ones.
+    """
+    cls = type(scheduler)
+    if cls is not FCFS and cls is not EASY:
+        return None
+    if getattr(scheduler, "priority", None) not in _KEYS:
+        return None
+    if cls is FCFS:
+        return 0
+    assert isinstance(scheduler, EASY)
+    classic = (
+        scheduler.depth == 1
+        and scheduler.backfill_order is None
+        # The path EASY chose at reset: depth 1 with no planning window or test limit (a test may
+        # send depth 1 through the general path, which differs for jobs of zero estimate).
+        and scheduler.classic
+    )
+    return 1 if classic else None
+
+
+def whole_run(
+    scheduler: Scheduler,
+    machine_size: int,
+    records: np.ndarray,
+    submit: Sequence[float],
+    runtime: Sequence[float],
+    estimate: Sequence[float],
+    bad: Sequence[bool],
+    record: bool,
+) -> Any | None:
+    """A compiled run of a simulation not yet started, or None where the Python path must run it.
+
+    Args:
+        scheduler: The simulation's scheduler (reset, not yet driven).
+        machine_size: Processors of the machine.
+        records: The workload's rows (ids and processors are read).
+        submit: Per row, the submit time.
+        runtime: Per row, the runtime (after the overrun policy).
+        estimate: Per row, the estimate the scheduler sees (after the overrun policy).
+        bad: Per row, whether the simulator rejected the job.
+        record: Whether the reservation log is kept.
+
+    Returns:
+        The kernel's ``QueueRun`` (``advance(stop)``, ``queued()``, ``results()``), or None: no
+        kernel, the pure-Python path was asked for, or the configuration is not one it implements.
+    """
+    compiled = kernel.KERNEL
+    if compiled is None:
+        return None
+    kind = compiled_kind(scheduler)
+    if kind is None:
+        return None
+    key = _KEYS[scheduler.priority]  # type: ignore[attr-defined]
+    return compiled.QueueRun(
+        kind,
+        key,
+        np.asarray(submit, dtype=np.float64),
+        np.asarray(runtime, dtype=np.float64),
+        np.asarray(estimate, dtype=np.float64),
+        records["processors"],
+        records["id"],
+        np.asarray(bad, dtype=np.uint8),
+        machine_size,
+        record,
+    )

@@ -1,0 +1,186 @@
+"""The compiled whole-run path against the pure-Python path: every speed target, in one run.
+
+Usage: python benchmarks/bench_compiled.py [--traces NAME ...] [--repeat N] [--prefix-trace NAME]
+                                           [--prefix N] [--trace-dir DIR] [--json PATH]
+
+``simulate`` runs a configuration whole in the compiled kernel where the kernel implements it exactly
+(``backfill/_compiled_runs.py``), else on the Python path, whose profile searches and compression
+loops the kernel still speeds up. Each table comes from this one run, with each trace read once
+(``read_swf``, default cleaning):
+
+1. **Compiled against pure Python.** Every configuration simulates every trace as installed and
+   inside :func:`backfill.kernel.pure_python`, the two interleaved, best of ``--repeat``. The
+   schedules (start, end, start order, reservation log) must be byte-identical, or the script exits
+   1. The target is the issue's: 6x for EASY, FCFS and Conservative, 4x for PC and DC; a
+   configuration the whole-run path does not implement yet shows its path as ``python``.
+2. **Per-job cost against trace length.** Microseconds per job (as installed) over the first
+   ``--prefix`` jobs of ``--prefix-trace`` and over the whole trace, and their ratio (target 1.3,
+   1.5 for PC).
+3. **What is not compiled yet.** Fair start times and RICC-2010-2 run the Python path: their figures
+   are those of ``bench_fst.py`` and ``bench_largest.py``, which this script does not repeat.
+
+The machine's load average is printed: timings mean something only on an otherwise idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _common import DEFAULT_TRACE_DIR, markdown
+
+from backfill import DC, EASY, FCFS, PC, Conservative, Schedule, Scheduler, Workload, read_swf, simulate, sjf
+from backfill.kernel import compiled, pure_python
+
+DEFAULT_TRACES = ("CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2")
+#: (label, scheduler, target ratio of the pure path's time to the installed one's)
+CONFIGS: list[tuple[str, Callable[[], Scheduler], float]] = [
+    ("EASY(fcfs)", EASY, 6.0),
+    ("EASY(sjf)", lambda: EASY(sjf), 6.0),
+    ("EASY(fcfs, depth=4)", lambda: EASY(depth=4), 6.0),
+    ("EASY(sjf, depth=4)", lambda: EASY(sjf, depth=4), 6.0),
+    ("FCFS", FCFS, 6.0),
+    ("Conservative", Conservative, 6.0),
+    ("PC(sjf)", lambda: PC(sjf), 4.0),
+    ("DC(sjf)", lambda: DC(sjf), 4.0),
+]
+#: Per-job growth targets, whole trace over prefix.
+GROWTH = {"PC(sjf)": 1.5}
+
+
+def _run(w: Workload, make: Callable[[], Scheduler], pure: bool) -> tuple[float, Schedule]:
+    gc.collect()
+    if pure:
+        with pure_python():
+            start = time.perf_counter()
+            schedule = simulate(w, make())
+    else:
+        start = time.perf_counter()
+        schedule = simulate(w, make())
+    return time.perf_counter() - start, schedule
+
+
+def _identical(a: Schedule, b: Schedule) -> bool:
+    return (
+        a.start.tobytes() == b.start.tobytes()
+        and a.end.tobytes() == b.end.tobytes()
+        and a.start_order.tobytes() == b.start_order.tobytes()
+        and a.reservations.tobytes() == b.reservations.tobytes()
+    )
+
+
+def compare(traces: dict[str, Workload], repeat: int) -> tuple[list[list[str]], list[dict[str, Any]], bool]:
+    rows, records, same = [], [], True
+    for name, w in traces.items():
+        for label, make, target in CONFIGS:
+            best = {True: float("inf"), False: float("inf")}
+            schedules: dict[bool, Schedule] = {}
+            for r in range(repeat):
+                for pure in (False, True) if r % 2 == 0 else (True, False):
+                    seconds, schedules[pure] = _run(w, make, pure)
+                    best[pure] = min(best[pure], seconds)
+            ok = _identical(schedules[False], schedules[True])
+            same &= ok
+            path = schedules[False].path
+            ratio = best[True] / best[False]
+            per_job = [1e6 * best[p] / len(w) for p in (True, False)]
+            met = "yes" if ratio >= target else "no"
+            rows.append(
+                [
+                    name,
+                    label,
+                    path,
+                    f"{best[True]:.2f}",
+                    f"{best[False]:.3f}",
+                    f"{per_job[0]:.1f}",
+                    f"{per_job[1]:.2f}",
+                    f"{ratio:.1f}x",
+                    f"{target:g}x",
+                    met,
+                    "yes" if ok else "NO",
+                ],
+            )
+            records.append(
+                {"trace": name, "config": label, "path": path, "pure": best[True], "installed": best[False]}
+                | {"jobs": len(w), "ratio": ratio, "target": target, "identical": ok}
+            )
+            print(f"{name} {label}: {path} {ratio:.1f}x", file=sys.stderr)
+    return rows, records, same
+
+
+def growth(w: Workload, prefix: int) -> tuple[list[list[str]], list[dict[str, Any]]]:
+    head = Workload.from_records(w.records[:prefix], w.machine_size)
+    rows, records = [], []
+    for label, make, _ in CONFIGS:
+        short, _s = _run(head, make, False)
+        whole, schedule = _run(w, make, False)
+        a, b = 1e6 * short / len(head), 1e6 * whole / len(w)
+        target = GROWTH.get(label, 1.3)
+        rows.append(
+            [
+                label,
+                schedule.path,
+                f"{a:.2f}",
+                f"{b:.2f}",
+                f"{b / a:.2f}",
+                f"{target:g}",
+                "yes" if b / a <= target else "no",
+            ],
+        )
+        records.append(
+            {"config": label, "path": schedule.path, "prefix_us": a, "whole_us": b, "target": target}
+        )
+        print(f"growth {label}: {b / a:.2f}", file=sys.stderr)
+    return rows, records
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", nargs="+", default=list(DEFAULT_TRACES))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--prefix-trace", default="HPC2N-2002-2.1-cln")
+    parser.add_argument("--prefix", type=int, default=5000)
+    parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    if not compiled():
+        print("the compiled kernel is not in use: nothing to compare", file=sys.stderr)
+        return 1
+    load = os.getloadavg()
+    traces = {t: read_swf(args.trace_dir / f"{t}.swf.gz")[0] for t in args.traces}
+    rows, records, same = compare(traces, args.repeat)
+    print(f"Load average before the run: {load[0]:.2f}. Best of {args.repeat}, interleaved.\n")
+    header = ["trace", "configuration", "path", "pure (s)", "installed (s)", "pure us/job"]
+    header += ["installed us/job", "ratio", "target", "met", "identical"]
+    print(markdown(header, rows, right=3))
+    whole = read_swf(args.trace_dir / f"{args.prefix_trace}.swf.gz")[0]
+    grows, grecords = growth(whole, args.prefix)
+    print(
+        f"\nMicroseconds per job as installed, {args.prefix_trace}: first {args.prefix:,} jobs and whole:\n"
+    )
+    print(
+        markdown(
+            ["configuration", "path", "prefix", "whole", "whole / prefix", "target", "met"], grows, right=2
+        )
+    )
+    print(
+        "\nNot compiled yet (the Python path, figures of bench_fst.py and bench_largest.py): fair start "
+        "times of Conservative, PC and DC (target 5x); RICC-2010-2 under every scheduler (target < 10 min)."
+    )
+    if args.json:
+        args.json.write_text(json.dumps({"compare": records, "growth": grecords}, indent=1))
+    if not same:
+        print("\nSCHEDULES DIFFER between the compiled and the pure-Python path", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
