@@ -6,8 +6,9 @@ scheduler's decisions, so it may run only what it ports decision for decision; e
 the pure-Python path unchanged. It runs:
 
 * :class:`~backfill.schedulers.FCFS`, any built-in static priority;
-* :class:`~backfill.schedulers.EASY` at depth 1 with no ``backfill_order``, ``planning_window`` or
-  ``max_tested``, any built-in static priority;
+* :class:`~backfill.schedulers.EASY` at depth 1 with no ``planning_window`` or ``max_tested``, any
+  built-in static priority, and no ``backfill_order`` or a built-in static one (SJBF is
+  ``backfill_order=sjf``);
 
 where the built-in static priorities are :func:`~backfill.schedulers.priorities.fcfs`, ``sjf``,
 ``ljf``, ``wjf`` and ``njf`` themselves. It never runs a subclass (whatever it overrides), another
@@ -53,7 +54,7 @@ def compiled_kind(scheduler: Scheduler) -> int | None:
     assert isinstance(scheduler, EASY)
     classic = (
         scheduler.depth == 1
-        and scheduler.backfill_order is None
+        and (scheduler.backfill_order is None or scheduler.backfill_order in _KEYS)
         # The path EASY chose at reset: depth 1 with no planning window or test limit (a test may
         # send depth 1 through the general path, which differs for jobs of zero estimate).
         and scheduler.classic
@@ -94,9 +95,11 @@ def whole_run(
     if kind is None:
         return None
     key = _KEYS[scheduler.priority]  # type: ignore[attr-defined]
+    order = getattr(scheduler, "backfill_order", None)
     return compiled.QueueRun(
         kind,
         key,
+        None if order is None else _KEYS[order],
         np.asarray(submit, dtype=np.float64),
         np.asarray(runtime, dtype=np.float64),
         np.asarray(estimate, dtype=np.float64),

@@ -6,7 +6,7 @@ A port of the pure-Python path that stays the reference, decision for decision: 
 no wake-ups, since neither scheduler asks for one) driving :class:`backfill.schedulers.FCFS` and the
 plain path of :class:`backfill.schedulers.EASY` at depth 1 (``schedule``, ``_shadow``, ``_backfill``,
 ``_log_changes``, ``complete``), over a queue ordered by a static priority key (``fcfs``, ``sjf``,
-``ljf``, ``wjf``, ``njf``) with ties by arrival. Every comparison is the reference's on the same IEEE
+``ljf``, ``wjf``, ``njf``) with ties by arrival, and EASY's backfill order if it is one of them. Every comparison is the reference's on the same IEEE
 doubles, and the log is written as the simulator writes it, so starts, their order and the
 reservation log are identical (``tests/test_wholerun.py``; the schedule digests of the archive
 traces). What may run here is decided by ``backfill._compiled_runs``; nothing imports this module
@@ -19,7 +19,7 @@ of (time, start sequence, row), each ordered exactly as the reference's tuples a
 
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free as c_free
-from libc.stdlib cimport malloc, realloc
+from libc.stdlib cimport malloc, qsort, realloc
 from libc.string cimport memmove, memset
 
 import numpy as np
@@ -35,6 +35,11 @@ cdef struct _End:
     double end
     long long seq
     long long procs
+
+
+cdef struct _Ranked:
+    double key
+    Py_ssize_t pos
 
 
 cdef struct _Event:
@@ -63,6 +68,32 @@ cdef inline bint _event_less(_Event a, _Event b):
     return a.time < b.time or (a.time == b.time and a.seq < b.seq)
 
 
+cdef int _ranked_cmp(const void* x, const void* y) noexcept nogil:
+    # A stable sort by key: ties keep the queue order (Python's sorted with a key).
+    cdef const _Ranked* a = <const _Ranked*>x
+    cdef const _Ranked* b = <const _Ranked*>y
+    if a.key < b.key:
+        return -1
+    if b.key < a.key:
+        return 1
+    return -1 if a.pos < b.pos else (1 if a.pos > b.pos else 0)
+
+
+cdef object _keys_of(str key, submit, estimate, processors):
+    """The sort key of every row under the built-in static priority of that name."""
+    if key == "fcfs":
+        return submit
+    if key == "sjf":
+        return estimate
+    if key == "ljf":
+        return -estimate
+    if key == "wjf":
+        return -processors.astype(np.float64)
+    if key == "njf":
+        return processors.astype(np.float64)
+    raise ValueError(f"no compiled key for priority {key!r}")
+
+
 cdef void* _grow(void* data, Py_ssize_t* capacity, Py_ssize_t need, size_t item) except NULL:
     """Room for at least ``need`` items, doubling; raises MemoryError."""
     cdef Py_ssize_t cap = capacity[0]
@@ -83,6 +114,7 @@ cdef class QueueRun:
     Args:
         scheduler: ``FCFS`` or ``EASY`` (this module's constants).
         key: The priority's name, one of ``KEYS``.
+        backfill_order: EASY's backfill order, a name of ``KEYS`` or None (queue order).
         submit, runtime, estimate: Per row, as the simulator prepared them (overrun policy applied).
         processors, ids: Per row.
         bad: Per row, 1 for a job the simulator rejected (never submitted).
@@ -94,7 +126,10 @@ cdef class QueueRun:
     cdef bint record
     cdef long long size
     cdef Py_ssize_t n, next_row
-    cdef double[::1] submit, runtime, estimate, keys
+    cdef double[::1] submit, runtime, estimate, keys, bkeys
+    cdef bint by_order
+    cdef _Ranked* ranked
+    cdef Py_ssize_t rcap
     cdef long long[::1] procs, ids, qseq
     cdef const unsigned char[::1] bad
     cdef double[::1] start, end
@@ -125,9 +160,10 @@ cdef class QueueRun:
         self.heap = NULL
         self.log = NULL
         self.taken = NULL
+        self.ranked = NULL
 
-    def __init__(self, int scheduler, str key, submit, runtime, estimate, processors, ids, bad,
-                 long long machine_size, bint record):
+    def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
+                 ids, bad, long long machine_size, bint record):
         if scheduler not in (FCFS, EASY):
             raise ValueError(f"no such scheduler: {scheduler}")
         self.kind = scheduler
@@ -140,21 +176,14 @@ cdef class QueueRun:
         self.ids = np.ascontiguousarray(ids, dtype=np.int64)
         self.bad = np.ascontiguousarray(bad, dtype=np.uint8)
         self.n = len(self.submit)
-        est = np.asarray(self.estimate)
-        width = np.asarray(self.procs)
-        if key == "fcfs":
-            keys = np.asarray(self.submit)
-        elif key == "sjf":
-            keys = est
-        elif key == "ljf":
-            keys = -est
-        elif key == "wjf":
-            keys = -width.astype(np.float64)
-        elif key == "njf":
-            keys = width.astype(np.float64)
-        else:
-            raise ValueError(f"no compiled key for priority {key!r}")
-        self.keys = np.ascontiguousarray(keys, dtype=np.float64)
+        est, width = np.asarray(self.estimate), np.asarray(self.procs)
+        self.keys = np.ascontiguousarray(_keys_of(key, np.asarray(self.submit), est, width))
+        self.by_order = backfill_order is not None
+        if self.by_order:
+            if scheduler != EASY:
+                raise ValueError("a backfill order is EASY's")
+            self.bkeys = np.ascontiguousarray(_keys_of(backfill_order, np.asarray(self.submit), est, width))
+        self.rcap = 0
         self.qseq = np.zeros(self.n, dtype=np.int64)
         self.start = np.full(self.n, np.nan)
         self.end = np.full(self.n, np.nan)
@@ -177,6 +206,7 @@ cdef class QueueRun:
         c_free(self.heap)
         c_free(self.log)
         c_free(self.taken)
+        c_free(self.ranked)
 
     # -- the simulator (Simulator._advance, _step, _settle, _complete_due, _start_jobs) ---------------
 
@@ -442,13 +472,23 @@ cdef class QueueRun:
         self.has_res = head >= 0
         self.res_row = head_row
         self.res_start = shadow
-        # 3. Backfill the jobs behind the head, in queue order.
+        # 3. Backfill the jobs behind the head, in queue order or, given a backfill order, stably
+        # sorted by its key (ties keep the queue order).
         cdef long long f
+        cdef Py_ssize_t i, count = 0
         if head >= 0:
+            if self.by_order:
+                count = self.qn - head - 1
+                self.ranked = <_Ranked*>_grow(self.ranked, &self.rcap, count + 1, sizeof(_Ranked))
+                for i in range(count):
+                    self.ranked[i].pos = head + 1 + i
+                    self.ranked[i].key = self.bkeys[self.queue[head + 1 + i].row]
+                qsort(self.ranked, count, sizeof(_Ranked), _ranked_cmp)
             f = self.free
-            for j in range(head + 1, self.qn):
+            for i in range(self.qn - head - 1):
                 if f == 0:
                     break
+                j = self.ranked[i].pos if self.by_order else head + 1 + i
                 row = self.queue[j].row
                 p = self.procs[row]
                 if p > f:
@@ -462,7 +502,7 @@ cdef class QueueRun:
                 self._start(row, now)
                 f -= p
                 self.taken[j] = 1
-                if first < 0:
+                if first < 0 or j < first:
                     first = j
         if first >= 0:
             self._dequeue(first)

@@ -4,7 +4,9 @@
 compiler is present; without one, or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed
 or imported, the library runs its pure-Python code alone. The kernel ports the hottest loops to C: the
 searches and updates of :class:`~backfill.profile.Profile`, the compression loops of Conservative, PC
-and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page).
+and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page);
+and for FCFS and classic EASY under a built-in static priority, :func:`~backfill.simulate` runs the
+whole simulation in it (:attr:`Schedule.path <backfill.schedule.Schedule.path>` says so).
 Each is a line-by-line port of the Python code it replaces, which stays the reference: the same
 comparisons on the same IEEE doubles, so schedules, reservation logs and :attr:`Profile.examined
 <backfill.profile.Profile.examined>` are identical with or without it (``tests/test_kernel.py``

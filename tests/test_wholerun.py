@@ -41,7 +41,11 @@ from backfill.kernel import compiled, pure_python
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 STATIC = [fcfs, sjf, ljf, wjf, njf]
-RUNS_COMPILED = [FCFS(p) for p in STATIC] + [EASY(p) for p in STATIC]
+RUNS_COMPILED = (
+    [FCFS(p) for p in STATIC]
+    + [EASY(p) for p in STATIC]
+    + [EASY(backfill_order=sjf), EASY(sjf, backfill_order=wjf), EASY(ljf, backfill_order=fcfs)]
+)
 needs_kernel = pytest.mark.skipif(
     not compiled(), reason="the kernel is not in use (not built, or BACKFILL_PURE_PYTHON=1)"
 )
@@ -109,7 +113,7 @@ def test_the_same_decisions_at_high_load(scheduler: Scheduler, seed: int) -> Non
 def test_the_same_decisions_on_archive_trace_prefixes(trace: str) -> None:
     workload = read_swf(TRACES / f"{trace}.swf.gz")[0]
     w = Workload.from_records(workload.records[:4000], workload.machine_size).scaled(1.5)
-    for scheduler in (EASY(), EASY(sjf), FCFS()):
+    for scheduler in (EASY(), EASY(sjf), EASY(backfill_order=sjf), FCFS()):
         fast, plain = both(w, scheduler)
         assert fast.path == "compiled"
         assert_identical(fast, plain)
@@ -145,7 +149,8 @@ def by_estimate(job: Job, now: float) -> float:
         EASY(lxf),
         EASY(depth=2),
         EASY(depth=None),
-        EASY(backfill_order=sjf),
+        EASY(backfill_order=lxf),
+        EASY(backfill_order=by_estimate),
         EASY(planning_window=3600),
         EASY(max_tested=5),
         FCFS(lxf),
