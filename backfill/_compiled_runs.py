@@ -31,6 +31,7 @@ from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
 from backfill.schedulers.protocol import Scheduler
+from backfill.workloads.limits import MAX_CLOCK
 
 __all__ = ["whole_run"]
 
@@ -85,7 +86,9 @@ def whole_run(
         record: Whether the reservation log is kept.
 
     Returns:
-        The kernel's ``QueueRun`` (``advance(stop)``, ``queued()``, ``results()``), or None: no
+        The kernel's ``QueueRun`` (``advance(stop)``, False if it stopped at a time past
+        ``MAX_CLOCK``, where the Python path must run to raise the door's error; ``queued()``;
+        ``results()``), or None: no
         kernel, the pure-Python path was asked for, or the configuration is not one it implements.
     """
     compiled = kernel.KERNEL
@@ -108,4 +111,5 @@ def whole_run(
         np.asarray(bad, dtype=np.uint8),
         machine_size,
         record,
+        MAX_CLOCK,
     )

@@ -120,6 +120,7 @@ cdef class QueueRun:
         bad: Per row, 1 for a job the simulator rejected (never submitted).
         machine_size: Processors of the machine.
         record: Whether to keep the reservation log.
+        max_clock: The latest time a scheduler accepts (``backfill.workloads.limits.MAX_CLOCK``).
     """
 
     cdef int kind
@@ -153,6 +154,7 @@ cdef class QueueRun:
     cdef double* log
     cdef Py_ssize_t ln, lcap
     cdef public double now
+    cdef double max_clock
 
     def __cinit__(self):
         self.queue = NULL
@@ -163,11 +165,12 @@ cdef class QueueRun:
         self.ranked = NULL
 
     def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
-                 ids, bad, long long machine_size, bint record):
+                 ids, bad, long long machine_size, bint record, double max_clock):
         if scheduler not in (FCFS, EASY):
             raise ValueError(f"no such scheduler: {scheduler}")
         self.kind = scheduler
         self.record = record
+        self.max_clock = max_clock
         self.size = machine_size
         self.submit = np.ascontiguousarray(submit, dtype=np.float64)
         self.runtime = np.ascontiguousarray(runtime, dtype=np.float64)
@@ -211,14 +214,21 @@ cdef class QueueRun:
     # -- the simulator (Simulator._advance, _step, _settle, _complete_due, _start_jobs) ---------------
 
     def advance(self, double stop):
-        """Process every instant before ``stop`` (every one if it is infinite)."""
+        """Process every instant before ``stop`` (every one if it is infinite).
+
+        Returns False, having processed nothing of it, at the first instant past ``max_clock``: there
+        the reference's scheduler refuses the completion (its door), which the caller reproduces by
+        running the Python path. True otherwise.
+        """
         cdef double t
         while True:
             t = self.heap[0].time if self.hn else INFINITY
             if self.next_row < self.n and self.submit[self.next_row] < t:
                 t = self.submit[self.next_row]
             if t >= stop or t == INFINITY:
-                return
+                return True
+            if t > self.max_clock:
+                return False
             self._step(t)
 
     def queued(self):

@@ -546,19 +546,25 @@ def simulate(
     sim = Simulator(workload, scheduler, record_reservations=record_reservations, overrun=overrun)
     compiled = sim._compiled_run()
     if progress is not None:
-        advance = sim.run_before if compiled is None else compiled.advance
         submit = workload.column("submit")
         n = len(workload)
         for k in range(1, 100):
             # Every instant before the k-th percentile's submission: the jobs submitted earlier.
             at = float(submit[n * k // 100]) if n else math.inf
-            advance(at)
+            if compiled is None:
+                sim.run_before(at)
+            elif not compiled.advance(at):
+                break
             progress(int(np.searchsorted(submit, at, side="left")))
     if compiled is None:
         schedule = sim.run()
-    else:
-        compiled.advance(math.inf)
+    elif compiled.advance(math.inf):
         schedule = sim._compiled_result(compiled)
+    else:
+        # The clock passed MAX_CLOCK, where the scheduler refuses the completion: the Python path
+        # makes the same decisions up to there and raises the door's own error.
+        again = Simulator(workload, scheduler, record_reservations=record_reservations, overrun=overrun)
+        schedule = again.run()
     if progress is not None:
         progress(len(workload))
     # Jobs in = jobs scheduled + jobs rejected with a reason, checked on every run.
