@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from backfill import kernel
+import backfill.kernel as kernel
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
