@@ -440,21 +440,7 @@ class Simulator:
         if run.queued():
             raise AssertionError(f"{scheduler_name(self.scheduler)}: the compiled run left jobs queued")
         start, end, order, log = run.results()
-        flat = array("d", log.tobytes())
-        return Schedule(
-            workload=self.workload,
-            scheduler=scheduler_name(self.scheduler),
-            start=start,
-            end=end,
-            runtime=np.asarray(self._runtime, dtype=np.float64),
-            estimate=np.asarray(self._estimate, dtype=np.float64),
-            start_order=order,
-            rejected=self._rejected,
-            altered=self._altered,
-            reservations=_reservations(flat),
-            predicted=None,
-            path="compiled",
-        )
+        return self._schedule(start, end, order, array("d", log.tobytes()), None, "compiled")
 
     def result(self) -> Schedule:
         """Return the schedule recorded so far (rejected and not-yet-started jobs have NaN times)."""
@@ -467,6 +453,19 @@ class Simulator:
         if self._end:
             idx = np.fromiter(self._end.keys(), dtype=np.int64, count=len(self._end))
             end[idx] = np.fromiter(self._end.values(), dtype=np.float64, count=len(idx))
+        order = np.asarray(self._order, dtype=np.int64)
+        return self._schedule(start, end, order, self._log, self._predicted(), "python")
+
+    def _schedule(
+        self,
+        start: np.ndarray,
+        end: np.ndarray,
+        order: np.ndarray,
+        log: array[float],
+        predicted: np.ndarray | None,
+        path: str,
+    ) -> Schedule:
+        """A schedule of this simulation's workload from what a path recorded."""
         return Schedule(
             workload=self.workload,
             scheduler=scheduler_name(self.scheduler),
@@ -474,11 +473,12 @@ class Simulator:
             end=end,
             runtime=np.asarray(self._runtime, dtype=np.float64),
             estimate=np.asarray(self._estimate, dtype=np.float64),
-            start_order=np.asarray(self._order, dtype=np.int64),
+            start_order=order,
             rejected=self._rejected,
             altered=self._altered,
-            reservations=_reservations(self._log),
-            predicted=self._predicted(),
+            reservations=_reservations(log),
+            predicted=predicted,
+            path=path,
         )
 
     def _predicted(self) -> np.ndarray | None:
