@@ -105,6 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path)
     parser.add_argument("--compare", type=Path)
     args = parser.parse_args(argv)
+    if args.output and args.compare and args.output.resolve() == args.compare.resolve():
+        # The run would overwrite the digests it compares with, and then find them all identical.
+        parser.error(f"--output and --compare are the same file ({args.compare}): give two files")
+    # Read before the run: a missing or unreadable file fails at once, not after an hour of simulations.
+    expected = None
+    if args.compare:
+        try:
+            expected = json.loads(args.compare.read_text())
+        except (OSError, ValueError) as error:
+            parser.error(f"cannot read the digests to compare with, {args.compare}: {error}")
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
     digests: dict[str, str] = {}
     for trace in args.traces:
         workload = head(read_swf(args.trace_dir / f"{trace}.swf.gz")[0], args.jobs)
@@ -119,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.output:  # written after each run, so that a long run's progress is kept
                 args.output.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
-    if args.compare:
-        expected = json.loads(args.compare.read_text())
+    if expected is not None:
         differ = [key for key, value in digests.items() if expected.get(key) not in (None, value)]
         missing = [key for key in digests if key not in expected]
         print(
