@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, cast
@@ -113,13 +114,30 @@ class _Kernel(Protocol):
     QueueRun: Any
 
 
+#: Every name the library calls on the kernel.
+_NAMES = tuple(name for name in vars(_Kernel) if not name.startswith("_")) + tuple(_Kernel.__annotations__)
+
+
 def _load() -> _Kernel | None:
     if os.environ.get(ENVIRONMENT_VARIABLE, "") not in ("", "0"):
         return None
     try:
-        return cast("_Kernel", importlib.import_module("backfill._kernel"))
+        module = importlib.import_module("backfill._kernel")
     except ImportError:  # not built: no compiler at install time, or a source checkout
         return None
+    # A kernel built from an older checkout lacks what this code calls: run the pure path (the same
+    # schedules), and say so, rather than fail in the middle of a simulation.
+    missing = sorted(name for name in _NAMES if not hasattr(module, name))
+    if missing:
+        warnings.warn(
+            f"the compiled kernel at {module.__file__} was built from an older version of backfill "
+            f"(it lacks {', '.join(missing)}): running the pure-Python path; rebuild it with "
+            "`pip install -e .`",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return cast("_Kernel", module)
 
 
 #: The compiled module, or None; read at every call, so that :func:`pure_python` takes effect at once.

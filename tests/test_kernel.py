@@ -70,6 +70,25 @@ def test_the_kernel_is_built_wherever_a_compiler_is() -> None:
         )
 
 
+def test_a_kernel_built_from_an_older_checkout_is_left_out_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A checkout updated without rebuilding keeps an old extension that lacks what the code calls:
+    # the pure path runs (identical schedules) and the warning says how to rebuild.
+    class Old:
+        __file__ = "old/_kernel.so"
+
+    for name in kernel._NAMES:
+        if name != "QueueRun":
+            setattr(Old, name, None)
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    monkeypatch.setattr(kernel.importlib, "import_module", lambda name: Old)
+    with pytest.warns(RuntimeWarning, match=r"old/_kernel.so .* lacks QueueRun\): running the pure-Python"):
+        assert kernel._load() is None
+    Old.QueueRun = None  # type: ignore[attr-defined]
+    assert kernel._load() is Old
+
+
 def test_pure_python_restores_the_kernel_even_after_an_error() -> None:
     before = kernel.KERNEL
     with pytest.raises(RuntimeError), pure_python():
