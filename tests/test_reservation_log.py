@@ -181,3 +181,35 @@ def test_every_built_in_logs_what_it_reserves(workload: Workload, scheduler: Any
     # The kit's agreement check, on every registered configuration: their logs are notes.
     assert scheduler.logs_reservations
     check_scheduler(scheduler, workload, guarantees=False, forks=0)
+
+
+@pytest.mark.parametrize("base", [QueueScheduler, SchedulerBase])
+@pytest.mark.parametrize(
+    ("job_id", "start", "message"),
+    [
+        (1, -5.0, r"note_reservation\(1, -5.0\): a start is math.nan \(withdrawn\) or a time from 3 to"),
+        (1, 2.0, r"note_reservation\(1, 2.0\): .* from 3 to MAX_CLOCK"),
+        (1, math.inf, r"note_reservation\(1, inf\)"),
+        (1, 2.0**44, r"note_reservation\(1, 17592186044416.0\)"),
+        (1, "10", r"note_reservation\(1, '10'\)"),
+        (1, True, r"note_reservation\(1, True\)"),
+        (1, None, r"note_reservation\(1, None\)"),
+        ("1", 5.0, r"note_reservation\('1', 5.0\): a job id is an int"),
+        (True, 5.0, r"note_reservation\(True, 5.0\): a job id is an int"),
+    ],
+)
+def test_a_note_no_reservation_can_be_is_refused_and_not_logged(
+    base: type[SchedulerBase], job_id: object, start: object, message: str
+) -> None:
+    s = base()
+    s._door_reset(4, 3.0)  # SchedulerBase has no reset of its own; this is what every reset does
+    s.log_reservation_changes()
+    if isinstance(s, QueueScheduler):
+        s.submit(Job(id=1, submit=0.0, processors=4, runtime=5.0, estimate=5.0), now=3.0)
+    with pytest.raises(ScheduleError, match=message):
+        s.note_reservation(job_id, start)  # type: ignore[arg-type]
+    assert s.take_reservation_changes() == []
+    # Now, a later time, an int time and NaN (withdrawn) are reservations.
+    for start_ok in (3.0, 10, math.nan):
+        s.note_reservation(1, start_ok)
+    assert [c[1] for c in s.take_reservation_changes()][:2] == [3.0, 10]

@@ -173,8 +173,38 @@ class SchedulerBase:
             >>> s.note_reservation(7, 30.0)
             >>> s.take_reservation_changes()
             [(7, 30.0)]
+            >>> s.note_reservation(7, -5.0)
+            Traceback (most recent call last):
+            ...
+            backfill.errors.ScheduleError: SchedulerBase: note_reservation(7, -5.0): a start is math.nan ...
+
+        Raises:
+            ScheduleError: If ``job_id`` is not an int, or ``start`` is neither NaN nor a time from
+                the scheduler's latest time (0 before its first call) to ``MAX_CLOCK``.
         """
+        self._check_note(job_id, start)
         self._changes.append((job_id, start))
+
+    def _check_note(self, job_id: int, start: float) -> None:
+        """Refuse a note that no reservation can be: it would enter the log as a quiet wrong value."""
+        now = self._now if self._now == self._now else 0.0
+        if not isinstance(job_id, int) or isinstance(job_id, bool):
+            raise ScheduleError(
+                f"{scheduler_name(self)}: note_reservation({job_id!r}, {start!r}): a job id is an int"
+            )
+        try:
+            if (
+                isinstance(start, (int, float))
+                and not isinstance(start, bool)
+                and (start != start or now <= start <= MAX_CLOCK)
+            ):
+                return
+        except TypeError:
+            pass
+        raise ScheduleError(
+            f"{scheduler_name(self)}: note_reservation({job_id!r}, {start!r}): a start is math.nan "
+            f"(withdrawn) or a time from {now:g} to MAX_CLOCK (2**43 s), no earlier than now"
+        )
 
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         """Return the ``(job_id, start)`` reservation changes since the last call, and forget them.

@@ -357,7 +357,8 @@ class QueueScheduler(SchedulerBase):
         the two always agree; a reservation ends by itself when :meth:`start` starts its job. O(1).
 
         Raises:
-            ScheduleError: If the job is not queued.
+            ScheduleError: If the job is not queued, or ``start`` is neither NaN nor a time from now
+                to ``MAX_CLOCK`` (see :meth:`SchedulerBase.note_reservation`).
 
         Examples:
             >>> from backfill import Job
@@ -371,6 +372,7 @@ class QueueScheduler(SchedulerBase):
             >>> s.start(s.ordered(0.0), now=0.0)[0].id, dict(s.reservations()), s.take_reservation_changes()
             (1, {}, [])
         """
+        self._check_note(job_id, start)
         if job_id not in self._queued:
             raise ScheduleError(f"{self.name}: cannot reserve a start for job {job_id}: it is not queued")
         if start != start:  # NaN: the job lost its reservation
