@@ -39,7 +39,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -48,6 +48,7 @@ import numpy as np
 from backfill import (
     EASY,
     Job,
+    ParameterError,
     QueueScheduler,
     Workload,
     lublin_feitelson,
@@ -64,6 +65,11 @@ class LOS(QueueScheduler):
     """LOS with EASY's head reservation: pack the most processors now by dynamic programming."""
 
     lookahead: int = attrs.field(default=50, kw_only=True)
+
+    @lookahead.validator
+    def check_lookahead(self, attribute: attrs.Attribute[int], value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ParameterError(f"LOS: lookahead must be an int >= 0, got {value!r}")
 
     @property
     def name(self) -> str:
@@ -164,12 +170,25 @@ def load(trace: Path | None, jobs: int) -> tuple[Workload, str]:
     return workload, f"{trace.name}: {workload.machine_size} processors, first {len(workload)} jobs"
 
 
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``low``."""
+
+    def read(text: str) -> int:
+        if not text.strip().lstrip("+").isdigit() or int(text) < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {text!r}")
+        return int(text)
+
+    return read
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", type=Path, help="an SWF log (.swf or .swf.gz); default: the model")
-    parser.add_argument("--jobs", type=int, default=2000, help="jobs to simulate (default 2000)")
-    parser.add_argument("--lookahead", type=int, default=50, help="queued jobs LOS looks at (default 50)")
-    parser.add_argument("--examples", type=int, default=25, help="random workloads to check (default 25)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--trace", type=Path, help="an SWF log (.swf or .swf.gz); none: the model")
+    parser.add_argument("--jobs", type=at_least(1), default=2000, help="jobs to simulate")
+    parser.add_argument("--lookahead", type=at_least(0), default=50, help="queued jobs LOS looks at")
+    parser.add_argument("--examples", type=at_least(1), default=25, help="random workloads to check")
     args = parser.parse_args(argv)
     if args.trace is not None and not args.trace.exists():
         print(f"{args.trace}: no such file", file=sys.stderr)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from private_names import private_names
 from strategies import workloads
 
-from backfill import EASY, Job, Workload, simulate, validate_schedule
+from backfill import EASY, Job, ParameterError, Workload, simulate, validate_schedule
 from backfill.testing import check_scheduler
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "los.py"
@@ -133,3 +133,26 @@ def test_main_on_a_trace_prefix(traces: Path, capsys: pytest.CaptureFixture[str]
 def test_main_without_the_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert los.main(["--trace", str(tmp_path / "nope.swf")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", [-1, True, 2.5, "3"])
+def test_a_lookahead_that_is_no_count_is_refused(value: object) -> None:
+    with pytest.raises(ParameterError, match=rf"LOS: lookahead must be an int >= 0, got {value!r}"):
+        los.LOS(lookahead=value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--lookahead", "-1"], "argument --lookahead: expected a whole number >= 0, got '-1'"),
+        (["--jobs", "0"], "argument --jobs: expected a whole number >= 1, got '0'"),
+        (["--examples", "2.5"], "argument --examples: expected a whole number >= 1, got '2.5'"),
+    ],
+)
+def test_the_command_line_refuses_counts_that_are_not(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        los.main(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
