@@ -9,6 +9,10 @@ the pure-Python path unchanged. It runs:
 * :class:`~backfill.schedulers.EASY` at depth 1 with no ``planning_window`` or ``max_tested``, any
   built-in static priority, and no ``backfill_order`` or a built-in static one (SJBF is
   ``backfill_order=sjf``);
+* :class:`~backfill.schedulers.Conservative` with no ``planning_window`` or ``max_tested``, its
+  accelerated compression (``Conservative.accelerated``, the default), and no job running past its
+  estimate (the default overrun policy raises such estimates): the run reports the profile events
+  its searches examined, so the scheduler's ``events_examined`` is the Python path's;
 
 where the built-in static priorities are :func:`~backfill.schedulers.priorities.fcfs`, ``sjf``,
 ``ljf``, ``wjf`` and ``njf`` themselves. It never runs a subclass (whatever it overrides), another
@@ -27,13 +31,14 @@ from typing import Any
 import numpy as np
 
 import backfill.kernel as kernel
+from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
 from backfill.schedulers.protocol import Scheduler
 from backfill.workloads.limits import MAX_CLOCK
 
-__all__ = ["whole_run"]
+__all__ = ["compiled_kind", "settle", "whole_run"]
 
 #: The priorities the compiled queue orders by, by the function itself (identity, not name).
 _KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
@@ -42,10 +47,15 @@ _KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
 def compiled_kind(scheduler: Scheduler) -> int | None:
     """The compiled scheduler that makes exactly this scheduler's decisions, or None.
 
-    0 for FCFS and 1 for classic EASY (``backfill/_wholerun.pyx``'s constants). The class must be the
-    built-in one itself, not a subclass, and its priority one of the built-in static ones.
+    0 for FCFS, 1 for classic EASY and 2 for Conservative (``backfill/_wholerun.pyx``'s constants).
+    The class must be the built-in one itself, not a subclass, and its priority one of the built-in
+    static ones.
     """
     cls = type(scheduler)
+    if cls is Conservative:
+        assert isinstance(scheduler, Conservative)
+        plain = scheduler.planning_window is None and scheduler.max_tested is None
+        return 2 if plain and cls.accelerated else None
     if cls is not FCFS and cls is not EASY:
         return None
     if getattr(scheduler, "priority", None) not in _KEYS:
@@ -92,20 +102,25 @@ def whole_run(
         kernel, the pure-Python path was asked for, or the configuration is not one it implements.
     """
     compiled = kernel.KERNEL
-    if compiled is None:
+    if compiled is None or not kernel.WHOLE_RUNS:
         return None
     kind = compiled_kind(scheduler)
     if kind is None:
         return None
-    key = _KEYS[scheduler.priority]  # type: ignore[attr-defined]
+    runtimes = np.asarray(runtime, dtype=np.float64)
+    estimates = np.asarray(estimate, dtype=np.float64)
+    if kind == 2 and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
+        # Conservative refuses a job running past its planned end: the Python path says so.
+        return None
+    key = "fcfs" if kind == 2 else _KEYS[scheduler.priority]  # type: ignore[attr-defined]
     order = getattr(scheduler, "backfill_order", None)
     return compiled.QueueRun(
         kind,
         key,
         None if order is None else _KEYS[order],
         np.asarray(submit, dtype=np.float64),
-        np.asarray(runtime, dtype=np.float64),
-        np.asarray(estimate, dtype=np.float64),
+        runtimes,
+        estimates,
         records["processors"],
         records["id"],
         np.asarray(bad, dtype=np.uint8),
@@ -113,3 +128,14 @@ def whole_run(
         record,
         MAX_CLOCK,
     )
+
+
+def settle(scheduler: Scheduler, run: Any) -> None:
+    """Leave in the scheduler what its Python path would have counted: Conservative's events examined.
+
+    The compiled run does not drive the scheduler object, which stays as it was reset; the counts
+    that callers read after a simulation (``events_examined``, the work measure of Lindsay et al.
+    2013, §4.3) are the run's.
+    """
+    if type(scheduler) is Conservative:
+        scheduler._profile.examined = run.examined()

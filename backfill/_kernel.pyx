@@ -19,6 +19,7 @@ whether the kernel is in use.
 from libc.stdlib cimport free as c_free
 from libc.stdlib cimport malloc
 
+from backfill._cprofile cimport Freed, freed_pop, freed_push
 from backfill._steps cimport (
     _add,
     _bisect_left,
@@ -50,46 +51,6 @@ from backfill._steps import (
 from backfill._wholerun import QueueRun
 
 
-cdef struct _Freed:
-    double a
-    double b
-
-
-cdef void _push(_Freed* heap, Py_ssize_t* size, double a, double b):
-    """Push onto a binary min-heap of intervals keyed by their start."""
-    cdef Py_ssize_t i = size[0], parent
-    size[0] += 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        if not a < heap[parent].a:
-            break
-        heap[i] = heap[parent]
-        i = parent
-    heap[i].a = a
-    heap[i].b = b
-
-
-cdef double _pop(_Freed* heap, Py_ssize_t* size):
-    """Pop the earliest-starting interval and return its end."""
-    cdef double b = heap[0].b
-    cdef Py_ssize_t n = size[0] - 1, i = 0, child
-    cdef _Freed last = heap[n]
-    size[0] = n
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        if child + 1 < n and heap[child + 1].a < heap[child].a:
-            child += 1
-        if not heap[child].a < last.a:
-            break
-        heap[i] = heap[child]
-        i = child
-    if n:
-        heap[i] = last
-    return b
-
-
 cdef inline int _shape(list entries, Py_ssize_t i, long* widths, double* lengths) except -1:
     job = (<tuple>entries[i])[2]
     widths[i] = job.processors
@@ -116,7 +77,7 @@ def compress_conservative(profile, list entries, list freed, double now, dict pl
     cdef long* widths = <long*>malloc(n * sizeof(long) + 1)
     cdef double* lengths = <double*>malloc(n * sizeof(double) + 1)
     # At most one freed interval per early completion and one per move.
-    cdef _Freed* pending = <_Freed*>malloc((len(freed) + n + 1) * sizeof(_Freed))
+    cdef Freed* pending = <Freed*>malloc((len(freed) + n + 1) * sizeof(Freed))
     if not (starts and widths and lengths and pending):
         c_free(starts); c_free(widths); c_free(lengths); c_free(pending)
         raise MemoryError()
@@ -128,12 +89,12 @@ def compress_conservative(profile, list entries, list freed, double now, dict pl
             widths[i] = -1
         for a_b in freed:
             if a_b[1] > now:
-                _push(pending, &npending, a_b[0], a_b[1])
+                freed_push(pending, &npending, a_b[0], a_b[1])
         i = 0
         while i < n:
             start = starts[i]
             while npending and pending[0].a < start:
-                b = _pop(pending, &npending)
+                b = freed_pop(pending, &npending)
                 if b > reach:
                     reach = b
             if reach <= now or start <= now:
@@ -201,7 +162,7 @@ def compress_conservative(profile, list entries, list freed, double now, dict pl
                 v0 = start if start > new + est else new + est
                 v1 = start + est
                 if v0 < v1:
-                    _push(pending, &npending, v0, v1)
+                    freed_push(pending, &npending, v0, v1)
             i += 1
     finally:
         profile.examined += examined

@@ -1,26 +1,47 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Whole runs in C: the simulator's event loop with FCFS or classic EASY deciding, for built-in priorities.
+"""Whole runs in C: the simulator's event loop with FCFS, classic EASY or Conservative deciding.
 
 A port of the pure-Python path that stays the reference, decision for decision: the event loop of
-:class:`backfill.simulator.Simulator` (``_step``, ``_settle``, ``_complete_due``, ``_start_jobs``;
-no wake-ups, since neither scheduler asks for one) driving :class:`backfill.schedulers.FCFS` and the
-plain path of :class:`backfill.schedulers.EASY` at depth 1 (``schedule``, ``_shadow``, ``_backfill``,
-``_log_changes``, ``complete``), over a queue ordered by a static priority key (``fcfs``, ``sjf``,
-``ljf``, ``wjf``, ``njf``) with ties by arrival, and EASY's backfill order if it is one of them. Every comparison is the reference's on the same IEEE
-doubles, and the log is written as the simulator writes it, so starts, their order and the
-reservation log are identical (``tests/test_wholerun.py``; the schedule digests of the archive
-traces). What may run here is decided by ``backfill._compiled_runs``; nothing imports this module
-directly.
+:class:`backfill.simulator.Simulator` (``_step``, ``_settle``, ``_complete_due``, ``_start_jobs``,
+and ``fork`` and ``_deliver_late`` for fair start times; no wake-ups, since none of these schedulers
+asks for one) driving :class:`backfill.schedulers.FCFS`, the plain path of
+:class:`backfill.schedulers.EASY` at depth 1 (``schedule``, ``_shadow``, ``_backfill``,
+``_log_changes``, ``complete``) over a queue ordered by a static priority key (``fcfs``, ``sjf``,
+``ljf``, ``wjf``, ``njf``) with ties by arrival and EASY's backfill order if it is one of them, or
+:class:`backfill.schedulers.Conservative` (``submit``, ``complete``, ``schedule`` and its
+accelerated compression, ``LongQueueConservative._compress_long_queue``) over a profile of C arrays
+(``_cprofile.pxd``). Every comparison is the reference's on the same IEEE doubles, and the log is
+written as the simulator writes it, so starts, their order, the reservation log and Conservative's
+events examined are identical (``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the
+schedule digests of the archive traces). What may run here is decided by
+``backfill._compiled_runs``; nothing imports this module directly.
 
-The state is plain C arrays: the queue as a sorted array of (key, arrival, row), the running jobs'
-planned ends as a sorted array of (end, arrival, processors), and the completions as a binary heap
-of (time, start sequence, row), each ordered exactly as the reference's tuples are.
+The state is plain C arrays: the queue as a sorted array of (key, arrival, row) (for Conservative
+the key is the planned start), the running jobs' planned ends as a sorted array of (end, arrival,
+processors), and the completions as a binary heap of (time, start sequence, row), each ordered
+exactly as the reference's tuples are. A fork copies them; a fork for fair start times records no
+schedule, only when the row it watches starts.
 """
 
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free as c_free
 from libc.stdlib cimport malloc, qsort, realloc
-from libc.string cimport memmove, memset
+from libc.string cimport memcpy, memmove, memset
+
+from backfill._cprofile cimport (
+    Freed,
+    Steps,
+    freed_pop,
+    freed_push,
+    steps_advance,
+    steps_earliest_fit,
+    steps_earliest_move,
+    steps_free_memory,
+    steps_init,
+    steps_move,
+    steps_release,
+    steps_reserve,
+)
 
 import numpy as np
 
@@ -46,11 +67,14 @@ cdef struct _Event:
     double time
     long long seq
     long long row
+    double planned   # the job's planned end (start + estimate), as the scheduler holds it
+    long long qseq   # the job's arrival sequence in the scheduler's queue
 
 
 # Which scheduler decides.
 FCFS = 0
 EASY = 1
+CONSERVATIVE = 2
 # Which static key orders the queue (the built-in priorities of that name).
 KEYS = ("fcfs", "sjf", "ljf", "wjf", "njf")
 
@@ -66,6 +90,16 @@ cdef inline bint _end_less(_End a, _End b):
 
 cdef inline bint _event_less(_Event a, _Event b):
     return a.time < b.time or (a.time == b.time and a.seq < b.seq)
+
+
+cdef int _entry_cmp(const void* x, const void* y) noexcept nogil:
+    cdef const _Entry* a = <const _Entry*>x
+    cdef const _Entry* b = <const _Entry*>y
+    if a.key < b.key or (a.key == b.key and a.seq < b.seq):
+        return -1
+    if b.key < a.key or (a.key == b.key and b.seq < a.seq):
+        return 1
+    return 0
 
 
 cdef int _ranked_cmp(const void* x, const void* y) noexcept nogil:
@@ -108,12 +142,30 @@ cdef void* _grow(void* data, Py_ssize_t* capacity, Py_ssize_t need, size_t item)
     return out
 
 
+cdef void* _copied(void* src, Py_ssize_t count, size_t item, Py_ssize_t* n, Py_ssize_t* cap) except NULL:
+    """A new allocation holding ``count`` items of ``src`` (room for at least one)."""
+    cdef void* out = malloc((count if count else 1) * item)
+    if out == NULL:
+        raise MemoryError()
+    if count:
+        memcpy(out, src, count * item)
+    n[0] = count
+    cap[0] = count if count else 1
+    return out
+
+
+cdef bytes _bytes(void* data, Py_ssize_t size):
+    if size == 0:
+        return b""
+    return (<char*>data)[:size]
+
+
 cdef class QueueRun:
-    """One simulation of FCFS or classic EASY over prepared arrays, run in steps like the simulator.
+    """One simulation of FCFS, classic EASY or Conservative over prepared arrays, run like the simulator.
 
     Args:
-        scheduler: ``FCFS`` or ``EASY`` (this module's constants).
-        key: The priority's name, one of ``KEYS``.
+        scheduler: ``FCFS``, ``EASY`` or ``CONSERVATIVE`` (this module's constants).
+        key: The priority's name, one of ``KEYS`` (Conservative has none: its queue is by planned start).
         backfill_order: EASY's backfill order, a name of ``KEYS`` or None (queue order).
         submit, runtime, estimate: Per row, as the simulator prepared them (overrun policy applied).
         processors, ids: Per row.
@@ -131,11 +183,15 @@ cdef class QueueRun:
     cdef bint by_order
     cdef _Ranked* ranked
     cdef Py_ssize_t rcap
-    cdef long long[::1] procs, ids, qseq
+    cdef long long[::1] procs, ids
     cdef const unsigned char[::1] bad
     cdef double[::1] start, end
     cdef long long[::1] order
     cdef Py_ssize_t started
+    # A fork for fair start times records no schedule, only when one watched row starts.
+    cdef bint outputs
+    cdef long long watch_row
+    cdef public double watched
     # the scheduler
     cdef long long free, arrivals
     cdef _Entry* queue
@@ -147,6 +203,15 @@ cdef class QueueRun:
     cdef double res_start
     cdef unsigned char* taken
     cdef Py_ssize_t tcap
+    # Conservative: the profile, and the intervals freed since the last compression
+    cdef Steps prof
+    cdef bint dirty
+    cdef Freed* freed
+    cdef Py_ssize_t fn, fcap
+    cdef Freed* pending
+    cdef Py_ssize_t pcap
+    cdef _Entry* scratch
+    cdef Py_ssize_t scap
     # the simulator
     cdef _Event* heap
     cdef Py_ssize_t hn, hcap
@@ -163,10 +228,15 @@ cdef class QueueRun:
         self.log = NULL
         self.taken = NULL
         self.ranked = NULL
+        self.freed = NULL
+        self.pending = NULL
+        self.scratch = NULL
+        self.prof.t = NULL
+        self.prof.f = NULL
 
     def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
                  ids, bad, long long machine_size, bint record, double max_clock):
-        if scheduler not in (FCFS, EASY):
+        if scheduler not in (FCFS, EASY, CONSERVATIVE):
             raise ValueError(f"no such scheduler: {scheduler}")
         self.kind = scheduler
         self.record = record
@@ -187,11 +257,7 @@ cdef class QueueRun:
                 raise ValueError("a backfill order is EASY's")
             self.bkeys = np.ascontiguousarray(_keys_of(backfill_order, np.asarray(self.submit), est, width))
         self.rcap = 0
-        self.qseq = np.zeros(self.n, dtype=np.int64)
-        self.start = np.full(self.n, np.nan)
-        self.end = np.full(self.n, np.nan)
-        self.order = np.zeros(self.n, dtype=np.int64)
-        self.started = 0
+        self._fresh_outputs()
         self.next_row = 0
         self.free = machine_size
         self.arrivals = 0
@@ -202,6 +268,11 @@ cdef class QueueRun:
         self.res_start = 0.0
         self.seq = 0
         self.now = -np.inf
+        self.dirty = False
+        self.fn = self.fcap = self.pcap = self.scap = 0
+        if scheduler == CONSERVATIVE:
+            # Simulator.__init__ resets the scheduler at the first submit time.
+            steps_init(&self.prof, machine_size, self.submit[0] if self.n else 0.0)
 
     def __dealloc__(self):
         c_free(self.queue)
@@ -210,6 +281,20 @@ cdef class QueueRun:
         c_free(self.log)
         c_free(self.taken)
         c_free(self.ranked)
+        c_free(self.freed)
+        c_free(self.pending)
+        c_free(self.scratch)
+        steps_free_memory(&self.prof)
+
+    cdef void _fresh_outputs(self) except *:
+        cdef Py_ssize_t rows = self.submit.shape[0]
+        self.outputs = True
+        self.start = np.full(rows, np.nan)
+        self.end = np.full(rows, np.nan)
+        self.order = np.zeros(rows, dtype=np.int64)
+        self.started = 0
+        self.watch_row = -1
+        self.watched = NAN
 
     # -- the simulator (Simulator._advance, _step, _settle, _complete_due, _start_jobs) ---------------
 
@@ -235,6 +320,139 @@ cdef class QueueRun:
         """How many submitted jobs have not started."""
         return self.qn
 
+    def step(self):
+        """Process the next instant: 1, or 0 if nothing was left, or -1 (nothing done) past ``max_clock``."""
+        cdef double t = self.heap[0].time if self.hn else INFINITY
+        if self.next_row < self.n and self.submit[self.next_row] < t:
+            t = self.submit[self.next_row]
+        if t == INFINITY:
+            return 0
+        if t > self.max_clock:
+            return -1
+        self._step(t)
+        return 1
+
+    @property
+    def next_row(self):
+        """The row of the next arrival (the workload's length, or the fork's last arrival + 1, when none)."""
+        return self.next_row
+
+    def queued_ids(self):
+        """The ids of the queued jobs, in the scheduler's queue order."""
+        return [self.ids[self.queue[k].row] for k in range(self.qn)]
+
+    def watch(self, long long row):
+        """Note when ``row`` starts from now on, in :attr:`watched` (NaN until then); watching the
+        row already watched changes nothing."""
+        if row != self.watch_row:
+            self.watch_row = row
+            self.watched = NAN
+
+    def stop_recording(self):
+        """Keep no reservation log from now on."""
+        self.record = False
+
+    def deliver_late(self, Py_ssize_t row):
+        """Submit ``row``, an arrival this fork dropped, at :attr:`now`, and settle the instant.
+
+        The job keeps its submit time (a priority still sees when it really arrived); only the moment
+        the scheduler learns of it is late (``Simulator._deliver_late``; relaxed fair start times).
+        """
+        if row < self.n or row >= self.submit.shape[0] or self.bad[row]:
+            raise ValueError(f"row {row} cannot be delivered late")
+        self._submit(row, self.now)
+        self._settle(self.now)
+
+    def fork(self, last_arrival=None):
+        """An independent copy between two instants, as ``Simulator.fork``: its records start empty.
+
+        With ``last_arrival`` (a row), arrivals after that row are dropped and the copy records no
+        schedule, only the start of a watched row (:meth:`watch`): a fork for fair start times costs
+        a copy of the queue, the running jobs, the pending completions and the profile, no more.
+        """
+        cdef QueueRun o = QueueRun.__new__(QueueRun)
+        o._copy_inputs(self)
+        o._copy_state(self)
+        if last_arrival is None:
+            o._fresh_outputs()
+        else:
+            o.n = min(self.n, <Py_ssize_t>last_arrival + 1)
+            o.outputs = False
+            o.started = 0
+            o.watch_row = -1
+            o.watched = NAN
+        return o
+
+    cdef void _copy_inputs(self, QueueRun src) except *:
+        self.kind = src.kind
+        self.record = src.record
+        self.max_clock = src.max_clock
+        self.size = src.size
+        self.n = src.n
+        self.submit = src.submit
+        self.runtime = src.runtime
+        self.estimate = src.estimate
+        self.keys = src.keys
+        self.by_order = src.by_order
+        if src.by_order:
+            self.bkeys = src.bkeys
+        self.procs = src.procs
+        self.ids = src.ids
+        self.bad = src.bad
+
+    cdef void _copy_state(self, QueueRun src) except *:
+        self.next_row = src.next_row
+        self.free = src.free
+        self.arrivals = src.arrivals
+        self.has_res = src.has_res
+        self.res_row = src.res_row
+        self.res_start = src.res_start
+        self.seq = src.seq
+        self.now = src.now
+        self.dirty = src.dirty
+        self.rcap = self.tcap = self.pcap = self.scap = 0
+        self.ln = self.lcap = 0
+        self.queue = <_Entry*>_copied(src.queue, src.qn, sizeof(_Entry), &self.qn, &self.qcap)
+        self.ends = <_End*>_copied(src.ends, src.en, sizeof(_End), &self.en, &self.ecap)
+        self.heap = <_Event*>_copied(src.heap, src.hn, sizeof(_Event), &self.hn, &self.hcap)
+        self.freed = <Freed*>_copied(src.freed, src.fn, sizeof(Freed), &self.fn, &self.fcap)
+        if src.kind == CONSERVATIVE:
+            self.prof.t = <double*>_copied(src.prof.t, src.prof.n, sizeof(double), &self.prof.n, &self.prof.cap)
+            self.prof.f = <long long*>_copied(src.prof.f, src.prof.n, sizeof(long long), &self.prof.n,
+                                              &self.prof.cap)
+            self.prof.capacity = src.prof.capacity
+            self.prof.examined = src.prof.examined
+
+    def __reduce__(self):
+        # Worker processes of fair_start_times receive a run as a pickle: its inputs as numpy arrays,
+        # its state as the bytes of its C arrays.
+        arrays = {"submit": np.asarray(self.submit), "runtime": np.asarray(self.runtime),
+                  "estimate": np.asarray(self.estimate), "keys": np.asarray(self.keys),
+                  "procs": np.asarray(self.procs), "ids": np.asarray(self.ids), "bad": np.asarray(self.bad)}
+        if self.by_order:
+            arrays["bkeys"] = np.asarray(self.bkeys)
+        if self.outputs:
+            arrays |= {"start": np.asarray(self.start), "end": np.asarray(self.end),
+                       "order": np.asarray(self.order)}
+        scalars = (self.kind, self.record, self.max_clock, self.size, self.n, self.by_order,
+                   self.next_row, self.free, self.arrivals, self.has_res, self.res_row, self.res_start,
+                   self.seq, self.now, self.dirty, self.outputs, self.started, self.watch_row, self.watched,
+                   self.prof.capacity, self.prof.examined)
+        blobs = (
+            _bytes(self.queue, self.qn * sizeof(_Entry)),
+            _bytes(self.ends, self.en * sizeof(_End)),
+            _bytes(self.heap, self.hn * sizeof(_Event)),
+            _bytes(self.freed, self.fn * sizeof(Freed)),
+            _bytes(self.log, self.ln * sizeof(double)),
+            _bytes(self.prof.t, self.prof.n * sizeof(double)),
+            _bytes(self.prof.f, self.prof.n * sizeof(long long)),
+        )
+        return (_restored, (arrays, scalars, blobs))
+
+    def examined(self):
+        """Conservative's ``events_examined``: the profile steps its searches looked at."""
+        return self.prof.examined
+
     def results(self):
         """(start, end, start order, flat log of (time, job id, start) triples) as numpy arrays."""
         log = np.empty(self.ln, dtype=np.float64)
@@ -251,12 +469,24 @@ cdef class QueueRun:
         cdef Py_ssize_t i = self.next_row
         while i < self.n and self.submit[i] == now:
             if not self.bad[i]:
-                self._enqueue(i)
+                self._submit(i, now)
             i += 1
         self.next_row = i
+        self._settle(now)
+
+    cdef void _submit(self, Py_ssize_t row, double now) except *:
+        if self.kind == CONSERVATIVE:
+            self._arrive(row, now)
+        else:
+            self._enqueue(row)
+
+    cdef void _settle(self, double now) except *:
+        """Schedule until nothing more starts (a job of zero runtime ends in the instant it starts)."""
         while True:
             if self.kind == EASY:
                 self._schedule_easy(now)
+            elif self.kind == CONSERVATIVE:
+                self._schedule_conservative(now)
             else:
                 self._schedule_fcfs(now)
             if self.hn and self.heap[0].time == now:
@@ -265,26 +495,33 @@ cdef class QueueRun:
             break
 
     cdef void _complete_due(self, double now) except *:
-        cdef long long row
+        cdef _Event e
         while self.hn and self.heap[0].time == now:
-            row = self._pop()
-            self.end[row] = now
+            e = self._pop()
+            if self.outputs:
+                self.end[e.row] = now
             # the scheduler's complete(): free the processors, forget the planned end
-            self.free += self.procs[row]
+            self.free += self.procs[e.row]
             if self.kind == EASY:
-                self._remove_end(row)
+                self._remove_end(e.planned, e.qseq)
+            elif self.kind == CONSERVATIVE:
+                self._complete_conservative(e.row, e.planned, now)
 
-    cdef void _start(self, long long row, double now) except *:
+    cdef void _start(self, _Entry* entry, double now) except *:
         """QueueScheduler._start (and EASY's insort of the planned end), then the simulator's start."""
-        cdef long long p = self.procs[row]
+        cdef long long row = entry.row, p = self.procs[row]
+        cdef double planned = now + self.estimate[row]
         self.free -= p
         if self.kind == EASY:
-            self._insert_end(now + self.estimate[row], self.qseq[row], p)
-        self.start[row] = now
-        self.order[self.started] = row
+            self._insert_end(planned, entry.seq, p)
+        if self.outputs:
+            self.start[row] = now
+            self.order[self.started] = row
+        if row == self.watch_row:
+            self.watched = now
         self.started += 1
         self.seq += 1
-        self._push(now + self.runtime[row], self.seq, row)
+        self._push(now + self.runtime[row], self.seq, row, planned, entry.seq)
 
     cdef void _note(self, double now, long long row, double start) except *:
         if not self.record:
@@ -299,10 +536,13 @@ cdef class QueueRun:
 
     cdef void _enqueue(self, Py_ssize_t row) except *:
         self.arrivals += 1
-        self.qseq[row] = self.arrivals
+        self._insert(self.keys[row], self.arrivals, row)
+
+    cdef void _insert(self, double key, long long seq, long long row) except *:
+        """SortedList.add of (key, seq, job), seq the largest so far."""
         cdef _Entry e
-        e.key = self.keys[row]
-        e.seq = self.arrivals
+        e.key = key
+        e.seq = seq
         e.row = row
         self.queue = <_Entry*>_grow(self.queue, &self.qcap, self.qn + 1, sizeof(_Entry))
         # bisect_right: the entry goes after every entry not greater (its seq is the largest).
@@ -356,10 +596,10 @@ cdef class QueueRun:
         self.ends[lo] = e
         self.en += 1
 
-    cdef void _remove_end(self, long long row) except *:
+    cdef void _remove_end(self, double planned, long long qseq) except *:
         cdef _End e
-        e.end = self.start[row] + self.estimate[row]
-        e.seq = self.qseq[row]
+        e.end = planned
+        e.seq = qseq
         cdef Py_ssize_t lo = 0, hi = self.en, mid
         while lo < hi:  # bisect_left
             mid = (lo + hi) >> 1
@@ -368,18 +608,20 @@ cdef class QueueRun:
             else:
                 hi = mid
         if lo >= self.en or self.ends[lo].seq != e.seq:
-            raise AssertionError(f"no planned end for row {row}")
+            raise AssertionError(f"no planned end {planned} of arrival {qseq}")
         memmove(&self.ends[lo], &self.ends[lo + 1], (self.en - lo - 1) * sizeof(_End))
         self.en -= 1
 
     # -- the completions (the simulator's heap of (time, kind 0, seq, row)) ---------------------------
 
-    cdef void _push(self, double time, long long seq, long long row) except *:
+    cdef void _push(self, double time, long long seq, long long row, double planned, long long qseq) except *:
         self.heap = <_Event*>_grow(self.heap, &self.hcap, self.hn + 1, sizeof(_Event))
         cdef _Event e
         e.time = time
         e.seq = seq
         e.row = row
+        e.planned = planned
+        e.qseq = qseq
         cdef Py_ssize_t i = self.hn, parent
         self.hn += 1
         while i > 0:
@@ -390,8 +632,8 @@ cdef class QueueRun:
             i = parent
         self.heap[i] = e
 
-    cdef long long _pop(self):
-        cdef long long row = self.heap[0].row
+    cdef _Event _pop(self):
+        cdef _Event top = self.heap[0]
         self.hn -= 1
         cdef _Event last = self.heap[self.hn]
         cdef Py_ssize_t i = 0, child
@@ -407,7 +649,7 @@ cdef class QueueRun:
             i = child
         if self.hn:
             self.heap[i] = last
-        return row
+        return top
 
     # -- the schedulers' decisions --------------------------------------------------------------------
 
@@ -419,7 +661,7 @@ cdef class QueueRun:
             row = self.queue[k].row
             if self.procs[row] > self.free:
                 break
-            self._start(row, now)
+            self._start(&self.queue[k], now)
             k += 1
         if k:
             memmove(&self.queue[0], &self.queue[k], (self.qn - k) * sizeof(_Entry))
@@ -437,7 +679,7 @@ cdef class QueueRun:
         while k < self.qn:
             row = self.queue[k].row
             if self.procs[row] <= self.free:
-                self._start(row, now)
+                self._start(&self.queue[k], now)
                 self.taken[k] = 1
                 if first < 0:
                     first = k
@@ -509,10 +751,206 @@ cdef class QueueRun:
                     extra -= p
                 else:
                     continue
-                self._start(row, now)
+                self._start(&self.queue[j], now)
                 f -= p
                 self.taken[j] = 1
                 if first < 0 or j < first:
                     first = j
         if first >= 0:
             self._dequeue(first)
+
+    # -- Conservative (Conservative.submit, _arrive, complete, schedule; the accelerated compression) -
+
+    cdef void _arrive(self, Py_ssize_t row, double now) except *:
+        """Conservative.submit: compress if a job ended early, then reserve at the earliest fit."""
+        if self.dirty:
+            self._compress(now)
+        self.arrivals += 1
+        cdef double est = self.estimate[row]
+        cdef double start = steps_earliest_fit(&self.prof, now, self.procs[row], est)
+        steps_reserve(&self.prof, start, start + est, self.procs[row])
+        self._insert(start, self.arrivals, row)
+        self._note(now, row, start)
+
+    cdef void _complete_conservative(self, long long row, double end, double now) except *:
+        """Conservative.complete: release the unused part of the reservation (until ``end``, as
+        planned at the start), compress later."""
+        if now < end:
+            steps_release(&self.prof, now, end, self.procs[row])
+            self.freed = <Freed*>_grow(self.freed, &self.fcap, self.fn + 1, sizeof(Freed))
+            self.freed[self.fn].a = now
+            self.freed[self.fn].b = end
+            self.fn += 1
+            self.dirty = True
+
+    cdef void _schedule_conservative(self, double now) except *:
+        """Conservative.schedule: compress if a job ended early, then start every job now due."""
+        if self.dirty:
+            self._compress(now)
+        steps_advance(&self.prof, now)
+        cdef Py_ssize_t k = 0
+        while k < self.qn and self.queue[k].key <= now:
+            self._start(&self.queue[k], now)
+            k += 1
+        if k:
+            memmove(&self.queue[0], &self.queue[k], (self.qn - k) * sizeof(_Entry))
+            self.qn -= k
+
+    cdef void _compress(self, double now) except *:
+        """LongQueueConservative._compress_long_queue (as _kernel.compress_conservative) on the arrays.
+
+        Every queued job in planned-start order moves to its earliest fit if that is earlier; jobs
+        that no interval freed before their start can help, or that a failed job as wide and as long
+        rules out, are passed over without a search (see the reference for why that is exact).
+        """
+        cdef Steps* s = &self.prof
+        cdef _Entry* queue = self.queue
+        cdef Py_ssize_t n = self.qn, i, j, k, m, nfailed = 0, npending = 0, nmoved = 0
+        cdef double start, new = 0.0, est, reach = now, frontier, origin, b, low_e, v0, v1
+        cdef long long p, low_p, row
+        cdef bint found
+        cdef long long fp[4]
+        cdef double fe[4]
+        cdef double ff[4]
+        self._room_for_marks()
+        # At most one freed interval per early completion and one per move.
+        self.pending = <Freed*>_grow(self.pending, &self.pcap, self.fn + n + 1, sizeof(Freed))
+        cdef Freed* pending = self.pending
+        for k in range(self.fn):
+            if self.freed[k].b > now:
+                freed_push(pending, &npending, self.freed[k].a, self.freed[k].b)
+        i = 0
+        while i < n:
+            start = queue[i].key
+            while npending and pending[0].a < start:
+                b = freed_pop(pending, &npending)
+                if b > reach:
+                    reach = b
+            if reach <= now or start <= now:
+                i += 1
+                continue
+            if nfailed and start <= ff[nfailed - 1]:
+                # Entries from i on have not moved yet: their keys are the pass's starts.
+                j = i + 1
+                while j < n and not ff[nfailed - 1] < queue[j].key:
+                    j += 1
+                if j - i > 1:
+                    low_p = self.procs[queue[i].row]
+                    low_e = self.estimate[queue[i].row]
+                    for m in range(i + 1, j):
+                        row = queue[m].row
+                        if self.procs[row] < low_p:
+                            low_p = self.procs[row]
+                        if self.estimate[row] < low_e:
+                            low_e = self.estimate[row]
+                    if fp[nfailed - 1] <= low_p and fe[nfailed - 1] <= low_e:
+                        i = j
+                        continue
+            row = queue[i].row
+            p = self.procs[row]
+            est = self.estimate[row]
+            frontier = reach if reach < start else start
+            origin = now
+            for k in range(nfailed - 1, -1, -1):
+                if fp[k] <= p and fe[k] <= est:
+                    origin = ff[k]
+                    break
+            found = False
+            if origin < frontier:
+                new = steps_earliest_move(s, origin, p, est, start, reach, &found)
+            if not found:
+                while nfailed and fp[nfailed - 1] >= p and fe[nfailed - 1] >= est:
+                    nfailed -= 1
+                if nfailed == 4:
+                    for k in range(3):
+                        fp[k] = fp[k + 1]
+                        fe[k] = fe[k + 1]
+                        ff[k] = ff[k + 1]
+                    nfailed = 3
+                fp[nfailed] = p
+                fe[nfailed] = est
+                ff[nfailed] = frontier
+                nfailed += 1
+            else:
+                nfailed = 0
+                if not steps_move(s, start, start + est, new, new + est, p):
+                    raise AssertionError(f"job {self.ids[row]}: its earliest move to {new} does not fit")
+                self._note(now, row, new)
+                queue[i].key = new
+                self.taken[i] = 1
+                nmoved += 1
+                v0 = start if start > new + est else new + est
+                v1 = start + est
+                if v0 < v1:
+                    freed_push(pending, &npending, v0, v1)
+            i += 1
+        if nmoved:
+            self._resort(nmoved)
+        self.fn = 0
+        self.dirty = False
+
+    cdef void _resort(self, Py_ssize_t nmoved) except *:
+        """Restore planned-start order after a pass: the marked entries moved earlier, the rest kept
+        their order, so sorting the few moved ones and merging them back is the SortedList rebuilt."""
+        self.scratch = <_Entry*>_grow(self.scratch, &self.scap, nmoved + 1, sizeof(_Entry))
+        cdef _Entry* queue = self.queue
+        cdef Py_ssize_t k, kept = 0, m = 0, w
+        for k in range(self.qn):
+            if self.taken[k]:
+                self.taken[k] = 0
+                self.scratch[m] = queue[k]
+                m += 1
+            else:
+                queue[kept] = queue[k]
+                kept += 1
+        qsort(self.scratch, m, sizeof(_Entry), _entry_cmp)
+        w = self.qn - 1
+        kept -= 1
+        m -= 1
+        while m >= 0:
+            if kept >= 0 and _entry_less(self.scratch[m], queue[kept]):
+                queue[w] = queue[kept]
+                kept -= 1
+            else:
+                queue[w] = self.scratch[m]
+                m -= 1
+            w -= 1
+
+
+def _restored(dict arrays, tuple scalars, tuple blobs):
+    """A run rebuilt from ``QueueRun.__reduce__``."""
+    cdef QueueRun o = QueueRun.__new__(QueueRun)
+    (o.kind, o.record, o.max_clock, o.size, o.n, o.by_order, o.next_row, o.free, o.arrivals,
+     o.has_res, o.res_row, o.res_start, o.seq, o.now, o.dirty, o.outputs, o.started, o.watch_row,
+     o.watched, o.prof.capacity, o.prof.examined) = scalars
+    o.submit = arrays["submit"]
+    o.runtime = arrays["runtime"]
+    o.estimate = arrays["estimate"]
+    o.keys = arrays["keys"]
+    o.procs = arrays["procs"]
+    o.ids = arrays["ids"]
+    o.bad = arrays["bad"]
+    if o.by_order:
+        o.bkeys = arrays["bkeys"]
+    if o.outputs:
+        o.start = arrays["start"].copy()
+        o.end = arrays["end"].copy()
+        o.order = arrays["order"].copy()
+    cdef const unsigned char[::1] b
+    b = blobs[0]
+    o.queue = <_Entry*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(_Entry), sizeof(_Entry), &o.qn, &o.qcap)
+    b = blobs[1]
+    o.ends = <_End*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(_End), sizeof(_End), &o.en, &o.ecap)
+    b = blobs[2]
+    o.heap = <_Event*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(_Event), sizeof(_Event), &o.hn, &o.hcap)
+    b = blobs[3]
+    o.freed = <Freed*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(Freed), sizeof(Freed), &o.fn, &o.fcap)
+    b = blobs[4]
+    o.log = <double*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(double), sizeof(double), &o.ln, &o.lcap)
+    b = blobs[5]
+    if len(b):
+        o.prof.t = <double*>_copied(<void*>&b[0], len(b) // sizeof(double), sizeof(double), &o.prof.n, &o.prof.cap)
+        b = blobs[6]
+        o.prof.f = <long long*>_copied(<void*>&b[0], len(b) // sizeof(long long), sizeof(long long), &o.prof.n,
+                                       &o.prof.cap)
+    return o

@@ -5,8 +5,10 @@ compiler is present; without one, or with ``BACKFILL_PURE_PYTHON=1`` set when th
 or imported, the library runs its pure-Python code alone. The kernel ports the hottest loops to C: the
 searches and updates of :class:`~backfill.profile.Profile`, the compression loops of Conservative, PC
 and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page);
-and for FCFS and classic EASY under a built-in static priority, :func:`~backfill.simulate` runs the
-whole simulation in it (:attr:`Schedule.path <backfill.schedule.Schedule.path>` says so).
+and for FCFS and classic EASY under a built-in static priority and for Conservative,
+:func:`~backfill.simulate` and :func:`~backfill.experiments.fair_start_times` run the whole
+simulation, and its forks, in it (:attr:`Schedule.path <backfill.schedule.Schedule.path>` says so;
+:func:`python_path` turns that off and keeps the rest).
 Each is a line-by-line port of the Python code it replaces, which stays the reference: the same
 comparisons on the same IEEE doubles, so schedules, reservation logs and :attr:`Profile.examined
 <backfill.profile.Profile.examined>` are identical with or without it (``tests/test_kernel.py``
@@ -31,7 +33,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ENVIRONMENT_VARIABLE", "compiled", "pure_python"]
+__all__ = ["ENVIRONMENT_VARIABLE", "compiled", "pure_python", "python_path"]
 
 #: Set to ``1`` when installing or importing to run without the compiled kernel.
 ENVIRONMENT_VARIABLE = "BACKFILL_PURE_PYTHON"
@@ -142,6 +144,8 @@ def _load() -> _Kernel | None:
 
 #: The compiled module, or None; read at every call, so that :func:`pure_python` takes effect at once.
 KERNEL = _load()
+#: Whether simulations the kernel implements whole run whole in it; :func:`python_path` clears it.
+WHOLE_RUNS = True
 
 
 def compiled() -> bool:
@@ -174,3 +178,30 @@ def pure_python() -> Iterator[None]:
         yield
     finally:
         KERNEL = saved
+
+
+@contextmanager
+def python_path() -> Iterator[None]:
+    """Run every simulation on the Python path inside the ``with`` block, with the kernel's other help.
+
+    The compiled profile steps and compression loops stay in use; only the whole runs (and the fair
+    start times' forks of them) are left out. This is the library as it ran before whole runs were
+    compiled: a benchmark compares the two in one process, and a subclass's author can time their
+    class against the built-in on the same path.
+
+    Examples:
+        >>> from backfill import Conservative, lublin_feitelson, simulate
+        >>> workload = lublin_feitelson(300, seed=1)
+        >>> with python_path():
+        ...     reference = simulate(workload, Conservative())
+        >>> reference.path
+        'python'
+        >>> bool((simulate(workload, Conservative()).start == reference.start).all())
+        True
+    """
+    global WHOLE_RUNS
+    saved, WHOLE_RUNS = WHOLE_RUNS, False
+    try:
+        yield
+    finally:
+        WHOLE_RUNS = saved

@@ -32,7 +32,7 @@ from typing import Any, Literal
 import attrs
 import numpy as np
 
-from backfill._compiled_runs import whole_run
+from backfill._compiled_runs import settle, whole_run
 from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
@@ -440,6 +440,7 @@ class Simulator:
         if run.queued():
             raise AssertionError(f"{scheduler_name(self.scheduler)}: the compiled run left jobs queued")
         start, end, order, log = run.results()
+        settle(self.scheduler, run)
         return self._schedule(start, end, order, array("d", log.tobytes()), None, "compiled")
 
     def result(self) -> Schedule:

@@ -1,7 +1,8 @@
 """The compiled whole-run path against the pure-Python path: every speed target, in one run.
 
 Usage: python benchmarks/bench_compiled.py [--traces NAME ...] [--repeat N] [--prefix-trace NAME]
-                                           [--prefix N] [--trace-dir DIR] [--json PATH]
+                                           [--prefix N] [--fst-trace NAME] [--fst-jobs N]
+                                           [--fst-schedulers NAME ...] [--trace-dir DIR] [--json PATH]
 
 ``simulate`` runs a configuration whole in the compiled kernel where the kernel implements it exactly
 (``backfill/_compiled_runs.py``), else on the Python path, whose profile searches and compression
@@ -16,8 +17,14 @@ loops the kernel still speeds up. Each table comes from this one run, with each 
 2. **Per-job cost against trace length.** Microseconds per job (as installed) over the first
    ``--prefix`` jobs of ``--prefix-trace`` and over the whole trace, and their ratio (target 1.3,
    1.5 for PC).
-3. **What is not compiled yet.** Fair start times and RICC-2010-2 run the Python path: their figures
-   are those of ``bench_fst.py`` and ``bench_largest.py``, which this script does not repeat.
+3. **Fair start times.** Strict and relaxed FSTs of each of ``--fst-schedulers`` over
+   ``--fst-trace`` (its first ``--fst-jobs`` jobs if given), on the default process pool, as
+   installed (forks of the compiled run where the kernel runs the configuration whole) and under
+   :func:`backfill.kernel.python_path` (forks of the Python simulator, with the kernel's profile
+   steps and compression loops: the library before whole runs were compiled), one after the other.
+   The FSTs must be identical. Target 5x.
+4. **Not compiled yet.** RICC-2010-2 runs the Python path for most schedulers: its figures are
+   those of ``bench_largest.py``, which this script does not repeat.
 
 The machine's load average is printed: timings mean something only on an otherwise idle machine.
 """
@@ -36,8 +43,21 @@ from typing import Any
 
 from _common import DEFAULT_TRACE_DIR, markdown
 
-from backfill import DC, EASY, FCFS, PC, Conservative, Schedule, Scheduler, Workload, read_swf, simulate, sjf
-from backfill.kernel import compiled, pure_python
+from backfill import (
+    DC,
+    EASY,
+    FCFS,
+    PC,
+    Conservative,
+    Schedule,
+    Scheduler,
+    Workload,
+    fair_start_times,
+    read_swf,
+    simulate,
+    sjf,
+)
+from backfill.kernel import compiled, pure_python, python_path
 
 DEFAULT_TRACES = ("CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2")
 #: (label, scheduler, target ratio of the pure path's time to the installed one's)
@@ -53,6 +73,9 @@ CONFIGS: list[tuple[str, Callable[[], Scheduler], float]] = [
 ]
 #: Per-job growth targets, whole trace over prefix.
 GROWTH = {"PC(sjf)": 1.5}
+#: Fair start times: the schedulers, and the target ratio of the Python path's time to the installed.
+FST: dict[str, Callable[[], Scheduler]] = {"Conservative": Conservative, "EASY": EASY, "PC": PC, "DC": DC}
+FST_TARGET = 5.0
 
 
 def _run(w: Workload, make: Callable[[], Scheduler], pure: bool) -> tuple[float, Schedule]:
@@ -141,12 +164,54 @@ def growth(w: Workload, prefix: int) -> tuple[list[list[str]], list[dict[str, An
     return rows, records
 
 
+def _yes(ok: bool) -> str:
+    return "yes" if ok else "NO"
+
+
+def fair_starts(w: Workload, names: list[str]) -> tuple[list[list[str]], list[dict[str, Any]], bool]:
+    rows, records, same = [], [], True
+    for name in names:
+        gc.collect()
+        start = time.perf_counter()
+        fast = fair_start_times(w, FST[name]())
+        installed = time.perf_counter() - start
+        gc.collect()
+        with python_path():
+            start = time.perf_counter()
+            plain = fair_start_times(w, FST[name]())
+            before = time.perf_counter() - start
+        ok = (
+            fast.strict.tobytes() == plain.strict.tobytes()
+            and fast.relaxed.tobytes() == plain.relaxed.tobytes()
+        )
+        same &= ok
+        ratio = before / installed
+        met = "yes" if ratio >= FST_TARGET else "no"
+        rows.append(
+            [
+                name,
+                f"{before:,.1f}",
+                f"{installed:,.1f}",
+                f"{ratio:.1f}x",
+                f"{FST_TARGET:g}x",
+                met,
+                "yes" if ok else "NO",
+            ]
+        )
+        records.append({"scheduler": name, "python_path": before, "installed": installed, "identical": ok})
+        print(f"FST {name}: {ratio:.1f}x", file=sys.stderr)
+    return rows, records, same
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", nargs="+", default=list(DEFAULT_TRACES))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--prefix-trace", default="HPC2N-2002-2.1-cln")
     parser.add_argument("--prefix", type=int, default=5000)
+    parser.add_argument("--fst-trace", default="HPC2N-2002-2.1-cln")
+    parser.add_argument("--fst-jobs", type=int, default=None, help="the FST trace's first N jobs")
+    parser.add_argument("--fst-schedulers", nargs="*", default=list(FST), choices=list(FST))
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
@@ -170,12 +235,24 @@ def main() -> int:
             ["configuration", "path", "prefix", "whole", "whole / prefix", "target", "met"], grows, right=2
         )
     )
+    fst_records: list[dict[str, Any]] = []
+    if args.fst_schedulers:
+        w = read_swf(args.trace_dir / f"{args.fst_trace}.swf.gz")[0]
+        if args.fst_jobs is not None:
+            w = Workload.from_records(w.records[: args.fst_jobs], w.machine_size)
+        frows, fst_records, fsame = fair_starts(w, args.fst_schedulers)
+        same &= fsame
+        print(f"\nStrict and relaxed fair start times, {args.fst_trace} ({len(w):,} jobs), default pool:\n")
+        header = ["scheduler", "Python path (s)", "installed (s)", "ratio", "target", "met", "identical"]
+        print(markdown(header, frows, right=3))
     print(
-        "\nNot compiled yet (the Python path, figures of bench_fst.py and bench_largest.py): fair start "
-        "times of Conservative, PC and DC (target 5x); RICC-2010-2 under every scheduler (target < 10 min)."
+        "\nNot compiled yet (the Python path, figures of bench_largest.py): RICC-2010-2 under every "
+        "scheduler (target < 10 min)."
     )
     if args.json:
-        args.json.write_text(json.dumps({"compare": records, "growth": grecords}, indent=1))
+        args.json.write_text(
+            json.dumps({"compare": records, "growth": grecords, "fst": fst_records}, indent=1)
+        )
     if not same:
         print("\nSCHEDULES DIFFER between the compiled and the pure-Python path", file=sys.stderr)
         return 1

@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "schedule": 4,
     "simulator": 4,
     "_compiled_runs": 4,
+    "_compiled_forks": 4,
     "measures": 5,
     "testing": 5,
     "experiments": 6,

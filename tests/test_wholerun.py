@@ -1,7 +1,7 @@
 """The compiled whole-run path against the pure-Python path: the same decisions, and only where it may run.
 
-``simulate`` runs FCFS and classic EASY under a built-in static priority whole in the kernel
-(``backfill/_wholerun.pyx``, chosen by ``backfill/_compiled_runs.py``). Each test here runs a
+``simulate`` runs FCFS and classic EASY under a built-in static priority, and Conservative, whole in
+the kernel (``backfill/_wholerun.pyx``, chosen by ``backfill/_compiled_runs.py``). Each test here runs a
 configuration as installed and inside :func:`backfill.kernel.pure_python`, and requires the same start
 times, start order and reservation log, byte for byte; and that everything else (a subclass, another
 priority, a deeper EASY, a stepped simulation) runs the Python path.
@@ -21,6 +21,7 @@ from strategies import workloads
 from backfill import (
     EASY,
     FCFS,
+    Conservative,
     Job,
     ParameterError,
     Schedule,
@@ -37,7 +38,7 @@ from backfill import (
     sjf,
     wjf,
 )
-from backfill.kernel import compiled, pure_python
+from backfill.kernel import compiled, pure_python, python_path
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 STATIC = [fcfs, sjf, ljf, wjf, njf]
@@ -45,6 +46,7 @@ RUNS_COMPILED = (
     [FCFS(p) for p in STATIC]
     + [EASY(p) for p in STATIC]
     + [EASY(backfill_order=sjf), EASY(sjf, backfill_order=wjf), EASY(ljf, backfill_order=fcfs)]
+    + [Conservative()]
 )
 needs_kernel = pytest.mark.skipif(
     not compiled(), reason="the kernel is not in use (not built, or BACKFILL_PURE_PYTHON=1)"
@@ -66,10 +68,14 @@ def assert_identical(fast: Schedule, plain: Schedule) -> None:
 
 
 def both(w: Workload, scheduler: Scheduler, **options: object) -> tuple[Schedule, Schedule]:
-    fast = simulate(w, scheduler.copy(), **options)  # type: ignore[arg-type]
+    fast_scheduler, plain_scheduler = scheduler.copy(), scheduler.copy()  # type: ignore[attr-defined]
+    fast = simulate(w, fast_scheduler, **options)  # type: ignore[arg-type]
     with pure_python():
-        plain = simulate(w, scheduler.copy(), **options)  # type: ignore[arg-type]
+        plain = simulate(w, plain_scheduler, **options)  # type: ignore[arg-type]
     assert plain.path == "python"
+    # The work a guarantee scheduler's searches did is the same count either way (Lindsay's measure).
+    examined = getattr(plain_scheduler, "events_examined", None)
+    assert getattr(fast_scheduler, "events_examined", None) == examined
     return fast, plain
 
 
@@ -102,9 +108,12 @@ def test_the_same_decisions_at_high_load(scheduler: Scheduler, seed: int) -> Non
     fast, plain = both(w, scheduler)
     assert fast.path == "compiled"
     assert_identical(fast, plain)
+    assert len(plain.reservations) > 0 or isinstance(scheduler, FCFS)  # logs compared, not two empty ones
     if isinstance(scheduler, EASY):
-        assert len(plain.reservations) > 0  # the log is compared, not two empty arrays
         assert np.isnan(plain.reservations["start"]).any() or scheduler.priority is fcfs
+    if isinstance(scheduler, Conservative):
+        # Compression moved reservations (a job logged more than once), and searches were counted.
+        assert len(np.unique(plain.reservations["job_id"])) < len(plain.reservations)
 
 
 @needs_kernel
@@ -113,7 +122,7 @@ def test_the_same_decisions_at_high_load(scheduler: Scheduler, seed: int) -> Non
 def test_the_same_decisions_on_archive_trace_prefixes(trace: str) -> None:
     workload = read_swf(TRACES / f"{trace}.swf.gz")[0]
     w = Workload.from_records(workload.records[:4000], workload.machine_size).scaled(1.5)
-    for scheduler in (EASY(), EASY(sjf), EASY(backfill_order=sjf), FCFS()):
+    for scheduler in (EASY(), EASY(sjf), EASY(backfill_order=sjf), FCFS(), Conservative()):
         fast, plain = both(w, scheduler)
         assert fast.path == "compiled"
         assert_identical(fast, plain)
@@ -136,6 +145,10 @@ class MyEASY(EASY):
     """A user's subclass that changes nothing: it still runs the Python path (it could change anything)."""
 
 
+class MyConservative(Conservative):
+    """The same for Conservative."""
+
+
 def by_estimate(job: Job, now: float) -> float:
     """The same keys as sjf, but a user's function: not compiled."""
     return job.estimate
@@ -155,6 +168,9 @@ def by_estimate(job: Job, now: float) -> float:
         EASY(max_tested=5),
         FCFS(lxf),
         FCFS(by_estimate),
+        MyConservative(),
+        Conservative(planning_window=3600),
+        Conservative(planning_window=600, max_tested=5),
     ],
     ids=repr,
 )
@@ -192,3 +208,43 @@ def test_the_schedule_says_compiled_and_a_schedule_made_by_hand_says_python() ->
     assert made.path == "python"
     with pytest.raises(ParameterError, match="path must be one of 'python', 'compiled'; got 'fast'"):
         attrs.evolve(made, path="fast")
+
+
+def test_conservative_with_its_plain_compression_runs_the_python_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The plain pass examines other profile events than the accelerated one the kernel ports.
+    w = lublin_feitelson(200, machine_size=32, seed=8).scaled(1.5)
+    monkeypatch.setattr(Conservative, "accelerated", False)
+    assert simulate(w, Conservative()).path == "python"
+
+
+@needs_kernel
+def test_a_job_running_past_its_estimate_sends_conservative_to_the_python_path() -> None:
+    # No overrun policy lets one through simulate; whole_run still refuses to port what Conservative
+    # refuses (a completion after the planned end), so that the Python path raises its error.
+    from backfill._compiled_runs import whole_run
+
+    w = lublin_feitelson(20, seed=9)
+    runtime = w.column("runtime").astype(float)
+    estimate = runtime.copy()
+    args = (w.machine_size, w.records, w.column("submit"), runtime)
+    bad = np.zeros(len(w), dtype=bool)
+    assert whole_run(Conservative(), *args, estimate, bad, True) is not None
+    estimate[3] = runtime[3] / 2
+    assert whole_run(Conservative(), *args, estimate, bad, True) is None
+    bad[3] = True  # a rejected job is never submitted
+    assert whole_run(Conservative(), *args, estimate, bad, True) is not None
+
+
+@needs_kernel
+def test_python_path_keeps_the_kernel_and_leaves_out_whole_runs() -> None:
+    w = lublin_feitelson(300, machine_size=32, seed=14).scaled(1.5)
+    for scheduler in (EASY(), Conservative()):
+        fast = simulate(w, scheduler.copy())
+        with python_path():
+            assert compiled()  # the profile steps and compression loops stay compiled
+            plain = simulate(w, scheduler.copy())
+        assert (fast.path, plain.path) == ("compiled", "python")
+        assert_identical(fast, plain)
+    assert simulate(w, EASY()).path == "compiled"  # and the block's end restores whole runs

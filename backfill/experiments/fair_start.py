@@ -30,6 +30,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from backfill._compiled_forks import CompiledSimulation, PastMaxClock, compiled_simulation
 from backfill.errors import BackfillError
 from backfill.experiments._checkpoint import Checkpoint, fingerprint
 from backfill.experiments._pool import exit_with_parent
@@ -42,6 +43,8 @@ from backfill.workloads.workload import Workload
 __all__ = ["FairStartTimes", "fair_start_times", "srinivasan_fair_starts"]
 
 FloatArray = npt.NDArray[np.float64]
+#: A simulation on either path: the Python one, or a run in the compiled kernel (``_compiled_forks``).
+Simulation = Simulator | CompiledSimulation
 
 #: Rows per task when the forks run in parallel, unless ``chunks`` says otherwise: enough tasks to
 #: balance the workers, few enough that shipping each task's starting state stays cheap.
@@ -68,18 +71,18 @@ class FairStartTimes:
     relaxed: FloatArray = attrs.field(repr=False)
 
 
-def _strict_fork(sim: Simulator, row: int) -> tuple[float, Simulator]:
+def _strict_fork(sim: Simulation, row: int) -> tuple[float, Simulation]:
     """Strict FST of ``row``, and the fork that gave it (run until the job started)."""
     fork = sim.fork(last_arrival=row)
     fork.stop_recording()
     return fork._run_until_row_started(row), fork
 
 
-def _strict_fst(sim: Simulator, row: int) -> float:
+def _strict_fst(sim: Simulation, row: int) -> float:
     return _strict_fork(sim, row)[0]
 
 
-def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
+def _relaxed_fst(sim: Simulation, row: int, strict: float) -> float:
     # Without this job, every job that can start in the fork is one of "the other jobs queued at its
     # arrival" (queued before this instant or arriving earlier in it): later arrivals are dropped.
     fork = sim.fork(last_arrival=row - 1)
@@ -89,7 +92,7 @@ def _relaxed_fst(sim: Simulator, row: int, strict: float) -> float:
     return _join_when_others_started(fork, row)
 
 
-def _join_when_others_started(fork: Simulator, row: int) -> float:
+def _join_when_others_started(fork: Simulation, row: int) -> float:
     """Run a fork without ``row`` until every job it holds has started, then add ``row``; its start."""
     while fork.queued_jobs or fork._next < row:
         if not fork.step():
@@ -101,7 +104,7 @@ def _join_when_others_started(fork: Simulator, row: int) -> float:
     return fork._run_until_row_started(row)
 
 
-def _relaxed_fst_after(fork: Simulator, row: int, submit: float) -> float:
+def _relaxed_fst_after(fork: Simulation, row: int, submit: float) -> float:
     """Relaxed FST of ``row`` from the strict fork of ``row - 1``, which has run until that job started.
 
     That fork drops every arrival from ``row`` on, and until ``submit`` it saw what the simulation saw,
@@ -116,7 +119,7 @@ def _relaxed_fst_after(fork: Simulator, row: int, submit: float) -> float:
 
 
 def _fst_rows(
-    sim: Simulator,
+    sim: Simulation,
     lo: int,
     hi: int,
     strict: bool,
@@ -136,7 +139,7 @@ def _fst_rows(
     records = sim.workload.records
     submit = records["submit"].tolist()
     rejected = sim._bad
-    carry: Simulator | None = None  # the strict fork of the previous row, if both kinds are asked
+    carry: Simulation | None = None  # the strict fork of the previous row, if both kinds are asked
     for row in range(lo, hi):
         if not rejected[row]:
             sim.run_before(submit[row])
@@ -160,7 +163,7 @@ def _fst_rows(
     return lo, out_strict, out_relaxed
 
 
-def _fst_task(sim: Simulator, lo: int, hi: int, strict: bool, relaxed: bool) -> tuple[int, Any, Any]:
+def _fst_task(sim: Simulation, lo: int, hi: int, strict: bool, relaxed: bool) -> tuple[int, Any, Any]:
     # Module-level so that every executor (processes, Dask) can pickle it.
     return _fst_rows(sim, lo, hi, strict, relaxed, None)
 
@@ -169,7 +172,7 @@ def _fst_pickled_task(payload: bytes, lo: int, hi: int, strict: bool, relaxed: b
     return _fst_rows(pickle.loads(payload), lo, hi, strict, relaxed, None)
 
 
-def _pickled(sim: Simulator) -> bytes:
+def _pickled(sim: Simulation) -> bytes:
     # Pickled here, not in the pool's feeder thread, so that an unpicklable scheduler (a lambda
     # priority, say) is a clear error instead of a pool that waits forever.
     try:
@@ -182,7 +185,7 @@ def _pickled(sim: Simulator) -> bytes:
         ) from e
 
 
-def _costs(sim: Simulator) -> FloatArray:
+def _costs(sim: Simulation) -> FloatArray:
     """Estimate what each row's FSTs cost, from one plain run of a fork of ``sim`` (not yet started).
 
     A fork for job i replays the instants from its arrival to its start, and each instant costs the
@@ -304,19 +307,38 @@ def fair_start_times(
     if checkpoint is not None:
         saved = Checkpoint.open(checkpoint, n, fingerprint(workload, name, strict, relaxed, overrun))
     bar = progress_bar(n, f"FST {name}", "job") if progress else None
+    # Where the kernel runs the configuration whole, so do the forks (the same decisions).
+    fast = compiled_simulation(sim)
     try:
-        if executor is None and (workers == 1 or n == 0):
-            s, r = _fst_serial(sim, strict, relaxed, bar, saved)
-        else:
-            s, r = _fst_parallel(sim, strict, relaxed, executor, workers, chunks, bar, saved)
+        try:
+            s, r = _fst(fast or sim, strict, relaxed, executor, workers, chunks, bar, saved)
+        except PastMaxClock:
+            # The clock passed MAX_CLOCK: the Python path raises the scheduler's own error there.
+            sim = Simulator(workload, scheduler.copy(), record_reservations=False, overrun=overrun)
+            s, r = _fst(sim, strict, relaxed, executor, workers, chunks, bar, saved)
     finally:
         if bar is not None:
             bar.close()
     return FairStartTimes(workload=workload, scheduler=name, strict=s, relaxed=r)
 
 
+def _fst(
+    sim: Simulation,
+    strict: bool,
+    relaxed: bool,
+    executor: cf.Executor | None,
+    workers: int | None,
+    chunks: int | None,
+    bar: Any,
+    saved: Checkpoint | None,
+) -> tuple[FloatArray, FloatArray]:
+    if executor is None and (workers == 1 or len(sim.workload) == 0):
+        return _fst_serial(sim, strict, relaxed, bar, saved)
+    return _fst_parallel(sim, strict, relaxed, executor, workers, chunks, bar, saved)
+
+
 def _fst_serial(
-    sim: Simulator, strict: bool, relaxed: bool, bar: Any, saved: Checkpoint | None
+    sim: Simulation, strict: bool, relaxed: bool, bar: Any, saved: Checkpoint | None
 ) -> tuple[FloatArray, FloatArray]:
     n = len(sim.workload)
     tick = bar.update if bar is not None else None
@@ -346,7 +368,7 @@ def _fst_serial(
 
 
 def _fst_parallel(
-    sim: Simulator,
+    sim: Simulation,
     strict: bool,
     relaxed: bool,
     executor: cf.Executor | None,
