@@ -558,6 +558,12 @@ cdef class QueueRun:
         self.queue[lo] = e
         self.qn += 1
 
+    cdef void _drop_head(self, Py_ssize_t k) noexcept:
+        """Drop the first ``k`` entries (the jobs just started), keeping the order of the rest."""
+        if k:
+            memmove(&self.queue[0], &self.queue[k], (self.qn - k) * sizeof(_Entry))
+            self.qn -= k
+
     cdef void _room_for_marks(self) except *:
         """A zeroed mark per queued entry (_dequeue clears the marks it reads)."""
         cdef Py_ssize_t old = self.tcap
@@ -663,9 +669,7 @@ cdef class QueueRun:
                 break
             self._start(&self.queue[k], now)
             k += 1
-        if k:
-            memmove(&self.queue[0], &self.queue[k], (self.qn - k) * sizeof(_Entry))
-            self.qn -= k
+        self._drop_head(k)
 
     cdef void _schedule_easy(self, double now) except *:
         """EASY.schedule, the plain path: start in order, reserve for the head, backfill the rest."""
@@ -792,9 +796,7 @@ cdef class QueueRun:
         while k < self.qn and self.queue[k].key <= now:
             self._start(&self.queue[k], now)
             k += 1
-        if k:
-            memmove(&self.queue[0], &self.queue[k], (self.qn - k) * sizeof(_Entry))
-            self.qn -= k
+        self._drop_head(k)
 
     cdef void _compress(self, double now) except *:
         """LongQueueConservative._compress_long_queue (as _kernel.compress_conservative) on the arrays.
