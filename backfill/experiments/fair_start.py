@@ -317,7 +317,7 @@ def fair_start_times(
             s, r = _fst(fast or sim, strict, relaxed, executor, workers, chunks, bar, saved)
         except PastMaxClock:
             # The clock passed MAX_CLOCK: the Python path raises the scheduler's own error there.
-            sim = Simulator(workload, scheduler.copy(), record_reservations=False, overrun=overrun)
+            # ``sim`` itself was never stepped (the compiled run only read its prepared workload).
             s, r = _fst(sim, strict, relaxed, executor, workers, chunks, bar, saved)
     finally:
         if bar is not None:
