@@ -63,6 +63,15 @@ def compiled_kind(scheduler: Scheduler) -> int | None:
     if cls is FCFS:
         return 0
     assert isinstance(scheduler, EASY)
+    if (
+        scheduler.depth != 1
+        and scheduler.planning_window is None
+        and scheduler.max_tested is None
+        and not scheduler._always_plan
+    ):
+        # The deep path, decided by a full pass each time (EASY.accelerated's shortcut is proven
+        # equal to it by tests/test_easy_paths.py).
+        return 3
     classic = (
         scheduler.depth == 1
         and (scheduler.backfill_order is None or scheduler.backfill_order in _KEYS)
@@ -114,6 +123,7 @@ def whole_run(
         return None
     key = "fcfs" if kind == 2 else _KEYS[scheduler.priority]  # type: ignore[attr-defined]
     order = getattr(scheduler, "backfill_order", None)
+    depth = getattr(scheduler, "depth", 1)
     return compiled.QueueRun(
         kind,
         key,
@@ -127,6 +137,7 @@ def whole_run(
         machine_size,
         record,
         MAX_CLOCK,
+        depth,
     )
 
 

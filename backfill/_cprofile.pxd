@@ -11,7 +11,7 @@ and calls them directly (``_wholerun.pyx``; ``_kernel.pyx`` uses the heap of fre
 
 from libc.stdlib cimport free as c_free
 from libc.stdlib cimport realloc
-from libc.string cimport memmove
+from libc.string cimport memcpy, memmove
 
 
 cdef struct Freed:
@@ -100,6 +100,17 @@ cdef inline int steps_room(Steps* s, Py_ssize_t need) except -1:
         raise MemoryError()
     s.f = f
     s.cap = cap
+    return 0
+
+
+cdef inline int steps_copy(Steps* dst, Steps* src) except -1:
+    """Make ``dst`` a copy of ``src`` (``Profile.copy``), reusing its memory."""
+    steps_room(dst, src.n)
+    memcpy(dst.t, src.t, src.n * sizeof(double))
+    memcpy(dst.f, src.f, src.n * sizeof(long long))
+    dst.n = src.n
+    dst.capacity = src.capacity
+    dst.examined = src.examined
     return 0
 
 

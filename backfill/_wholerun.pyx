@@ -33,11 +33,14 @@ from backfill._cprofile cimport (
     Steps,
     freed_pop,
     freed_push,
+    steps_add,
     steps_advance,
+    steps_copy,
     steps_earliest_fit,
     steps_earliest_move,
     steps_free_memory,
     steps_init,
+    steps_min_free,
     steps_move,
     steps_release,
     steps_reserve,
@@ -58,6 +61,13 @@ cdef struct _End:
     long long procs
 
 
+cdef struct _Held:
+    double key
+    long long seq
+    long long row
+    double start
+
+
 cdef struct _Ranked:
     double key
     Py_ssize_t pos
@@ -75,6 +85,7 @@ cdef struct _Event:
 FCFS = 0
 EASY = 1
 CONSERVATIVE = 2
+EASY_DEEP = 3
 # Which static key orders the queue (the built-in priorities of that name).
 KEYS = ("fcfs", "sjf", "ljf", "wjf", "njf")
 
@@ -100,6 +111,14 @@ cdef int _entry_cmp(const void* x, const void* y) noexcept nogil:
     if b.key < a.key or (a.key == b.key and b.seq < a.seq):
         return 1
     return 0
+
+
+cdef inline _Entry _key_of(_Held h) noexcept:
+    cdef _Entry e
+    e.key = h.key
+    e.seq = h.seq
+    e.row = h.row
+    return e
 
 
 cdef int _ranked_cmp(const void* x, const void* y) noexcept nogil:
@@ -212,6 +231,16 @@ cdef class QueueRun:
     cdef Py_ssize_t pcap
     cdef _Entry* scratch
     cdef Py_ssize_t scap
+    # EASY at depth k (the deep path): the pass's plan, its reservations in pass order, the last one
+    # (the head) and the smallest arrival since that came ahead of it
+    cdef Steps plan
+    cdef long long limit
+    cdef _Held* held
+    cdef Py_ssize_t holdn, holdcap
+    cdef _Held* old
+    cdef Py_ssize_t oldcap
+    cdef bint has_head, has_over
+    cdef _Entry head, over
     # the simulator
     cdef _Event* heap
     cdef Py_ssize_t hn, hcap
@@ -233,10 +262,14 @@ cdef class QueueRun:
         self.scratch = NULL
         self.prof.t = NULL
         self.prof.f = NULL
+        self.plan.t = NULL
+        self.plan.f = NULL
+        self.held = NULL
+        self.old = NULL
 
     def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
-                 ids, bad, long long machine_size, bint record, double max_clock):
-        if scheduler not in (FCFS, EASY, CONSERVATIVE):
+                 ids, bad, long long machine_size, bint record, double max_clock, depth=1):
+        if scheduler not in (FCFS, EASY, CONSERVATIVE, EASY_DEEP):
             raise ValueError(f"no such scheduler: {scheduler}")
         self.kind = scheduler
         self.record = record
@@ -270,9 +303,12 @@ cdef class QueueRun:
         self.now = -np.inf
         self.dirty = False
         self.fn = self.fcap = self.pcap = self.scap = 0
-        if scheduler == CONSERVATIVE:
+        if scheduler == CONSERVATIVE or scheduler == EASY_DEEP:
             # Simulator.__init__ resets the scheduler at the first submit time.
             steps_init(&self.prof, machine_size, self.submit[0] if self.n else 0.0)
+        self.limit = (1 << 62) if depth is None else depth
+        self.holdn = self.holdcap = self.oldcap = 0
+        self.has_head = self.has_over = False
 
     def __dealloc__(self):
         c_free(self.queue)
@@ -285,6 +321,9 @@ cdef class QueueRun:
         c_free(self.pending)
         c_free(self.scratch)
         steps_free_memory(&self.prof)
+        steps_free_memory(&self.plan)
+        c_free(self.held)
+        c_free(self.old)
 
     cdef void _fresh_outputs(self) except *:
         cdef Py_ssize_t rows = self.submit.shape[0]
@@ -416,7 +455,14 @@ cdef class QueueRun:
         self.ends = <_End*>_copied(src.ends, src.en, sizeof(_End), &self.en, &self.ecap)
         self.heap = <_Event*>_copied(src.heap, src.hn, sizeof(_Event), &self.hn, &self.hcap)
         self.freed = <Freed*>_copied(src.freed, src.fn, sizeof(Freed), &self.fn, &self.fcap)
-        if src.kind == CONSERVATIVE:
+        self.limit = src.limit
+        self.has_head = src.has_head
+        self.has_over = src.has_over
+        self.head = src.head
+        self.over = src.over
+        self.held = <_Held*>_copied(src.held, src.holdn, sizeof(_Held), &self.holdn, &self.holdcap)
+        self.oldcap = 0
+        if src.kind == CONSERVATIVE or src.kind == EASY_DEEP:
             self.prof.t = <double*>_copied(src.prof.t, src.prof.n, sizeof(double), &self.prof.n, &self.prof.cap)
             self.prof.f = <long long*>_copied(src.prof.f, src.prof.n, sizeof(long long), &self.prof.n,
                                               &self.prof.cap)
@@ -437,7 +483,8 @@ cdef class QueueRun:
         scalars = (self.kind, self.record, self.max_clock, self.size, self.n, self.by_order,
                    self.next_row, self.free, self.arrivals, self.has_res, self.res_row, self.res_start,
                    self.seq, self.now, self.dirty, self.outputs, self.started, self.watch_row, self.watched,
-                   self.prof.capacity, self.prof.examined)
+                   self.prof.capacity, self.prof.examined, self.limit, self.has_head, self.has_over,
+                   (self.head.key, self.head.seq, self.head.row), (self.over.key, self.over.seq, self.over.row))
         blobs = (
             _bytes(self.queue, self.qn * sizeof(_Entry)),
             _bytes(self.ends, self.en * sizeof(_End)),
@@ -446,6 +493,7 @@ cdef class QueueRun:
             _bytes(self.log, self.ln * sizeof(double)),
             _bytes(self.prof.t, self.prof.n * sizeof(double)),
             _bytes(self.prof.f, self.prof.n * sizeof(long long)),
+            _bytes(self.held, self.holdn * sizeof(_Held)),
         )
         return (_restored, (arrays, scalars, blobs))
 
@@ -475,16 +523,26 @@ cdef class QueueRun:
         self._settle(now)
 
     cdef void _submit(self, Py_ssize_t row, double now) except *:
+        cdef _Entry e
         if self.kind == CONSERVATIVE:
             self._arrive(row, now)
-        else:
-            self._enqueue(row)
+            return
+        self._enqueue(row)
+        if self.kind == EASY_DEEP and self.has_head:
+            # A static entry sorting before the last reservation comes ahead of it (EASY.submit).
+            e.key = self.keys[row]
+            e.seq = self.arrivals
+            if _entry_less(e, self.head) and (not self.has_over or _entry_less(e, self.over)):
+                self.over = e
+                self.has_over = True
 
     cdef void _settle(self, double now) except *:
         """Schedule until nothing more starts (a job of zero runtime ends in the instant it starts)."""
         while True:
             if self.kind == EASY:
                 self._schedule_easy(now)
+            elif self.kind == EASY_DEEP:
+                self._schedule_deep(now)
             elif self.kind == CONSERVATIVE:
                 self._schedule_conservative(now)
             else:
@@ -501,15 +559,19 @@ cdef class QueueRun:
             if self.outputs:
                 self.end[e.row] = now
             # the scheduler's complete(): free the processors, forget the planned end
-            self.free += self.procs[e.row]
+            self.free += self._held_procs(e.row)
             if self.kind == EASY:
                 self._remove_end(e.planned, e.qseq)
+            elif self.kind == EASY_DEEP:
+                # the deep path's profile gives back what the job would have used after now
+                if now < e.planned:
+                    steps_release(&self.prof, now, e.planned, self._held_procs(e.row))
             elif self.kind == CONSERVATIVE:
                 self._complete_conservative(e.row, e.planned, now)
 
     cdef void _start(self, _Entry* entry, double now) except *:
         """QueueScheduler._start (and EASY's insort of the planned end), then the simulator's start."""
-        cdef long long row = entry.row, p = self.procs[row]
+        cdef long long row = entry.row, p = self._held_procs(row)
         cdef double planned = now + self.estimate[row]
         self.free -= p
         if self.kind == EASY:
@@ -522,6 +584,12 @@ cdef class QueueRun:
         self.started += 1
         self.seq += 1
         self._push(now + self.runtime[row], self.seq, row, planned, entry.seq)
+
+    cdef inline long long _held_procs(self, long long row) noexcept:
+        """The processors a running job holds: on EASY's deep path a job of zero estimate holds none."""
+        if self.kind == EASY_DEEP and not self.estimate[row] > 0:
+            return 0
+        return self.procs[row]
 
     cdef void _note(self, double now, long long row, double start) except *:
         if not self.record:
@@ -919,12 +987,136 @@ cdef class QueueRun:
             w -= 1
 
 
+    # -- EASY at depth k (_easy_depth.DeepReservations with EASY.accelerated False: a full pass) ------
+
+    cdef Py_ssize_t _find(self, _Held* entries, Py_ssize_t lo, Py_ssize_t hi, _Entry e) noexcept:
+        """bisect_left of the entry ``e`` in ``entries[lo:hi]`` (sorted by key and arrival)."""
+        cdef Py_ssize_t mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if _entry_less(_key_of(entries[mid]), e):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cdef Py_ssize_t _held_at(self, _Held* entries, Py_ssize_t lo, Py_ssize_t hi, _Entry e) noexcept:
+        cdef Py_ssize_t k = self._find(entries, lo, hi, e)
+        if k >= hi or entries[k].seq != e.seq:
+            return -1
+        return k
+
+    cdef Py_ssize_t _queued_at(self, _Entry e) noexcept:
+        cdef Py_ssize_t lo = 0, hi = self.qn, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if _entry_less(self.queue[mid], e):
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self.qn and self.queue[lo].seq == e.seq:
+            return lo
+        return -1
+
+    cdef void _schedule_deep(self, double now) except *:
+        """DeepReservations._schedule_deep, a full pass: start or reserve the queue in order."""
+        steps_advance(&self.prof, now)
+        steps_copy(&self.plan, &self.prof)
+        self._room_for_marks()
+        # The last pass's reservations become ``old``; those an arrival came ahead of are lost.
+        cdef _Held* swap = self.old
+        cdef Py_ssize_t oldn = self.holdn, k, lost_from = self.holdn, i, swap_cap
+        self.old = self.held
+        self.held = swap
+        swap_cap = self.oldcap
+        self.oldcap = self.holdcap
+        self.holdcap = swap_cap
+        self.holdn = 0
+        cdef _Held* old = self.old
+        cdef _Entry e
+        if self.has_over and oldn:
+            # bisect_right(held, overtaker)
+            lost_from = self._find(old, 0, oldn, self.over)
+            while lost_from < oldn and not _entry_less(self.over, _key_of(old[lost_from])):
+                lost_from += 1
+        self.has_head = False
+        self.has_over = False
+        cdef double first = INFINITY, end, start, est
+        cdef long long count = 0, p, row
+        cdef bint fits
+        cdef Py_ssize_t first_taken = -1, j
+        for k in range(self.qn):
+            row = self.queue[k].row
+            p = self.procs[row]
+            est = self.estimate[row]
+            if p <= self.free or not est > 0:
+                end = now + est
+                if end <= first:
+                    fits = True
+                elif count < self.limit:
+                    fits = False
+                else:
+                    if steps_min_free(&self.plan, now, end) < p:
+                        continue
+                    fits = True
+                if fits:
+                    if est > 0:
+                        steps_add(&self.plan, now, end, -p)
+                        steps_add(&self.prof, now, end, -p)
+                    self._start(&self.queue[k], now)
+                    self.taken[k] = 1
+                    if first_taken < 0:
+                        first_taken = k
+                    continue
+            elif count >= self.limit:
+                continue
+            start = steps_earliest_fit(&self.plan, now, p, est)
+            end = start + est
+            steps_add(&self.plan, start, end, -p)
+            if start == now:
+                steps_add(&self.prof, now, end, -p)
+                self._start(&self.queue[k], now)
+                self.taken[k] = 1
+                if first_taken < 0:
+                    first_taken = k
+                continue
+            self.held = <_Held*>_grow(self.held, &self.holdcap, self.holdn + 1, sizeof(_Held))
+            self.held[self.holdn].key = self.queue[k].key
+            self.held[self.holdn].seq = self.queue[k].seq
+            self.held[self.holdn].row = row
+            self.held[self.holdn].start = start
+            self.holdn += 1
+            e = self.queue[k]
+            j = self._held_at(old, 0, lost_from, e)
+            if j < 0 or old[j].start != start:
+                if self._held_at(old, lost_from, oldn, e) >= 0:
+                    self._note(now, row, NAN)
+                self._note(now, row, start)
+            count += 1
+            self.head = e
+            self.has_head = True
+            if start < first:
+                first = start
+        # A job reserved in the last pass that neither holds a reservation now nor started lost it.
+        for i in range(oldn):
+            e = _key_of(old[i])
+            if self._held_at(self.held, 0, self.holdn, e) >= 0:
+                continue
+            k = self._queued_at(e)
+            if k >= 0 and not self.taken[k]:
+                self._note(now, old[i].row, NAN)
+        if first_taken >= 0:
+            self._dequeue(first_taken)
+
+
 def _restored(dict arrays, tuple scalars, tuple blobs):
     """A run rebuilt from ``QueueRun.__reduce__``."""
     cdef QueueRun o = QueueRun.__new__(QueueRun)
     (o.kind, o.record, o.max_clock, o.size, o.n, o.by_order, o.next_row, o.free, o.arrivals,
      o.has_res, o.res_row, o.res_start, o.seq, o.now, o.dirty, o.outputs, o.started, o.watch_row,
-     o.watched, o.prof.capacity, o.prof.examined) = scalars
+     o.watched, o.prof.capacity, o.prof.examined, o.limit, o.has_head, o.has_over, head, over) = scalars
+    o.head.key, o.head.seq, o.head.row = head
+    o.over.key, o.over.seq, o.over.row = over
     o.submit = arrays["submit"]
     o.runtime = arrays["runtime"]
     o.estimate = arrays["estimate"]
@@ -955,4 +1147,7 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
         b = blobs[6]
         o.prof.f = <long long*>_copied(<void*>&b[0], len(b) // sizeof(long long), sizeof(long long), &o.prof.n,
                                        &o.prof.cap)
+    b = blobs[7]
+    o.held = <_Held*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(_Held), sizeof(_Held), &o.holdn,
+                             &o.holdcap)
     return o

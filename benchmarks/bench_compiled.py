@@ -1,6 +1,7 @@
 """The compiled whole-run path against the pure-Python path: every speed target, in one run.
 
-Usage: python benchmarks/bench_compiled.py [--traces NAME ...] [--repeat N] [--prefix-trace NAME]
+Usage: python benchmarks/bench_compiled.py [--traces NAME ...] [--configs LABEL ...] [--repeat N]
+                                           [--prefix-trace NAME]
                                            [--prefix N] [--fst-trace NAME] [--fst-jobs N]
                                            [--fst-schedulers NAME ...] [--trace-dir DIR] [--json PATH]
 
@@ -99,10 +100,14 @@ def _identical(a: Schedule, b: Schedule) -> bool:
     )
 
 
-def compare(traces: dict[str, Workload], repeat: int) -> tuple[list[list[str]], list[dict[str, Any]], bool]:
+def compare(
+    traces: dict[str, Workload], repeat: int, labels: list[str]
+) -> tuple[list[list[str]], list[dict[str, Any]], bool]:
     rows, records, same = [], [], True
     for name, w in traces.items():
         for label, make, target in CONFIGS:
+            if label not in labels:
+                continue
             best = {True: float("inf"), False: float("inf")}
             schedules: dict[bool, Schedule] = {}
             for r in range(repeat):
@@ -138,10 +143,12 @@ def compare(traces: dict[str, Workload], repeat: int) -> tuple[list[list[str]], 
     return rows, records, same
 
 
-def growth(w: Workload, prefix: int) -> tuple[list[list[str]], list[dict[str, Any]]]:
+def growth(w: Workload, prefix: int, labels: list[str]) -> tuple[list[list[str]], list[dict[str, Any]]]:
     head = Workload.from_records(w.records[:prefix], w.machine_size)
     rows, records = [], []
     for label, make, _ in CONFIGS:
+        if label not in labels:
+            continue
         short, _s = _run(head, make, False)
         whole, schedule = _run(w, make, False)
         a, b = 1e6 * short / len(head), 1e6 * whole / len(w)
@@ -207,6 +214,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", nargs="+", default=list(DEFAULT_TRACES))
     parser.add_argument("--repeat", type=int, default=3)
+    labels = [label for label, _, _ in CONFIGS]
+    parser.add_argument("--configs", nargs="+", default=labels, choices=labels, help="configurations to time")
     parser.add_argument("--prefix-trace", default="HPC2N-2002-2.1-cln")
     parser.add_argument("--prefix", type=int, default=5000)
     parser.add_argument("--fst-trace", default="HPC2N-2002-2.1-cln")
@@ -220,13 +229,13 @@ def main() -> int:
         return 1
     load = os.getloadavg()
     traces = {t: read_swf(args.trace_dir / f"{t}.swf.gz")[0] for t in args.traces}
-    rows, records, same = compare(traces, args.repeat)
+    rows, records, same = compare(traces, args.repeat, args.configs)
     print(f"Load average before the run: {load[0]:.2f}. Best of {args.repeat}, interleaved.\n")
     header = ["trace", "configuration", "path", "pure (s)", "installed (s)", "pure us/job"]
     header += ["installed us/job", "ratio", "target", "met", "identical"]
     print(markdown(header, rows, right=3))
     whole = read_swf(args.trace_dir / f"{args.prefix_trace}.swf.gz")[0]
-    grows, grecords = growth(whole, args.prefix)
+    grows, grecords = growth(whole, args.prefix, args.configs)
     print(
         f"\nMicroseconds per job as installed, {args.prefix_trace}: first {args.prefix:,} jobs and whole:\n"
     )

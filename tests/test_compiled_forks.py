@@ -68,7 +68,7 @@ def test_the_same_fair_start_times_on_random_workloads(scheduler: Scheduler, w: 
 
 
 @needs_kernel
-@pytest.mark.parametrize("scheduler", [EASY(), EASY(sjf), Conservative()], ids=str)
+@pytest.mark.parametrize("scheduler", [EASY(), EASY(sjf), EASY(depth=3), Conservative()], ids=str)
 def test_the_same_fair_start_times_on_a_process_pool(scheduler: Scheduler) -> None:
     # The pool's tasks carry pickled kernel runs taken at the first arrival of their range.
     w = lublin_feitelson(600, machine_size=64, seed=11, estimates="f-model").scaled(1.5)
@@ -81,7 +81,7 @@ def test_the_same_fair_start_times_on_a_process_pool(scheduler: Scheduler) -> No
 
 @needs_kernel
 @pytest.mark.parametrize(
-    "scheduler", [FCFS(), EASY(), EASY(sjf, backfill_order=sjf), Conservative()], ids=str
+    "scheduler", [FCFS(), EASY(), EASY(sjf, backfill_order=sjf), EASY(sjf, depth=4), Conservative()], ids=str
 )
 def test_a_fork_taken_mid_run_and_a_pickled_one_run_on_as_the_python_fork(scheduler: Scheduler) -> None:
     w = lublin_feitelson(400, machine_size=32, seed=12, estimates="f-model").scaled(2.0)

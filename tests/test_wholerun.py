@@ -1,6 +1,6 @@
 """The compiled whole-run path against the pure-Python path: the same decisions, and only where it may run.
 
-``simulate`` runs FCFS and classic EASY under a built-in static priority, and Conservative, whole in
+``simulate`` runs FCFS and EASY under a built-in static priority, and Conservative, whole in
 the kernel (``backfill/_wholerun.pyx``, chosen by ``backfill/_compiled_runs.py``). Each test here runs a
 configuration as installed and inside :func:`backfill.kernel.pure_python`, and requires the same start
 times, start order and reservation log, byte for byte; and that everything else (a subclass, another
@@ -46,6 +46,7 @@ RUNS_COMPILED = (
     [FCFS(p) for p in STATIC]
     + [EASY(p) for p in STATIC]
     + [EASY(backfill_order=sjf), EASY(sjf, backfill_order=wjf), EASY(ljf, backfill_order=fcfs)]
+    + [EASY(depth=2), EASY(sjf, depth=4), EASY(ljf, depth=None)]
     + [Conservative()]
 )
 needs_kernel = pytest.mark.skipif(
@@ -122,7 +123,7 @@ def test_the_same_decisions_at_high_load(scheduler: Scheduler, seed: int) -> Non
 def test_the_same_decisions_on_archive_trace_prefixes(trace: str) -> None:
     workload = read_swf(TRACES / f"{trace}.swf.gz")[0]
     w = Workload.from_records(workload.records[:4000], workload.machine_size).scaled(1.5)
-    for scheduler in (EASY(), EASY(sjf), EASY(backfill_order=sjf), FCFS(), Conservative()):
+    for scheduler in (EASY(), EASY(sjf), EASY(backfill_order=sjf), EASY(depth=4), FCFS(), Conservative()):
         fast, plain = both(w, scheduler)
         assert fast.path == "compiled"
         assert_identical(fast, plain)
@@ -160,8 +161,7 @@ def by_estimate(job: Job, now: float) -> float:
         MyEASY(),
         EASY(by_estimate),
         EASY(lxf),
-        EASY(depth=2),
-        EASY(depth=None),
+        EASY(lxf, depth=3),
         EASY(backfill_order=lxf),
         EASY(backfill_order=by_estimate),
         EASY(planning_window=3600),
