@@ -9,6 +9,10 @@ the pure-Python path unchanged. It runs:
 * :class:`~backfill.schedulers.EASY` at depth 1 with no ``planning_window`` or ``max_tested``, any
   built-in static priority, and no ``backfill_order`` or a built-in static one (SJBF is
   ``backfill_order=sjf``);
+* :class:`~backfill.schedulers.EASY` at any other depth (``depth=k`` or ``None``) with no
+  ``planning_window`` or ``max_tested``, any built-in static priority: the deep path's full pass
+  at every decision (what ``EASY.accelerated``'s shortcut is proven equal to), with the
+  reservations it overtakes logged as the Python path logs them;
 * :class:`~backfill.schedulers.Conservative` with no ``planning_window`` or ``max_tested``, its
   accelerated compression (``Conservative.accelerated``, the default), and no job running past its
   estimate (the default overrun policy raises such estimates): the run reports the profile events
@@ -47,7 +51,8 @@ _KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
 def compiled_kind(scheduler: Scheduler) -> int | None:
     """The compiled scheduler that makes exactly this scheduler's decisions, or None.
 
-    0 for FCFS, 1 for classic EASY and 2 for Conservative (``backfill/_wholerun.pyx``'s constants).
+    0 for FCFS, 1 for classic EASY, 2 for Conservative and 3 for EASY at depth k
+    (``backfill/_wholerun.pyx``'s constants).
     The class must be the built-in one itself, not a subclass, and its priority one of the built-in
     static ones.
     """

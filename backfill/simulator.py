@@ -528,8 +528,8 @@ def simulate(
     the submissions and once more with ``len(workload)`` when the simulation has ended (a progress
     bar's ``update`` takes the differences). Running in steps does not change the schedule.
 
-    Where the compiled kernel implements the configuration exactly (FCFS and classic EASY under a
-    built-in static priority, and Conservative; not a subclass; see :mod:`backfill.kernel`), the
+    Where the compiled kernel implements the configuration exactly (FCFS and EASY at any depth under
+    a built-in static priority, and Conservative; not a subclass; see :mod:`backfill.kernel`), the
     whole run is made in it, with the same starts, start order and reservation log, and the
     schedule's ``path`` is ``"compiled"``; the scheduler object is then reset but not driven (only
     Conservative's ``events_examined`` is set to the run's). Everything else runs the Python path,
