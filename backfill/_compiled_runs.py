@@ -17,6 +17,9 @@ the pure-Python path unchanged. It runs:
   accelerated compression (``Conservative.accelerated``, the default), and no job running past its
   estimate (the default overrun policy raises such estimates): the run reports the profile events
   its searches examined, so the scheduler's ``events_examined`` is the Python path's;
+* :class:`~backfill.schedulers.PC` under a built-in static priority, ``restart`` or not, with no
+  ``planning_window`` or ``max_tested``, its accelerated compression (``PC.accelerated``) and no job
+  running past its estimate; its ``events_examined`` and ``moves`` are the Python path's;
 
 where the built-in static priorities are :func:`~backfill.schedulers.priorities.fcfs`, ``sjf``,
 ``ljf``, ``wjf`` and ``njf`` themselves. It never runs a subclass (whatever it overrides), another
@@ -35,9 +38,11 @@ from typing import Any
 import numpy as np
 
 import backfill.kernel as kernel
+from backfill.schedulers import _long_queues, guarantee
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
+from backfill.schedulers.pc import PC
 from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
 from backfill.schedulers.protocol import Scheduler
 from backfill.workloads.limits import MAX_CLOCK
@@ -51,16 +56,19 @@ _KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
 def compiled_kind(scheduler: Scheduler) -> int | None:
     """The compiled scheduler that makes exactly this scheduler's decisions, or None.
 
-    0 for FCFS, 1 for classic EASY, 2 for Conservative and 3 for EASY at depth k
-    (``backfill/_wholerun.pyx``'s constants).
-    The class must be the built-in one itself, not a subclass, and its priority one of the built-in
-    static ones.
+    0 for FCFS, 1 for classic EASY, 2 for Conservative, 3 for EASY at depth k and 4 for PC
+    (``backfill/_wholerun.pyx``'s constants). The class must be the built-in one itself, not a
+    subclass, and its priority one of the built-in static ones.
     """
     cls = type(scheduler)
     if cls is Conservative:
         assert isinstance(scheduler, Conservative)
         plain = scheduler.planning_window is None and scheduler.max_tested is None
         return 2 if plain and cls.accelerated else None
+    if cls is PC:
+        assert isinstance(scheduler, PC)
+        plain = scheduler.planning_window is None and scheduler.max_tested is None
+        return 4 if plain and cls.accelerated and scheduler.priority in _KEYS else None
     if cls is not FCFS and cls is not EASY:
         return None
     if getattr(scheduler, "priority", None) not in _KEYS:
@@ -123,8 +131,8 @@ def whole_run(
         return None
     runtimes = np.asarray(runtime, dtype=np.float64)
     estimates = np.asarray(estimate, dtype=np.float64)
-    if kind == 2 and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
-        # Conservative refuses a job running past its planned end: the Python path says so.
+    if kind in (2, 4) and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
+        # Conservative and PC refuse a job running past its planned end: the Python path says so.
         return None
     key = "fcfs" if kind == 2 else _KEYS[scheduler.priority]  # type: ignore[attr-defined]
     order = getattr(scheduler, "backfill_order", None)
@@ -143,11 +151,16 @@ def whole_run(
         record,
         MAX_CLOCK,
         depth,
+        restart=getattr(scheduler, "restart", True),
+        # PC's thresholds, read now (a test may lower them).
+        narrow=_long_queues.NARROW,
+        per_width=_long_queues.PER_WIDTH,
+        trim=guarantee.TRIM,
     )
 
 
 def settle(scheduler: Scheduler, run: Any) -> None:
-    """Leave in the scheduler what its Python path would have counted: Conservative's events examined.
+    """Leave in the scheduler what its Python path would have counted: events examined, and PC's moves.
 
     The compiled run does not drive the scheduler object, which stays as it was reset; the counts
     that callers read after a simulation (``events_examined``, the work measure of Lindsay et al.
@@ -155,3 +168,6 @@ def settle(scheduler: Scheduler, run: Any) -> None:
     """
     if type(scheduler) is Conservative:
         scheduler._profile.examined = run.examined()
+    elif type(scheduler) is PC:
+        scheduler._profile.examined = run.examined()
+        scheduler._moves = run.moves()

@@ -45,6 +45,17 @@ from backfill._cprofile cimport (
     steps_release,
     steps_reserve,
 )
+from backfill._cguarantee cimport (
+    FreedLog,
+    Guar,
+    PCWork,
+    compress,
+    log_push,
+    trim,
+    work_free,
+    work_init,
+    work_queue_room,
+)
 
 import numpy as np
 
@@ -86,6 +97,7 @@ FCFS = 0
 EASY = 1
 CONSERVATIVE = 2
 EASY_DEEP = 3
+PC = 4
 # Which static key orders the queue (the built-in priorities of that name).
 KEYS = ("fcfs", "sjf", "ljf", "wjf", "njf")
 
@@ -241,6 +253,16 @@ cdef class QueueRun:
     cdef Py_ssize_t oldcap
     cdef bint has_head, has_over
     cdef _Entry head, over
+    # PC: each queued job's guarantee and search range, at its queue position; the freed log; the
+    # earliest guarantee; the compression's arrays
+    cdef Guar* guar
+    cdef Py_ssize_t gcap
+    cdef FreedLog flog
+    cdef double due
+    cdef long long nmoves
+    cdef bint restart
+    cdef Py_ssize_t narrow, per_width, trim
+    cdef PCWork work
     # the simulator
     cdef _Event* heap
     cdef Py_ssize_t hn, hcap
@@ -266,10 +288,17 @@ cdef class QueueRun:
         self.plan.f = NULL
         self.held = NULL
         self.old = NULL
+        self.guar = NULL
+        self.gcap = 0
+        self.flog.v = NULL
+        self.flog.n = self.flog.cap = 0
+        self.flog.base = 0
+        work_init(&self.work)
 
     def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
-                 ids, bad, long long machine_size, bint record, double max_clock, depth=1):
-        if scheduler not in (FCFS, EASY, CONSERVATIVE, EASY_DEEP):
+                 ids, bad, long long machine_size, bint record, double max_clock, depth=1, restart=True,
+                 narrow=64, per_width=16, trim=512):
+        if scheduler not in (FCFS, EASY, CONSERVATIVE, EASY_DEEP, PC):
             raise ValueError(f"no such scheduler: {scheduler}")
         self.kind = scheduler
         self.record = record
@@ -303,7 +332,13 @@ cdef class QueueRun:
         self.now = -np.inf
         self.dirty = False
         self.fn = self.fcap = self.pcap = self.scap = 0
-        if scheduler == CONSERVATIVE or scheduler == EASY_DEEP:
+        self.due = INFINITY
+        self.nmoves = 0
+        self.restart = restart
+        self.narrow = narrow
+        self.per_width = per_width
+        self.trim = trim
+        if scheduler == CONSERVATIVE or scheduler == EASY_DEEP or scheduler == PC:
             # Simulator.__init__ resets the scheduler at the first submit time.
             steps_init(&self.prof, machine_size, self.submit[0] if self.n else 0.0)
         self.limit = (1 << 62) if depth is None else depth
@@ -324,6 +359,9 @@ cdef class QueueRun:
         steps_free_memory(&self.plan)
         c_free(self.held)
         c_free(self.old)
+        c_free(self.guar)
+        c_free(self.flog.v)
+        work_free(&self.work)
 
     cdef void _fresh_outputs(self) except *:
         cdef Py_ssize_t rows = self.submit.shape[0]
@@ -438,6 +476,10 @@ cdef class QueueRun:
         self.procs = src.procs
         self.ids = src.ids
         self.bad = src.bad
+        self.restart = src.restart
+        self.narrow = src.narrow
+        self.per_width = src.per_width
+        self.trim = src.trim
 
     cdef void _copy_state(self, QueueRun src) except *:
         self.next_row = src.next_row
@@ -462,7 +504,13 @@ cdef class QueueRun:
         self.over = src.over
         self.held = <_Held*>_copied(src.held, src.holdn, sizeof(_Held), &self.holdn, &self.holdcap)
         self.oldcap = 0
-        if src.kind == CONSERVATIVE or src.kind == EASY_DEEP:
+        self.due = src.due
+        self.nmoves = src.nmoves
+        if src.kind == PC:
+            self.guar = <Guar*>_copied(src.guar, src.qn, sizeof(Guar), &self.qn, &self.gcap)
+            self.flog.v = <Freed*>_copied(src.flog.v, src.flog.n, sizeof(Freed), &self.flog.n, &self.flog.cap)
+            self.flog.base = src.flog.base
+        if src.kind == CONSERVATIVE or src.kind == EASY_DEEP or src.kind == PC:
             self.prof.t = <double*>_copied(src.prof.t, src.prof.n, sizeof(double), &self.prof.n, &self.prof.cap)
             self.prof.f = <long long*>_copied(src.prof.f, src.prof.n, sizeof(long long), &self.prof.n,
                                               &self.prof.cap)
@@ -484,7 +532,8 @@ cdef class QueueRun:
                    self.next_row, self.free, self.arrivals, self.has_res, self.res_row, self.res_start,
                    self.seq, self.now, self.dirty, self.outputs, self.started, self.watch_row, self.watched,
                    self.prof.capacity, self.prof.examined, self.limit, self.has_head, self.has_over,
-                   (self.head.key, self.head.seq, self.head.row), (self.over.key, self.over.seq, self.over.row))
+                   (self.head.key, self.head.seq, self.head.row), (self.over.key, self.over.seq, self.over.row),
+                   self.restart, self.narrow, self.per_width, self.trim, self.due, self.nmoves, self.flog.base)
         blobs = (
             _bytes(self.queue, self.qn * sizeof(_Entry)),
             _bytes(self.ends, self.en * sizeof(_End)),
@@ -494,12 +543,18 @@ cdef class QueueRun:
             _bytes(self.prof.t, self.prof.n * sizeof(double)),
             _bytes(self.prof.f, self.prof.n * sizeof(long long)),
             _bytes(self.held, self.holdn * sizeof(_Held)),
+            _bytes(self.guar, (self.qn if self.kind == PC else 0) * sizeof(Guar)),
+            _bytes(self.flog.v, self.flog.n * sizeof(Freed)),
         )
         return (_restored, (arrays, scalars, blobs))
 
     def examined(self):
-        """Conservative's ``events_examined``: the profile steps its searches looked at."""
+        """Conservative's and PC's ``events_examined``: the profile steps their searches looked at."""
         return self.prof.examined
+
+    def moves(self):
+        """PC's ``moves``: how many times a queued job moved earlier."""
+        return self.nmoves
 
     def results(self):
         """(start, end, start order, flat log of (time, job id, start) triples) as numpy arrays."""
@@ -527,6 +582,9 @@ cdef class QueueRun:
         if self.kind == CONSERVATIVE:
             self._arrive(row, now)
             return
+        if self.kind == PC:
+            self._arrive_pc(row, now)
+            return
         self._enqueue(row)
         if self.kind == EASY_DEEP and self.has_head:
             # A static entry sorting before the last reservation comes ahead of it (EASY.submit).
@@ -545,6 +603,8 @@ cdef class QueueRun:
                 self._schedule_deep(now)
             elif self.kind == CONSERVATIVE:
                 self._schedule_conservative(now)
+            elif self.kind == PC:
+                self._schedule_pc(now)
             else:
                 self._schedule_fcfs(now)
             if self.hn and self.heap[0].time == now:
@@ -568,6 +628,8 @@ cdef class QueueRun:
                     steps_release(&self.prof, now, e.planned, self._held_procs(e.row))
             elif self.kind == CONSERVATIVE:
                 self._complete_conservative(e.row, e.planned, now)
+            elif self.kind == PC:
+                self._complete_pc(e.row, e.planned, now)
 
     cdef void _start(self, _Entry* entry, double now) except *:
         """QueueScheduler._start (and EASY's insort of the planned end), then the simulator's start."""
@@ -606,8 +668,8 @@ cdef class QueueRun:
         self.arrivals += 1
         self._insert(self.keys[row], self.arrivals, row)
 
-    cdef void _insert(self, double key, long long seq, long long row) except *:
-        """SortedList.add of (key, seq, job), seq the largest so far."""
+    cdef Py_ssize_t _insert(self, double key, long long seq, long long row) except -1:
+        """SortedList.add of (key, seq, job), seq the largest so far; returns its position."""
         cdef _Entry e
         e.key = key
         e.seq = seq
@@ -625,6 +687,7 @@ cdef class QueueRun:
             memmove(&self.queue[lo + 1], &self.queue[lo], (self.qn - lo) * sizeof(_Entry))
         self.queue[lo] = e
         self.qn += 1
+        return lo
 
     cdef void _drop_head(self, Py_ssize_t k) noexcept:
         """Drop the first ``k`` entries (the jobs just started), keeping the order of the rest."""
@@ -987,6 +1050,100 @@ cdef class QueueRun:
             w -= 1
 
 
+    # -- PC (PC.submit, complete, schedule; GuaranteeScheduler._place, _release, _start_due, _trim) ---
+    # The compression is LongQueueCompression's, in _cguarantee.pxd.
+
+    cdef void _arrive_pc(self, Py_ssize_t row, double now) except *:
+        """PC.submit: compress if a job ended early, then queue the job with its guarantee, its
+        earliest fit (GuaranteeScheduler._place)."""
+        if self.dirty:
+            self._compress_pc(now)
+        self.arrivals += 1
+        cdef double est = self.estimate[row]
+        cdef double start = steps_earliest_fit(&self.prof, now, self.procs[row], est)
+        steps_reserve(&self.prof, start, start + est, self.procs[row])
+        cdef Py_ssize_t k = self._insert(self.keys[row], self.arrivals, row)
+        self.guar = <Guar*>_grow(self.guar, &self.gcap, self.qn, sizeof(Guar))
+        memmove(&self.guar[k + 1], &self.guar[k], (self.qn - 1 - k) * sizeof(Guar))
+        self.guar[k].start = start
+        self.guar[k].low = start
+        self.guar[k].high = -INFINITY
+        self.guar[k].seen = self.flog.base + self.flog.n
+        if start < self.due:
+            self.due = start
+        self._note(now, row, start)
+
+    cdef void _complete_pc(self, long long row, double end, double now) except *:
+        """PC.complete (GuaranteeScheduler._release): free and log the unused part of the reservation,
+        which the next decision compresses into."""
+        if now < end:
+            steps_release(&self.prof, now, end, self.procs[row])
+            log_push(&self.flog, now, end)
+            self.freed = <Freed*>_grow(self.freed, &self.fcap, self.fn + 1, sizeof(Freed))
+            self.freed[self.fn].a = now
+            self.freed[self.fn].b = end
+            self.fn += 1
+            self.dirty = True
+
+    cdef void _compress_pc(self, double now) except *:
+        """PC._compress_pending: the accelerated compression of the queue, in priority order, after the
+        early completions since the last one (``self.freed``); every move is logged in order."""
+        cdef Py_ssize_t k, n = self.qn
+        cdef long long row
+        cdef PCWork* w = &self.work
+        self.dirty = False
+        work_queue_room(w, n)
+        for k in range(n):
+            row = self.queue[k].row
+            w.widths[k] = self.procs[row]
+            w.ests[k] = self.estimate[row]
+        compress(&self.prof, self.guar, n, &self.flog, self.freed, self.fn, now, self.restart,
+                 self.narrow, self.per_width, w)
+        for k in range(w.nmoved):
+            self._note(now, self.queue[w.mk[k]].row, w.mnew[k])
+            if w.mnew[k] < self.due:
+                self.due = w.mnew[k]
+        self.nmoves += w.nmoved
+        self.fn = 0
+
+    cdef void _schedule_pc(self, double now) except *:
+        """PC.schedule: compress if a job ended early, then start every job whose guarantee has come,
+        in planned-start order (GuaranteeScheduler._start_due), and trim the freed log if it is long."""
+        if self.dirty:
+            self._compress_pc(now)
+        steps_advance(&self.prof, now)
+        if not self.qn or self.due > now:
+            return
+        cdef Py_ssize_t k, m = 0, kept = 0
+        self._room_for_marks()
+        self.scratch = <_Entry*>_grow(self.scratch, &self.scap, self.qn + 1, sizeof(_Entry))
+        for k in range(self.qn):
+            if self.guar[k].start <= now:
+                self.scratch[m].key = self.guar[k].start
+                self.scratch[m].seq = self.queue[k].seq
+                self.scratch[m].row = k
+                m += 1
+        qsort(self.scratch, m, sizeof(_Entry), _entry_cmp)
+        for k in range(m):
+            self._start(&self.queue[self.scratch[k].row], now)
+            self.taken[self.scratch[k].row] = 1
+        self.due = INFINITY
+        for k in range(self.qn):
+            if self.taken[k]:
+                self.taken[k] = 0
+            else:
+                self.queue[kept] = self.queue[k]
+                self.guar[kept] = self.guar[k]
+                if self.guar[kept].start < self.due:
+                    self.due = self.guar[kept].start
+                kept += 1
+        self.qn = kept
+        if self.flog.n > 2 * self.qn + self.trim:
+            work_queue_room(&self.work, self.qn)
+            for k in range(self.qn):
+                self.work.ests[k] = self.estimate[self.queue[k].row]
+            trim(self.guar, self.qn, self.work.ests, &self.flog, self.prof.t[0])
+
     # -- EASY at depth k (_easy_depth.DeepReservations with EASY.accelerated False: a full pass) ------
 
     cdef Py_ssize_t _find(self, _Held* entries, Py_ssize_t lo, Py_ssize_t hi, _Entry e) noexcept:
@@ -1114,7 +1271,8 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
     cdef QueueRun o = QueueRun.__new__(QueueRun)
     (o.kind, o.record, o.max_clock, o.size, o.n, o.by_order, o.next_row, o.free, o.arrivals,
      o.has_res, o.res_row, o.res_start, o.seq, o.now, o.dirty, o.outputs, o.started, o.watch_row,
-     o.watched, o.prof.capacity, o.prof.examined, o.limit, o.has_head, o.has_over, head, over) = scalars
+     o.watched, o.prof.capacity, o.prof.examined, o.limit, o.has_head, o.has_over, head, over,
+     o.restart, o.narrow, o.per_width, o.trim, o.due, o.nmoves, o.flog.base) = scalars
     o.head.key, o.head.seq, o.head.row = head
     o.over.key, o.over.seq, o.over.row = over
     o.submit = arrays["submit"]
@@ -1150,4 +1308,12 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
     b = blobs[7]
     o.held = <_Held*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(_Held), sizeof(_Held), &o.holdn,
                              &o.holdcap)
+    cdef Py_ssize_t count
+    if o.kind == PC:
+        b = blobs[8]
+        o.guar = <Guar*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(Guar), sizeof(Guar), &count,
+                                &o.gcap)
+        b = blobs[9]
+        o.flog.v = <Freed*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(Freed), sizeof(Freed),
+                                   &o.flog.n, &o.flog.cap)
     return o
