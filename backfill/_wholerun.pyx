@@ -263,6 +263,9 @@ cdef class QueueRun:
     cdef bint restart
     cdef Py_ssize_t narrow, per_width, trim
     cdef PCWork work
+    cdef double* wakes
+    cdef Py_ssize_t wn, wcap
+    cdef double last_wake
     # the simulator
     cdef _Event* heap
     cdef Py_ssize_t hn, hcap
@@ -294,6 +297,9 @@ cdef class QueueRun:
         self.flog.n = self.flog.cap = 0
         self.flog.base = 0
         work_init(&self.work)
+        self.wakes = NULL
+        self.wn = self.wcap = 0
+        self.last_wake = NAN
 
     def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
                  ids, bad, long long machine_size, bint record, double max_clock, depth=1, restart=True,
@@ -362,6 +368,7 @@ cdef class QueueRun:
         c_free(self.guar)
         c_free(self.flog.v)
         work_free(&self.work)
+        c_free(self.wakes)
 
     cdef void _fresh_outputs(self) except *:
         cdef Py_ssize_t rows = self.submit.shape[0]
@@ -384,9 +391,7 @@ cdef class QueueRun:
         """
         cdef double t
         while True:
-            t = self.heap[0].time if self.hn else INFINITY
-            if self.next_row < self.n and self.submit[self.next_row] < t:
-                t = self.submit[self.next_row]
+            t = self._next_time()
             if t >= stop or t == INFINITY:
                 return True
             if t > self.max_clock:
@@ -399,9 +404,7 @@ cdef class QueueRun:
 
     def step(self):
         """Process the next instant: 1, or 0 if nothing was left, or -1 (nothing done) past ``max_clock``."""
-        cdef double t = self.heap[0].time if self.hn else INFINITY
-        if self.next_row < self.n and self.submit[self.next_row] < t:
-            t = self.submit[self.next_row]
+        cdef double t = self._next_time()
         if t == INFINITY:
             return 0
         if t > self.max_clock:
@@ -506,6 +509,8 @@ cdef class QueueRun:
         self.oldcap = 0
         self.due = src.due
         self.nmoves = src.nmoves
+        self.last_wake = src.last_wake
+        self.wakes = <double*>_copied(src.wakes, src.wn, sizeof(double), &self.wn, &self.wcap)
         if src.kind == PC:
             self.guar = <Guar*>_copied(src.guar, src.qn, sizeof(Guar), &self.qn, &self.gcap)
             self.flog.v = <Freed*>_copied(src.flog.v, src.flog.n, sizeof(Freed), &self.flog.n, &self.flog.cap)
@@ -533,7 +538,8 @@ cdef class QueueRun:
                    self.seq, self.now, self.dirty, self.outputs, self.started, self.watch_row, self.watched,
                    self.prof.capacity, self.prof.examined, self.limit, self.has_head, self.has_over,
                    (self.head.key, self.head.seq, self.head.row), (self.over.key, self.over.seq, self.over.row),
-                   self.restart, self.narrow, self.per_width, self.trim, self.due, self.nmoves, self.flog.base)
+                   self.restart, self.narrow, self.per_width, self.trim, self.due, self.nmoves, self.flog.base,
+                   self.last_wake)
         blobs = (
             _bytes(self.queue, self.qn * sizeof(_Entry)),
             _bytes(self.ends, self.en * sizeof(_End)),
@@ -545,6 +551,7 @@ cdef class QueueRun:
             _bytes(self.held, self.holdn * sizeof(_Held)),
             _bytes(self.guar, (self.qn if self.kind == PC else 0) * sizeof(Guar)),
             _bytes(self.flog.v, self.flog.n * sizeof(Freed)),
+            _bytes(self.wakes, self.wn * sizeof(double)),
         )
         return (_restored, (arrays, scalars, blobs))
 
@@ -566,6 +573,15 @@ cdef class QueueRun:
         return (np.asarray(self.start).copy(), np.asarray(self.end).copy(),
                 np.asarray(self.order)[:self.started].copy(), log)
 
+    cdef double _next_time(self) noexcept:
+        """Simulator.next_time: the next completion, arrival or wake-up (INFINITY when none)."""
+        cdef double t = self.heap[0].time if self.hn else INFINITY
+        if self.next_row < self.n and self.submit[self.next_row] < t:
+            t = self.submit[self.next_row]
+        if self.wn and self.wakes[0] < t:
+            t = self.wakes[0]
+        return t
+
     cdef void _step(self, double now) except *:
         self.now = now
         self._complete_due(now)
@@ -575,7 +591,44 @@ cdef class QueueRun:
                 self._submit(i, now)
             i += 1
         self.next_row = i
+        while self.wn and self.wakes[0] == now:
+            self._pop_wake()
         self._settle(now)
+
+    # -- wake-ups (PC's next_wakeup, its earliest guarantee; the simulator's _WAKEUP events) -----------
+
+    cdef void _wake_at(self, double time) except *:
+        """Push a wake-up (the simulator pushes each pending time once; a repeat changes no instant)."""
+        if time == self.last_wake and self.wn:
+            return
+        self.last_wake = time
+        self.wakes = <double*>_grow(self.wakes, &self.wcap, self.wn + 1, sizeof(double))
+        cdef Py_ssize_t i = self.wn, parent
+        self.wn += 1
+        while i > 0:
+            parent = (i - 1) >> 1
+            if not time < self.wakes[parent]:
+                break
+            self.wakes[i] = self.wakes[parent]
+            i = parent
+        self.wakes[i] = time
+
+    cdef void _pop_wake(self) noexcept:
+        self.wn -= 1
+        cdef double last = self.wakes[self.wn]
+        cdef Py_ssize_t i = 0, child
+        while True:
+            child = 2 * i + 1
+            if child >= self.wn:
+                break
+            if child + 1 < self.wn and self.wakes[child + 1] < self.wakes[child]:
+                child += 1
+            if not self.wakes[child] < last:
+                break
+            self.wakes[i] = self.wakes[child]
+            i = child
+        if self.wn:
+            self.wakes[i] = last
 
     cdef void _submit(self, Py_ssize_t row, double now) except *:
         cdef _Entry e
@@ -611,6 +664,9 @@ cdef class QueueRun:
                 self._complete_due(now)
                 continue
             break
+        if self.kind == PC and self.due > now and self.due != INFINITY:
+            # PC.next_wakeup: a job must start at its guarantee even if nothing else happens then.
+            self._wake_at(self.due)
 
     cdef void _complete_due(self, double now) except *:
         cdef _Event e
@@ -1272,7 +1328,8 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
     (o.kind, o.record, o.max_clock, o.size, o.n, o.by_order, o.next_row, o.free, o.arrivals,
      o.has_res, o.res_row, o.res_start, o.seq, o.now, o.dirty, o.outputs, o.started, o.watch_row,
      o.watched, o.prof.capacity, o.prof.examined, o.limit, o.has_head, o.has_over, head, over,
-     o.restart, o.narrow, o.per_width, o.trim, o.due, o.nmoves, o.flog.base) = scalars
+     o.restart, o.narrow, o.per_width, o.trim, o.due, o.nmoves, o.flog.base,
+     o.last_wake) = scalars
     o.head.key, o.head.seq, o.head.row = head
     o.over.key, o.over.seq, o.over.row = over
     o.submit = arrays["submit"]
@@ -1316,4 +1373,7 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
         b = blobs[9]
         o.flog.v = <Freed*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(Freed), sizeof(Freed),
                                    &o.flog.n, &o.flog.cap)
+        b = blobs[10]
+        o.wakes = <double*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(double), sizeof(double),
+                                   &o.wn, &o.wcap)
     return o
