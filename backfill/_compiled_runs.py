@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 import backfill.kernel as kernel
-from backfill.schedulers import _long_queues, guarantee
+from backfill.schedulers import _long_queues
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
@@ -151,11 +151,11 @@ def whole_run(
         record,
         MAX_CLOCK,
         depth,
-        restart=getattr(scheduler, "restart", True),
+        getattr(scheduler, "restart", True),
         # PC's thresholds, read now (a test may lower them).
-        narrow=_long_queues.NARROW,
-        per_width=_long_queues.PER_WIDTH,
-        trim=guarantee.TRIM,
+        _long_queues.NARROW,
+        _long_queues.PER_WIDTH,
+        _long_queues.TRIM,
     )
 
 

@@ -1,7 +1,7 @@
 """Fair start times on the compiled path: forks of a kernel run decide as forks of the Python simulator.
 
 ``fair_start_times`` forks a :class:`~backfill._compiled_forks.CompiledSimulation` where the kernel runs
-the configuration whole (FCFS, classic EASY, Conservative; ``backfill/_compiled_runs.py``). Each test
+the configuration whole (FCFS, EASY, Conservative, PC; ``backfill/_compiled_runs.py``). Each test
 computes the same thing on both paths and requires identical values: serially, on a process pool
 (the runs are pickled), and from a fork taken in the middle of a run.
 """
@@ -20,6 +20,7 @@ from test_wholerun import RUNS_COMPILED, assert_same_decisions
 from backfill import (
     EASY,
     FCFS,
+    PC,
     BackfillError,
     Conservative,
     ScheduleError,
@@ -68,7 +69,9 @@ def test_the_same_fair_start_times_on_random_workloads(scheduler: Scheduler, w: 
 
 
 @needs_kernel
-@pytest.mark.parametrize("scheduler", [EASY(), EASY(sjf), EASY(depth=3), Conservative()], ids=str)
+@pytest.mark.parametrize(
+    "scheduler", [EASY(), EASY(sjf), EASY(depth=3), Conservative(), PC(), PC(sjf, restart=False)], ids=str
+)
 def test_the_same_fair_start_times_on_a_process_pool(scheduler: Scheduler) -> None:
     # The pool's tasks carry pickled kernel runs taken at the first arrival of their range.
     w = lublin_feitelson(600, machine_size=64, seed=11, estimates="f-model").scaled(1.5)
@@ -81,7 +84,17 @@ def test_the_same_fair_start_times_on_a_process_pool(scheduler: Scheduler) -> No
 
 @needs_kernel
 @pytest.mark.parametrize(
-    "scheduler", [FCFS(), EASY(), EASY(sjf, backfill_order=sjf), EASY(sjf, depth=4), Conservative()], ids=str
+    "scheduler",
+    [
+        FCFS(),
+        EASY(),
+        EASY(sjf, backfill_order=sjf),
+        EASY(sjf, depth=4),
+        Conservative(),
+        PC(),
+        PC(sjf, restart=False),
+    ],
+    ids=str,
 )
 def test_a_fork_taken_mid_run_and_a_pickled_one_run_on_as_the_python_fork(scheduler: Scheduler) -> None:
     w = lublin_feitelson(400, machine_size=32, seed=12, estimates="f-model").scaled(2.0)
@@ -101,10 +114,11 @@ def test_a_fork_taken_mid_run_and_a_pickled_one_run_on_as_the_python_fork(schedu
 
 
 @needs_kernel
-def test_a_fork_without_later_arrivals_and_a_late_delivery() -> None:
+@pytest.mark.parametrize("scheduler", [Conservative(), PC(sjf)], ids=str)
+def test_a_fork_without_later_arrivals_and_a_late_delivery(scheduler: Scheduler) -> None:
     w = lublin_feitelson(300, machine_size=32, seed=13).scaled(2.0)
     row = 150
-    fast = compiled_sim(w, Conservative())
+    fast = compiled_sim(w, scheduler)
     fast.run_before(float(w.column("submit")[row]))
     fork = fast.fork(last_arrival=row - 1)
     while fork.queued_jobs or fork._next < row:

@@ -38,7 +38,7 @@ from backfill import (
     simulate,
     sjf,
 )
-from backfill.kernel import ENVIRONMENT_VARIABLE, compiled, pure_python
+from backfill.kernel import ENVIRONMENT_VARIABLE, compiled, pure_python, python_path
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 SCHEDULERS = registered_schedulers()
@@ -51,11 +51,15 @@ def _run(w: Workload, scheduler: Scheduler) -> tuple[Schedule, Any]:
 
 def assert_same_as_reference(w: Workload, scheduler: Scheduler) -> None:
     fast, fast_events = _run(w, scheduler)
+    # Where the configuration runs whole in the kernel, the kernel's loops on the Python path too.
+    with python_path():
+        loops, loops_events = _run(w, scheduler)
     with pure_python():
         assert not compiled()
         plain, plain_events = _run(w, scheduler)
     assert_same(fast, plain)
-    assert fast_events == plain_events
+    assert_same(loops, plain)
+    assert fast_events == loops_events == plain_events
 
 
 def test_the_kernel_is_built_wherever_a_compiler_is() -> None:
@@ -222,8 +226,9 @@ def test_the_profile_and_the_schedulers_go_through_the_kernel(monkeypatch: pytes
     w = lublin_feitelson(400, machine_size=32, seed=3, estimates="f-model").scaled(2.0)
     simulate(w, Conservative())
     simulate(w, SlackBackfill())
-    simulate(w, PC())
-    simulate(w, PC(restart=False))
+    with python_path():  # PC runs whole in the kernel; its Python path calls the loops
+        simulate(w, PC())
+        simulate(w, PC(restart=False))
     simulate(w, Selective())
     # A queue long enough for the compression to rule jobs out a width at a time.
     simulate(lublin_feitelson(800, machine_size=32, seed=3, estimates="f-model").scaled(3.0), DC())

@@ -1,11 +1,12 @@
 """The compiled whole-run path against the pure-Python path: the same decisions, and only where it may run.
 
 ``simulate`` runs FCFS and EASY under a built-in static priority, Conservative, and PC under a
-built-in static priority, whole in the kernel (``backfill/_wholerun.pyx``, chosen by ``backfill/_compiled_runs.py``). Each test here runs a
-configuration as installed and inside :func:`backfill.kernel.pure_python`, and requires the same start
-times, start order and reservation log, byte for byte, and the same work counts (``events_examined``,
-PC's ``moves``); and that everything else (a subclass, another
-priority, a deeper EASY, a stepped simulation) runs the Python path.
+built-in static priority, whole in the kernel (``backfill/_wholerun.pyx``, chosen by
+``backfill/_compiled_runs.py``). Each test here runs a configuration as installed and inside
+:func:`backfill.kernel.pure_python`, and requires the same start times, start order and reservation
+log, byte for byte, and the same work counts (``events_examined``, PC's ``moves``); and that
+everything else (a subclass, another priority, a deeper EASY, a stepped simulation) runs the Python
+path.
 """
 
 from __future__ import annotations
