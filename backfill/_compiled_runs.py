@@ -38,10 +38,10 @@ from typing import Any
 import numpy as np
 
 import backfill.kernel as kernel
-from backfill.schedulers import _long_queues
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
+from backfill.schedulers.guarantee import compression_thresholds
 from backfill.schedulers.pc import PC
 from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
 from backfill.schedulers.protocol import Scheduler
@@ -152,10 +152,7 @@ def whole_run(
         MAX_CLOCK,
         depth,
         getattr(scheduler, "restart", True),
-        # PC's thresholds, read now (a test may lower them).
-        _long_queues.NARROW,
-        _long_queues.PER_WIDTH,
-        _long_queues.TRIM,
+        *compression_thresholds(),  # PC's, read now (a test may lower them)
     )
 
 

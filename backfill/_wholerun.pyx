@@ -1,23 +1,27 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Whole runs in C: the simulator's event loop with FCFS, classic EASY or Conservative deciding.
+"""Whole runs in C: the simulator's event loop with FCFS, EASY, Conservative or PC deciding.
 
 A port of the pure-Python path that stays the reference, decision for decision: the event loop of
 :class:`backfill.simulator.Simulator` (``_step``, ``_settle``, ``_complete_due``, ``_start_jobs``,
-and ``fork`` and ``_deliver_late`` for fair start times; no wake-ups, since none of these schedulers
-asks for one) driving :class:`backfill.schedulers.FCFS`, the plain path of
+and ``fork`` and ``_deliver_late`` for fair start times; wake-ups only for PC, the one of these
+schedulers that asks for them) driving :class:`backfill.schedulers.FCFS`, the plain path of
 :class:`backfill.schedulers.EASY` at depth 1 (``schedule``, ``_shadow``, ``_backfill``,
-``_log_changes``, ``complete``) over a queue ordered by a static priority key (``fcfs``, ``sjf``,
-``ljf``, ``wjf``, ``njf``) with ties by arrival and EASY's backfill order if it is one of them, or
-:class:`backfill.schedulers.Conservative` (``submit``, ``complete``, ``schedule`` and its
-accelerated compression, ``LongQueueConservative._compress_long_queue``) over a profile of C arrays
-(``_cprofile.pxd``). Every comparison is the reference's on the same IEEE doubles, and the log is
-written as the simulator writes it, so starts, their order, the reservation log and Conservative's
-events examined are identical (``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the
-schedule digests of the archive traces). What may run here is decided by
-``backfill._compiled_runs``; nothing imports this module directly.
+``_log_changes``, ``complete``) or its deep path at depth k, over a queue ordered by a static
+priority key (``fcfs``, ``sjf``, ``ljf``, ``wjf``, ``njf``) with ties by arrival and EASY's backfill
+order if it is one of them, :class:`backfill.schedulers.Conservative` (``submit``, ``complete``,
+``schedule`` and its accelerated compression, ``LongQueueConservative._compress_long_queue``), or
+:class:`backfill.schedulers.PC` under such a key (``submit``, ``complete``, ``schedule``,
+``next_wakeup``, and its accelerated compression ``LongQueueCompression._compress_long_queue``,
+ported in ``_cguarantee.pxd``) over a profile of C arrays (``_cprofile.pxd``). Every comparison is
+the reference's on the same IEEE doubles, and the log is written as the simulator writes it, so
+starts, their order, the reservation log, Conservative's and PC's events examined and PC's moves
+are identical (``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the schedule digests
+of the archive traces). What may run here is decided by ``backfill._compiled_runs``; nothing
+imports this module directly.
 
 The state is plain C arrays: the queue as a sorted array of (key, arrival, row) (for Conservative
-the key is the planned start), the running jobs' planned ends as a sorted array of (end, arrival,
+the key is the planned start; PC keeps each queued job's guarantee and search range in a parallel
+array), the running jobs' planned ends as a sorted array of (end, arrival,
 processors), and the completions as a binary heap of (time, start sequence, row), each ordered
 exactly as the reference's tuples are. A fork copies them; a fork for fair start times records no
 schedule, only when the row it watches starts.
@@ -192,10 +196,11 @@ cdef bytes _bytes(void* data, Py_ssize_t size):
 
 
 cdef class QueueRun:
-    """One simulation of FCFS, classic EASY or Conservative over prepared arrays, run like the simulator.
+    """One simulation of FCFS, EASY, Conservative or PC over prepared arrays, run like the simulator.
 
     Args:
-        scheduler: ``FCFS``, ``EASY`` or ``CONSERVATIVE`` (this module's constants).
+        scheduler: ``FCFS``, ``EASY``, ``CONSERVATIVE``, ``EASY_DEEP`` or ``PC`` (this module's
+            constants).
         key: The priority's name, one of ``KEYS`` (Conservative has none: its queue is by planned start).
         backfill_order: EASY's backfill order, a name of ``KEYS`` or None (queue order).
         submit, runtime, estimate: Per row, as the simulator prepared them (overrun policy applied).
@@ -204,6 +209,9 @@ cdef class QueueRun:
         machine_size: Processors of the machine.
         record: Whether to keep the reservation log.
         max_clock: The latest time a scheduler accepts (``backfill.workloads.limits.MAX_CLOCK``).
+        depth: EASY's depth (None: every queued job).
+        restart: PC's ``restart``.
+        narrow, per_width, trim: PC's thresholds (``_long_queues.NARROW``, ``PER_WIDTH``, ``TRIM``).
     """
 
     cdef int kind

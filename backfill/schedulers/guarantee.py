@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import attrs
 from sortedcontainers import SortedList
 
+import backfill.schedulers._long_queues as long_queues
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import TRIM, LongQueueCompression
 from backfill.schedulers._replan import replan
@@ -27,6 +28,15 @@ from backfill.schedulers.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["GuaranteeScheduler"]
+
+
+def compression_thresholds() -> tuple[int, int, int]:
+    """``NARROW``, ``PER_WIDTH`` and ``TRIM`` as the compression reads them now.
+
+    For PC's compiled whole run (``backfill/_compiled_runs.py``), which must use the same ones: a
+    test lowers the first two to send small queues down the long-queue branches.
+    """
+    return long_queues.NARROW, long_queues.PER_WIDTH, TRIM
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
