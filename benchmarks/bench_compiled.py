@@ -69,6 +69,7 @@ CONFIGS: list[tuple[str, Callable[[], Scheduler], float]] = [
     ("EASY(sjf, depth=4)", lambda: EASY(sjf, depth=4), 6.0),
     ("FCFS", FCFS, 6.0),
     ("Conservative", Conservative, 6.0),
+    ("PC(fcfs)", PC, 4.0),
     ("PC(sjf)", lambda: PC(sjf), 4.0),
     ("DC(sjf)", lambda: DC(sjf), 4.0),
 ]
