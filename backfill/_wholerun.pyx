@@ -355,7 +355,8 @@ cdef class QueueRun:
         if scheduler == CONSERVATIVE or scheduler == EASY_DEEP or scheduler == PC:
             # Simulator.__init__ resets the scheduler at the first submit time.
             steps_init(&self.prof, machine_size, self.submit[0] if self.n else 0.0)
-        self.limit = (1 << 62) if depth is None else depth
+        # A depth past any queue's length is no limit (and past C's long long would not convert).
+        self.limit = (1 << 62) if depth is None or depth >= (1 << 62) else depth
         self.holdn = self.holdcap = self.oldcap = 0
         self.has_head = self.has_over = False
 

@@ -219,10 +219,17 @@ def fair_starts(w: Workload, names: list[str]) -> tuple[list[list[str]], list[di
     return rows, records, same
 
 
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", nargs="+", default=list(DEFAULT_TRACES))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=_at_least_one, default=3)
     labels = [label for label, _, _ in CONFIGS]
     parser.add_argument("--configs", nargs="+", default=labels, choices=labels, help="configurations to time")
     parser.add_argument("--prefix-trace", default="HPC2N-2002-2.1-cln")

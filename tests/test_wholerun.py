@@ -174,6 +174,17 @@ def test_the_same_decisions_on_archive_trace_prefixes(trace: str) -> None:
 
 
 @needs_kernel
+@pytest.mark.parametrize("depth", [2**62, 2**63, 10**30])
+def test_a_depth_past_any_queue_is_no_limit(depth: int) -> None:
+    # EASY takes any positive int; a depth past C's long long is no limit, as None is.
+    w = lublin_feitelson(300, machine_size=32, seed=4).scaled(2.0)
+    fast, plain = both(w, EASY(depth=depth))
+    assert fast.path == "compiled"
+    assert_identical(fast, plain)
+    assert_same_decisions(fast, simulate(w, EASY(depth=None)))
+
+
+@needs_kernel
 def test_progress_reports_the_same_way_and_changes_nothing() -> None:
     w = lublin_feitelson(500, seed=3)
     seen: dict[str, list[int]] = {"compiled": [], "python": []}
