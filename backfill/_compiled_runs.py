@@ -163,8 +163,7 @@ def settle(scheduler: Scheduler, run: Any) -> None:
     that callers read after a simulation (``events_examined``, the work measure of Lindsay et al.
     2013, §4.3) are the run's.
     """
-    if type(scheduler) is Conservative:
-        scheduler._profile.examined = run.examined()
-    elif type(scheduler) is PC:
-        scheduler._profile.examined = run.examined()
+    if type(scheduler) in (Conservative, PC):
+        scheduler._profile.examined = run.examined()  # type: ignore[attr-defined]
+    if type(scheduler) is PC:
         scheduler._moves = run.moves()
