@@ -1,8 +1,9 @@
 # cython: language_level=3
-"""PC's accelerated compression over C arrays, for its whole runs in ``_wholerun.pyx``.
+"""PC's and DC's accelerated compression over C arrays, for their whole runs in ``_wholerun.pyx``.
 
-A line-by-line port of ``LongQueueCompression`` (``backfill/schedulers/_long_queues.py``) as PC runs
-it (no cap: that is DC's): ``_compress_long_queue`` and its candidate loop, ``_search_range``,
+A line-by-line port of ``LongQueueCompression`` (``backfill/schedulers/_long_queues.py``) as PC and
+DC run it: ``_compress_long_queue`` and its candidate loop (with DC's cap, the end of the arriving
+job's earliest fit, and the jobs it cut short), ``_search_range``,
 ``_record_no_fit``, ``_search_range_then_profile``, ``_spread_vacated`` with ``_widen_ranges``, the
 single walk of ``restart=False``, and ``Profile.earliest_moves`` (as the kernel's ``_steps.pyx``
 computes it), over the C profile of ``_cprofile.pxd``. The queue is the scheduler's, in priority
@@ -23,6 +24,7 @@ from backfill._cprofile cimport (
     Steps,
     steps_bisect_left,
     steps_bisect_right,
+    steps_earliest_fit,
     steps_earliest_move,
     steps_max_free,
     steps_move,
@@ -57,6 +59,7 @@ cdef struct PCWork:
     unsigned char* queued
     unsigned char* widened
     unsigned char* read
+    unsigned char* cut  # DC's: a search stopped short by the cap
     double* lows
     double* highs
     Py_ssize_t* heap
@@ -101,6 +104,7 @@ cdef inline void work_init(PCWork* w) noexcept:
     w.queued = NULL
     w.widened = NULL
     w.read = NULL
+    w.cut = NULL
     w.lows = NULL
     w.highs = NULL
     w.heap = NULL
@@ -126,7 +130,7 @@ cdef inline void work_init(PCWork* w) noexcept:
 
 
 cdef inline void work_free(PCWork* w) noexcept:
-    c_free(w.widths); c_free(w.ests); c_free(w.queued); c_free(w.widened); c_free(w.read)
+    c_free(w.widths); c_free(w.ests); c_free(w.queued); c_free(w.widened); c_free(w.read); c_free(w.cut)
     c_free(w.lows); c_free(w.highs); c_free(w.heap); c_free(w.more); c_free(w.earliest)
     c_free(w.needs); c_free(w.ends); c_free(w.useful); c_free(w.gw); c_free(w.gd); c_free(w.gc)
     c_free(w.can); c_free(w.gk); c_free(w.pairs); c_free(w.unsure); c_free(w.st); c_free(w.room)
@@ -146,6 +150,7 @@ cdef inline int work_queue_room(PCWork* w, Py_ssize_t n) except -1:
     _realloc_into(<void**>&w.queued, cap, 1)
     _realloc_into(<void**>&w.widened, cap, 1)
     _realloc_into(<void**>&w.read, cap, 1)
+    _realloc_into(<void**>&w.cut, cap, 1)
     _realloc_into(<void**>&w.lows, cap, sizeof(double))
     _realloc_into(<void**>&w.highs, cap, sizeof(double))
     _realloc_into(<void**>&w.heap, cap, sizeof(Py_ssize_t))
@@ -618,14 +623,20 @@ cdef inline int spread_wide(
 
 cdef inline int compress(
     Steps* s, Guar* g, Py_ssize_t n, FreedLog* log, Freed* pending, Py_ssize_t npending, double now,
-    bint restart, Py_ssize_t narrow, Py_ssize_t per_width, PCWork* w,
+    bint restart, Py_ssize_t narrow, Py_ssize_t per_width, PCWork* w, bint every=False,
+    bint capped=False, long long cap_p=0, double cap_d=0.0,
 ) except -1:
     """``_compress_long_queue`` of the ``n`` queued jobs (``g``, with ``w.widths`` and ``w.ests`` filled in
-    by position, in priority order) after the early completions ``pending``; the moves go to ``w``."""
+    by position, in priority order) after the early completions ``pending`` (``every``: ``freed=None``,
+    every job a candidate); the moves go to ``w``.
+
+    ``capped`` is DC's arrival: a job may only move to a start before the end of the earliest fit of
+    ``cap_p`` processors for ``cap_d`` (the arriving job), found again after every move.
+    """
     cdef Py_ssize_t k, i, m = 0, nheap = 0
     cdef long long top
-    cdef double start, until, low, hi, new, a, b, most
-    cdef bint found, have_ranges = False
+    cdef double start, until, low, hi, new, a, b, most, limit = INFINITY, was
+    cdef bint found, vacated, have_ranges = False
     w.nmoved = 0
     if not restart:
         # Every job tried once, in order, each reading the whole log (this walk's moves included).
@@ -639,7 +650,7 @@ cdef inline int compress(
         return 0
     # Candidates: jobs that can use space freed since the last compression (early completions).
     for k in range(n):
-        w.queued[k] = 0
+        w.queued[k] = 1 if every else 0
     for i in range(npending):
         a = pending[i].a
         b = pending[i].b
@@ -674,15 +685,19 @@ cdef inline int compress(
         w.read[k] = 0
     for i in range(nheap):
         w.queued[w.heap[i]] = 1
-    # The candidate loop (_candidate_loop without a cap). A job reads the log up to ``top`` (what was
-    # freed before this loop) at its first search; what this loop vacates is spread to the jobs it
-    # can help as it is made.
+    # The candidate loop (_candidate_loop). A job reads the log up to ``top`` (what was freed before
+    # this loop) at its first search; what this loop vacates is spread to the jobs it can help as it
+    # is made.
     top = log.base + log.n
+    if capped:
+        for k in range(n):
+            w.cut[k] = 0
+        limit = steps_earliest_fit(s, now, cap_p, cap_d) + cap_d
     while nheap:
         i = heap_pop(w.heap, &nheap)
         w.queued[i] = 0
         start = g[i].start
-        until = start
+        until = start if start < limit else limit
         if w.read[i]:
             low = g[i].low
             hi = g[i].high
@@ -699,8 +714,23 @@ cdef inline int compress(
             w.highs[i] = -INFINITY
         new = search_then_profile(s, &g[i], now, w.widths[i], w.ests[i], start, until, low, hi, &found)
         if not found:
+            if until < start and g[i].low < g[i].high:
+                w.cut[i] = 1  # left with a search not done past the cap
             continue
-        if not move_job(s, &g[i], log, w, i, w.widths[i], w.ests[i], new, &a, &b):
+        vacated = move_job(s, &g[i], log, w, i, w.widths[i], w.ests[i], new, &a, &b)
+        if capped:
+            # The cap is asked again; where it grew, jobs it cut short whose width the new stretch
+            # has room for are candidates again.
+            was = limit
+            limit = steps_earliest_fit(s, now, cap_p, cap_d) + cap_d
+            if limit > was:
+                most = steps_max_free(s, was, limit)
+                for k in range(n):
+                    if w.cut[k] > w.queued[k] and w.widths[k] <= most:
+                        w.cut[k] = 0
+                        w.queued[k] = 1
+                        heap_push(w.heap, &nheap, k)
+        if not vacated:
             continue
         # _spread_vacated: tell the jobs that can use [a, b) of it, and make them candidates.
         most = steps_max_free(s, a, b)

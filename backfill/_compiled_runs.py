@@ -20,6 +20,9 @@ the pure-Python path unchanged. It runs:
 * :class:`~backfill.schedulers.PC` under a built-in static priority, ``restart`` or not, with no
   ``planning_window`` or ``max_tested``, its accelerated compression (``PC.accelerated``) and no job
   running past its estimate; its ``events_examined`` and ``moves`` are the Python path's;
+* :class:`~backfill.schedulers.DC` under a built-in static priority, with no ``planning_window`` or
+  ``max_tested``, its accelerated compression and hole filling (``DC.accelerated``) and no job
+  running past its estimate; its ``events_examined`` and ``moves`` are the Python path's;
 
 where the built-in static priorities are :func:`~backfill.schedulers.priorities.fcfs`, ``sjf``,
 ``ljf``, ``wjf`` and ``njf`` themselves. It never runs a subclass (whatever it overrides), another
@@ -39,6 +42,7 @@ import numpy as np
 
 import backfill.kernel as kernel
 from backfill.schedulers.conservative import Conservative
+from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.guarantee import compression_thresholds
@@ -56,8 +60,8 @@ _KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
 def compiled_kind(scheduler: Scheduler) -> int | None:
     """The compiled scheduler that makes exactly this scheduler's decisions, or None.
 
-    0 for FCFS, 1 for classic EASY, 2 for Conservative, 3 for EASY at depth k and 4 for PC
-    (``backfill/_wholerun.pyx``'s constants). The class must be the built-in one itself, not a
+    0 for FCFS, 1 for classic EASY, 2 for Conservative, 3 for EASY at depth k, 4 for PC and 5 for
+    DC (``backfill/_wholerun.pyx``'s constants). The class must be the built-in one itself, not a
     subclass, and its priority one of the built-in static ones.
     """
     cls = type(scheduler)
@@ -69,6 +73,10 @@ def compiled_kind(scheduler: Scheduler) -> int | None:
         assert isinstance(scheduler, PC)
         plain = scheduler.planning_window is None and scheduler.max_tested is None
         return 4 if plain and cls.accelerated and scheduler.priority in _KEYS else None
+    if cls is DC:
+        assert isinstance(scheduler, DC)
+        plain = scheduler.planning_window is None and scheduler.max_tested is None
+        return 5 if plain and cls.accelerated and scheduler.priority in _KEYS else None
     if cls is not FCFS and cls is not EASY:
         return None
     if getattr(scheduler, "priority", None) not in _KEYS:
@@ -131,8 +139,8 @@ def whole_run(
         return None
     runtimes = np.asarray(runtime, dtype=np.float64)
     estimates = np.asarray(estimate, dtype=np.float64)
-    if kind in (2, 4) and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
-        # Conservative and PC refuse a job running past its planned end: the Python path says so.
+    if kind in (2, 4, 5) and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
+        # Conservative, PC and DC refuse a job running past its planned end: the Python path says so.
         return None
     key = "fcfs" if kind == 2 else _KEYS[scheduler.priority]  # type: ignore[attr-defined]
     order = getattr(scheduler, "backfill_order", None)
@@ -152,18 +160,18 @@ def whole_run(
         MAX_CLOCK,
         depth,
         getattr(scheduler, "restart", True),
-        *compression_thresholds(),  # PC's, read now (a test may lower them)
+        *compression_thresholds(),  # PC's and DC's, read now (a test may lower them)
     )
 
 
 def settle(scheduler: Scheduler, run: Any) -> None:
-    """Leave in the scheduler what its Python path would have counted: events examined, and PC's moves.
+    """Leave in the scheduler what its Python path would have counted: events examined, PC's and DC's moves.
 
     The compiled run does not drive the scheduler object, which stays as it was reset; the counts
     that callers read after a simulation (``events_examined``, the work measure of Lindsay et al.
     2013, §4.3) are the run's.
     """
-    if type(scheduler) in (Conservative, PC):
+    if type(scheduler) in (Conservative, PC, DC):
         scheduler._profile.examined = run.examined()  # type: ignore[attr-defined]
-    if type(scheduler) is PC:
-        scheduler._moves = run.moves()
+    if type(scheduler) in (PC, DC):
+        scheduler._moves = run.moves()  # type: ignore[attr-defined]

@@ -1,27 +1,29 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Whole runs in C: the simulator's event loop with FCFS, EASY, Conservative or PC deciding.
+"""Whole runs in C: the simulator's event loop with FCFS, EASY, Conservative, PC or DC deciding.
 
 A port of the pure-Python path that stays the reference, decision for decision: the event loop of
 :class:`backfill.simulator.Simulator` (``_step``, ``_settle``, ``_complete_due``, ``_start_jobs``,
-and ``fork`` and ``_deliver_late`` for fair start times; wake-ups only for PC, the one of these
-schedulers that asks for them) driving :class:`backfill.schedulers.FCFS`, the plain path of
+and ``fork`` and ``_deliver_late`` for fair start times; wake-ups only for PC and DC, the ones of
+these schedulers that ask for them) driving :class:`backfill.schedulers.FCFS`, the plain path of
 :class:`backfill.schedulers.EASY` at depth 1 (``schedule``, ``_shadow``, ``_backfill``,
 ``_log_changes``, ``complete``) or its deep path at depth k, over a queue ordered by a static
 priority key (``fcfs``, ``sjf``, ``ljf``, ``wjf``, ``njf``) with ties by arrival and EASY's backfill
 order if it is one of them, :class:`backfill.schedulers.Conservative` (``submit``, ``complete``,
-``schedule`` and its accelerated compression, ``LongQueueConservative._compress_long_queue``), or
+``schedule`` and its accelerated compression, ``LongQueueConservative._compress_long_queue``),
 :class:`backfill.schedulers.PC` under such a key (``submit``, ``complete``, ``schedule``,
 ``next_wakeup``, and its accelerated compression ``LongQueueCompression._compress_long_queue``,
-ported in ``_cguarantee.pxd``) over a profile of C arrays (``_cprofile.pxd``). Every comparison is
-the reference's on the same IEEE doubles, and the log is written as the simulator writes it, so
-starts, their order, the reservation log, Conservative's and PC's events examined and PC's moves
-are identical (``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the schedule digests
+ported in ``_cguarantee.pxd``), or :class:`backfill.schedulers.DC` under such a key (``submit``,
+``_admit``, ``complete``, ``schedule``, ``next_wakeup``, the same compression under the arriving
+job's cap, and its hole filling ``LongQueueCompression._fill_long_queue``, ported in ``_cdc.pxd``)
+over a profile of C arrays (``_cprofile.pxd``). Every comparison is the reference's on the same IEEE
+doubles, and the log is written as the simulator writes it, so starts, their order, the reservation
+log, the events examined of Conservative, PC and DC and the moves of PC and DC are identical (``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the schedule digests
 of the archive traces). What may run here is decided by ``backfill._compiled_runs``; nothing
 imports this module directly.
 
 The state is plain C arrays: the queue as a sorted array of (key, arrival, row) (for Conservative
-the key is the planned start; PC keeps each queued job's guarantee and search range in a parallel
-array), the running jobs' planned ends as a sorted array of (end, arrival,
+the key is the planned start; PC and DC keep each queued job's guarantee and search range in a
+parallel array), the running jobs' planned ends as a sorted array of (end, arrival,
 processors), and the completions as a binary heap of (time, start sequence, row), each ordered
 exactly as the reference's tuples are. A fork copies them; a fork for fair start times records no
 schedule, only when the row it watches starts.
@@ -49,6 +51,7 @@ from backfill._cprofile cimport (
     steps_release,
     steps_reserve,
 )
+from backfill._cdc cimport fill
 from backfill._cguarantee cimport (
     FreedLog,
     Guar,
@@ -102,6 +105,7 @@ EASY = 1
 CONSERVATIVE = 2
 EASY_DEEP = 3
 PC = 4
+DC = 5
 # Which static key orders the queue (the built-in priorities of that name).
 KEYS = ("fcfs", "sjf", "ljf", "wjf", "njf")
 
@@ -196,11 +200,11 @@ cdef bytes _bytes(void* data, Py_ssize_t size):
 
 
 cdef class QueueRun:
-    """One simulation of FCFS, EASY, Conservative or PC over prepared arrays, run like the simulator.
+    """One simulation of FCFS, EASY, Conservative, PC or DC over prepared arrays, run like the simulator.
 
     Args:
-        scheduler: ``FCFS``, ``EASY``, ``CONSERVATIVE``, ``EASY_DEEP`` or ``PC`` (this module's
-            constants).
+        scheduler: ``FCFS``, ``EASY``, ``CONSERVATIVE``, ``EASY_DEEP``, ``PC`` or ``DC`` (this
+            module's constants).
         key: The priority's name, one of ``KEYS`` (Conservative has none: its queue is by planned start).
         backfill_order: EASY's backfill order, a name of ``KEYS`` or None (queue order).
         submit, runtime, estimate: Per row, as the simulator prepared them (overrun policy applied).
@@ -211,7 +215,7 @@ cdef class QueueRun:
         max_clock: The latest time a scheduler accepts (``backfill.workloads.limits.MAX_CLOCK``).
         depth: EASY's depth (None: every queued job).
         restart: PC's ``restart``.
-        narrow, per_width, trim: PC's thresholds (``_long_queues.NARROW``, ``PER_WIDTH``, ``TRIM``).
+        narrow, per_width, trim: PC's and DC's thresholds (``_long_queues.NARROW``, ``PER_WIDTH``, ``TRIM``).
     """
 
     cdef int kind
@@ -261,8 +265,8 @@ cdef class QueueRun:
     cdef Py_ssize_t oldcap
     cdef bint has_head, has_over
     cdef _Entry head, over
-    # PC: each queued job's guarantee and search range, at its queue position; the freed log; the
-    # earliest guarantee; the compression's arrays
+    # PC and DC: each queued job's guarantee and search range, at its queue position; the freed log;
+    # the earliest guarantee; the compression's arrays (DC's idle check is ``dirty``)
     cdef Guar* guar
     cdef Py_ssize_t gcap
     cdef FreedLog flog
@@ -312,7 +316,7 @@ cdef class QueueRun:
     def __init__(self, int scheduler, str key, backfill_order, submit, runtime, estimate, processors,
                  ids, bad, long long machine_size, bint record, double max_clock, depth=1, restart=True,
                  narrow=64, per_width=16, trim=512):
-        if scheduler not in (FCFS, EASY, CONSERVATIVE, EASY_DEEP, PC):
+        if scheduler not in (FCFS, EASY, CONSERVATIVE, EASY_DEEP, PC, DC):
             raise ValueError(f"no such scheduler: {scheduler}")
         self.kind = scheduler
         self.record = record
@@ -352,7 +356,7 @@ cdef class QueueRun:
         self.narrow = narrow
         self.per_width = per_width
         self.trim = trim
-        if scheduler == CONSERVATIVE or scheduler == EASY_DEEP or scheduler == PC:
+        if scheduler == CONSERVATIVE or scheduler == EASY_DEEP or scheduler == PC or scheduler == DC:
             # Simulator.__init__ resets the scheduler at the first submit time.
             steps_init(&self.prof, machine_size, self.submit[0] if self.n else 0.0)
         # A depth past any queue's length is no limit (and past C's long long would not convert).
@@ -520,11 +524,11 @@ cdef class QueueRun:
         self.nmoves = src.nmoves
         self.last_wake = src.last_wake
         self.wakes = <double*>_copied(src.wakes, src.wn, sizeof(double), &self.wn, &self.wcap)
-        if src.kind == PC:
+        if src.kind == PC or src.kind == DC:
             self.guar = <Guar*>_copied(src.guar, src.qn, sizeof(Guar), &self.qn, &self.gcap)
             self.flog.v = <Freed*>_copied(src.flog.v, src.flog.n, sizeof(Freed), &self.flog.n, &self.flog.cap)
             self.flog.base = src.flog.base
-        if src.kind == CONSERVATIVE or src.kind == EASY_DEEP or src.kind == PC:
+        if src.kind == CONSERVATIVE or src.kind == EASY_DEEP or src.kind == PC or src.kind == DC:
             self.prof.t = <double*>_copied(src.prof.t, src.prof.n, sizeof(double), &self.prof.n, &self.prof.cap)
             self.prof.f = <long long*>_copied(src.prof.f, src.prof.n, sizeof(long long), &self.prof.n,
                                               &self.prof.cap)
@@ -558,18 +562,18 @@ cdef class QueueRun:
             _bytes(self.prof.t, self.prof.n * sizeof(double)),
             _bytes(self.prof.f, self.prof.n * sizeof(long long)),
             _bytes(self.held, self.holdn * sizeof(_Held)),
-            _bytes(self.guar, (self.qn if self.kind == PC else 0) * sizeof(Guar)),
+            _bytes(self.guar, (self.qn if self.kind == PC or self.kind == DC else 0) * sizeof(Guar)),
             _bytes(self.flog.v, self.flog.n * sizeof(Freed)),
             _bytes(self.wakes, self.wn * sizeof(double)),
         )
         return (_restored, (arrays, scalars, blobs))
 
     def examined(self):
-        """Conservative's and PC's ``events_examined``: the profile steps their searches looked at."""
+        """The ``events_examined`` of Conservative, PC and DC: the profile steps their searches looked at."""
         return self.prof.examined
 
     def moves(self):
-        """PC's ``moves``: how many times a queued job moved earlier."""
+        """PC's and DC's ``moves``: how many times a queued job moved earlier."""
         return self.nmoves
 
     def results(self):
@@ -647,6 +651,9 @@ cdef class QueueRun:
         if self.kind == PC:
             self._arrive_pc(row, now)
             return
+        if self.kind == DC:
+            self._arrive_dc(row, now)
+            return
         self._enqueue(row)
         if self.kind == EASY_DEEP and self.has_head:
             # A static entry sorting before the last reservation comes ahead of it (EASY.submit).
@@ -667,14 +674,17 @@ cdef class QueueRun:
                 self._schedule_conservative(now)
             elif self.kind == PC:
                 self._schedule_pc(now)
+            elif self.kind == DC:
+                self._schedule_dc(now)
             else:
                 self._schedule_fcfs(now)
             if self.hn and self.heap[0].time == now:
                 self._complete_due(now)
                 continue
             break
-        if self.kind == PC and self.due > now and self.due != INFINITY:
-            # PC.next_wakeup: a job must start at its guarantee even if nothing else happens then.
+        if (self.kind == PC or self.kind == DC) and self.due > now and self.due != INFINITY:
+            # PC's and DC's next_wakeup: a job must start at its guarantee even if nothing else
+            # happens then.
             self._wake_at(self.due)
 
     cdef void _complete_due(self, double now) except *:
@@ -695,6 +705,8 @@ cdef class QueueRun:
                 self._complete_conservative(e.row, e.planned, now)
             elif self.kind == PC:
                 self._complete_pc(e.row, e.planned, now)
+            elif self.kind == DC:
+                self._complete_dc(e.row, e.planned, now)
 
     cdef void _start(self, _Entry* entry, double now) except *:
         """QueueScheduler._start (and EASY's insort of the planned end), then the simulator's start."""
@@ -1176,6 +1188,11 @@ cdef class QueueRun:
         in planned-start order (GuaranteeScheduler._start_due), and trim the freed log if it is long."""
         if self.dirty:
             self._compress_pc(now)
+        self._start_due(now)
+
+    cdef void _start_due(self, double now) except *:
+        """GuaranteeScheduler._start_due: start every job whose guarantee has come, in planned-start
+        order, and trim the freed log if it is long."""
         steps_advance(&self.prof, now)
         if not self.qn or self.due > now:
             return
@@ -1208,6 +1225,83 @@ cdef class QueueRun:
             for k in range(self.qn):
                 self.work.ests[k] = self.estimate[self.queue[k].row]
             trim(self.guar, self.qn, self.work.ests, &self.flog, self.prof.t[0])
+
+    # -- DC (DC.submit, _arrive, _admit, complete, schedule, _fill; GuaranteeScheduler._place) --------
+    # ``dirty`` is DC's ``_idle_check``: processors may be idle now, fill them before the next step.
+    # The compression with a cap and the hole filling are LongQueueCompression's, in
+    # _cguarantee.pxd and _cdc.pxd.
+
+    cdef void _work_queue(self, Py_ssize_t n) except *:
+        """The widths and estimates of the first ``n`` queued jobs, by position, for a compression."""
+        cdef Py_ssize_t k
+        cdef long long row
+        work_queue_room(&self.work, n)
+        for k in range(n):
+            row = self.queue[k].row
+            self.work.widths[k] = self.procs[row]
+            self.work.ests[k] = self.estimate[row]
+
+    cdef void _note_moves(self, double now) except *:
+        """Log the moves the last compression or filling made, in order, and count them."""
+        cdef PCWork* w = &self.work
+        cdef Py_ssize_t k
+        for k in range(w.nmoved):
+            self._note(now, self.queue[w.mk[k]].row, w.mnew[k])
+            if w.mnew[k] < self.due:
+                self.due = w.mnew[k]
+        self.nmoves += w.nmoved
+
+    cdef void _fill_dc(self, double now) except *:
+        """DC._fill (_fill_long_queue): move the queued jobs that fit now to now, in priority order."""
+        self.dirty = False
+        self._work_queue(self.qn)
+        fill(&self.prof, self.guar, self.qn, &self.flog, now, &self.work)
+        self._note_moves(now)
+
+    cdef void _arrive_dc(self, Py_ssize_t row, double now) except *:
+        """DC.submit: fill idle processors if a completion or a move may have left some; queue the job;
+        move the higher-priority jobs it could delay (DC._admit, a compression capped by the end of
+        the job's earliest fit); then give it its guarantee (GuaranteeScheduler._place)."""
+        if self.dirty:
+            self._fill_dc(now)
+        self.arrivals += 1
+        cdef long long p = self.procs[row]
+        cdef double est = self.estimate[row]
+        cdef Py_ssize_t k = self._insert(self.keys[row], self.arrivals, row)
+        self.guar = <Guar*>_grow(self.guar, &self.gcap, self.qn, sizeof(Guar))
+        memmove(&self.guar[k + 1], &self.guar[k], (self.qn - 1 - k) * sizeof(Guar))
+        if k:
+            # The jobs ahead of it in the queue, every one a candidate, none moving past the cap.
+            self._work_queue(k)
+            compress(&self.prof, self.guar, k, &self.flog, NULL, 0, now, True, self.narrow,
+                     self.per_width, &self.work, True, True, p, est)
+            self._note_moves(now)
+            if self.work.nmoved:
+                self.dirty = True
+        cdef double start = steps_earliest_fit(&self.prof, now, p, est)
+        steps_reserve(&self.prof, start, start + est, p)
+        self.guar[k].start = start
+        self.guar[k].low = start
+        self.guar[k].high = -INFINITY
+        self.guar[k].seen = self.flog.base + self.flog.n
+        if start < self.due:
+            self.due = start
+        self._note(now, row, start)
+
+    cdef void _complete_dc(self, long long row, double end, double now) except *:
+        """DC.complete (GuaranteeScheduler._release): free and log the unused part of the reservation;
+        idle processors are filled before the next step."""
+        if now < end:
+            steps_release(&self.prof, now, end, self.procs[row])
+            log_push(&self.flog, now, end)
+        self.dirty = True
+
+    cdef void _schedule_dc(self, double now) except *:
+        """DC.schedule: fill idle processors if a completion or a move may have left some, then start
+        every job whose guarantee has come."""
+        if self.dirty:
+            self._fill_dc(now)
+        self._start_due(now)
 
     # -- EASY at depth k (_easy_depth.DeepReservations with EASY.accelerated False: a full pass) ------
 
@@ -1375,7 +1469,7 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
     o.held = <_Held*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(_Held), sizeof(_Held), &o.holdn,
                              &o.holdcap)
     cdef Py_ssize_t count
-    if o.kind == PC:
+    if o.kind == PC or o.kind == DC:
         b = blobs[8]
         o.guar = <Guar*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(Guar), sizeof(Guar), &count,
                                 &o.gcap)

@@ -1,7 +1,7 @@
 """Fair start times on the compiled path: forks of a kernel run decide as forks of the Python simulator.
 
 ``fair_start_times`` forks a :class:`~backfill._compiled_forks.CompiledSimulation` where the kernel runs
-the configuration whole (FCFS, EASY, Conservative, PC; ``backfill/_compiled_runs.py``). Each test
+the configuration whole (FCFS, EASY, Conservative, PC, DC; ``backfill/_compiled_runs.py``). Each test
 computes the same thing on both paths and requires identical values: serially, on a process pool
 (the runs are pickled), and from a fork taken in the middle of a run.
 """
@@ -18,6 +18,7 @@ from strategies import make, workloads
 from test_wholerun import RUNS_COMPILED, assert_same_decisions
 
 from backfill import (
+    DC,
     EASY,
     FCFS,
     PC,
@@ -28,6 +29,7 @@ from backfill import (
     Simulator,
     Workload,
     fair_start_times,
+    ljf,
     lublin_feitelson,
     sjf,
 )
@@ -70,7 +72,9 @@ def test_the_same_fair_start_times_on_random_workloads(scheduler: Scheduler, w: 
 
 @needs_kernel
 @pytest.mark.parametrize(
-    "scheduler", [EASY(), EASY(sjf), EASY(depth=3), Conservative(), PC(), PC(sjf, restart=False)], ids=str
+    "scheduler",
+    [EASY(), EASY(sjf), EASY(depth=3), Conservative(), PC(), PC(sjf, restart=False), DC(), DC(sjf)],
+    ids=str,
 )
 def test_the_same_fair_start_times_on_a_process_pool(scheduler: Scheduler) -> None:
     # The pool's tasks carry pickled kernel runs taken at the first arrival of their range.
@@ -93,6 +97,8 @@ def test_the_same_fair_start_times_on_a_process_pool(scheduler: Scheduler) -> No
         Conservative(),
         PC(),
         PC(sjf, restart=False),
+        DC(),
+        DC(ljf),
     ],
     ids=str,
 )
@@ -114,7 +120,7 @@ def test_a_fork_taken_mid_run_and_a_pickled_one_run_on_as_the_python_fork(schedu
 
 
 @needs_kernel
-@pytest.mark.parametrize("scheduler", [Conservative(), PC(sjf)], ids=str)
+@pytest.mark.parametrize("scheduler", [Conservative(), PC(sjf), DC(sjf)], ids=str)
 def test_a_fork_without_later_arrivals_and_a_late_delivery(scheduler: Scheduler) -> None:
     w = lublin_feitelson(300, machine_size=32, seed=13).scaled(2.0)
     row = 150

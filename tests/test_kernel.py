@@ -230,8 +230,10 @@ def test_the_profile_and_the_schedulers_go_through_the_kernel(monkeypatch: pytes
         simulate(w, PC())
         simulate(w, PC(restart=False))
     simulate(w, Selective())
-    # A queue long enough for the compression to rule jobs out a width at a time.
-    simulate(lublin_feitelson(800, machine_size=32, seed=3, estimates="f-model").scaled(3.0), DC())
+    # A queue long enough for the compression to rule jobs out a width at a time (DC runs whole in
+    # the kernel too).
+    with python_path():
+        simulate(lublin_feitelson(800, machine_size=32, seed=3, estimates="f-model").scaled(3.0), DC())
     expected = {"earliest_fit", "earliest_move", "add", "move", "min_free", "max_free", "first_below"}
     expected |= {
         "earliest_moves",

@@ -1,10 +1,10 @@
 """The compiled whole-run path against the pure-Python path: the same decisions, and only where it may run.
 
-``simulate`` runs FCFS and EASY under a built-in static priority, Conservative, and PC under a
-built-in static priority, whole in the kernel (``backfill/_wholerun.pyx``, chosen by
+``simulate`` runs FCFS and EASY under a built-in static priority, Conservative, and PC and DC under
+a built-in static priority, whole in the kernel (``backfill/_wholerun.pyx``, chosen by
 ``backfill/_compiled_runs.py``). Each test here runs a configuration as installed and inside
 :func:`backfill.kernel.pure_python`, and requires the same start times, start order and reservation
-log, byte for byte, and the same work counts (``events_examined``, PC's ``moves``); and that
+log, byte for byte, and the same work counts (``events_examined``, PC's and DC's ``moves``); and that
 everything else (a subclass, another priority, a deeper EASY, a stepped simulation) runs the Python
 path.
 """
@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from strategies import narrowing_everything, workloads
 
 from backfill import (
+    DC,
     EASY,
     FCFS,
     PC,
@@ -52,6 +53,7 @@ RUNS_COMPILED = (
     + [EASY(depth=2), EASY(sjf, depth=4), EASY(ljf, depth=None)]
     + [Conservative()]
     + [PC(), PC(sjf), PC(ljf), PC(sjf, restart=False)]
+    + [DC(), DC(sjf), DC(ljf), DC(wjf)]
 )
 needs_kernel = pytest.mark.skipif(
     not compiled(), reason="the kernel is not in use (not built, or BACKFILL_PURE_PYTHON=1)"
@@ -81,7 +83,7 @@ def both(w: Workload, scheduler: Scheduler, **options: object) -> tuple[Schedule
     # The work a guarantee scheduler's searches did is the same count either way (Lindsay's measure).
     examined = getattr(plain_scheduler, "events_examined", None)
     assert getattr(fast_scheduler, "events_examined", None) == examined
-    # And so is the number of moves PC's compressions made.
+    # And so is the number of moves PC's and DC's compressions made.
     assert getattr(fast_scheduler, "moves", None) == getattr(plain_scheduler, "moves", None)
     return fast, plain
 
@@ -118,21 +120,21 @@ def test_the_same_decisions_at_high_load(scheduler: Scheduler, seed: int) -> Non
     assert len(plain.reservations) > 0 or isinstance(scheduler, FCFS)  # logs compared, not two empty ones
     if isinstance(scheduler, EASY):
         assert np.isnan(plain.reservations["start"]).any() or scheduler.priority is fcfs
-    if isinstance(scheduler, Conservative | PC):
+    if isinstance(scheduler, Conservative | PC | DC):
         # Compression moved reservations (a job logged more than once), and searches were counted.
         assert len(np.unique(plain.reservations["job_id"])) < len(plain.reservations)
-    if isinstance(scheduler, PC):
+    if isinstance(scheduler, PC | DC):
         assert scheduler.moves == 0  # the copies ran, not the template
 
 
-PC_RUNS = [s for s in RUNS_COMPILED if isinstance(s, PC)]
+GUARANTEE_RUNS = [s for s in RUNS_COMPILED if isinstance(s, PC | DC)]
 
 
 @needs_kernel
-@pytest.mark.parametrize("scheduler", PC_RUNS, ids=str)
+@pytest.mark.parametrize("scheduler", GUARANTEE_RUNS, ids=str)
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_pc_the_same_with_every_vacated_interval_narrowed(scheduler: Scheduler, seed: int) -> None:
+def test_pc_and_dc_the_same_with_every_vacated_interval_narrowed(scheduler: Scheduler, seed: int) -> None:
     # Small queues take the long-queue branches too (the spread to many jobs, the passes of
     # earliest_moves per width), whose events examined are counted by other rules than a search's.
     w = lublin_feitelson(300, machine_size=32, seed=seed, estimates="f-model").scaled(2.0)
@@ -143,10 +145,10 @@ def test_pc_the_same_with_every_vacated_interval_narrowed(scheduler: Scheduler, 
 
 
 @needs_kernel
-def test_pc_counts_what_its_python_path_counts() -> None:
+def test_pc_and_dc_count_what_their_python_path_counts() -> None:
     # The counts left on the scheduler are the run's, not zero: a compiled run does not drive it.
     w = lublin_feitelson(400, machine_size=32, seed=21, estimates="f-model").scaled(2.0)
-    for scheduler in (PC(), PC(sjf, restart=False)):
+    for scheduler in (PC(), PC(sjf, restart=False), DC(), DC(sjf)):
         fast_scheduler, plain_scheduler = scheduler.copy(), scheduler.copy()
         assert simulate(w, fast_scheduler).path == "compiled"
         with pure_python():
@@ -165,9 +167,9 @@ def test_the_same_decisions_on_archive_trace_prefixes(trace: str) -> None:
         fast, plain = both(w, scheduler)
         assert fast.path == "compiled"
         assert_identical(fast, plain)
-    # PC on a shorter prefix: its pure path is the slow one here.
+    # PC and DC on a shorter prefix: their pure paths are the slow ones here.
     w = Workload.from_records(workload.records[:2000], workload.machine_size).scaled(1.5)
-    for scheduler in (PC(), PC(sjf)):
+    for scheduler in (PC(), PC(sjf), DC(), DC(sjf)):
         fast, plain = both(w, scheduler)
         assert fast.path == "compiled"
         assert_identical(fast, plain)
@@ -209,6 +211,10 @@ class MyPC(PC):
     """And for PC."""
 
 
+class MyDC(DC):
+    """And for DC."""
+
+
 def by_estimate(job: Job, now: float) -> float:
     """The same keys as sjf, but a user's function: not compiled."""
     return job.estimate
@@ -235,6 +241,11 @@ def by_estimate(job: Job, now: float) -> float:
         PC(by_estimate),
         PC(planning_window=3600),
         PC(sjf, planning_window=600, max_tested=5),
+        MyDC(),
+        DC(lxf),
+        DC(by_estimate),
+        DC(planning_window=3600),
+        DC(sjf, planning_window=600, max_tested=5),
     ],
     ids=repr,
 )
@@ -291,6 +302,14 @@ def test_pc_with_its_plain_compression_runs_the_python_path(monkeypatch: pytest.
     assert simulate(w, PC(sjf, restart=False)).path == "python"
 
 
+def test_dc_with_its_plain_compression_runs_the_python_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # And for DC: the kernel ports the accelerated compression and hole filling only.
+    w = lublin_feitelson(200, machine_size=32, seed=8).scaled(1.5)
+    monkeypatch.setattr(DC, "accelerated", False)
+    assert simulate(w, DC()).path == "python"
+    assert simulate(w, DC(sjf)).path == "python"
+
+
 @needs_kernel
 def test_pc_without_restart_runs_compiled() -> None:
     # restart=False (each job tried once, in order) is ported too.
@@ -299,15 +318,15 @@ def test_pc_without_restart_runs_compiled() -> None:
 
 
 @needs_kernel
-def test_a_job_running_past_its_estimate_sends_conservative_and_pc_to_the_python_path() -> None:
-    # No overrun policy lets one through simulate; whole_run still refuses to port what Conservative
-    # and PC refuse (a completion after the planned end), so that the Python path raises its error.
+def test_a_job_running_past_its_estimate_sends_conservative_pc_and_dc_to_the_python_path() -> None:
+    # No overrun policy lets one through simulate; whole_run still refuses to port what Conservative,
+    # PC and DC refuse (a completion after the planned end), so that the Python path raises its error.
     from backfill._compiled_runs import whole_run
 
     w = lublin_feitelson(20, seed=9)
     runtime = w.column("runtime").astype(float)
     args = (w.machine_size, w.records, w.column("submit"), runtime)
-    for scheduler in (Conservative(), PC()):
+    for scheduler in (Conservative(), PC(), DC()):
         estimate = runtime.copy()
         bad = np.zeros(len(w), dtype=bool)
         assert whole_run(scheduler, *args, estimate, bad, True) is not None
@@ -320,7 +339,7 @@ def test_a_job_running_past_its_estimate_sends_conservative_and_pc_to_the_python
 @needs_kernel
 def test_python_path_keeps_the_kernel_and_leaves_out_whole_runs() -> None:
     w = lublin_feitelson(300, machine_size=32, seed=14).scaled(1.5)
-    for scheduler in (EASY(), Conservative(), PC(sjf)):
+    for scheduler in (EASY(), Conservative(), PC(sjf), DC(sjf)):
         fast = simulate(w, scheduler.copy())
         with python_path():
             assert compiled()  # the profile steps and compression loops stay compiled

@@ -1,0 +1,93 @@
+# cython: language_level=3
+"""DC's hole filling over C arrays, for its whole runs in ``_wholerun.pyx``.
+
+A line-by-line port of ``LongQueueCompression._fill_long_queue``
+(``backfill/schedulers/_long_queues.py``): while processors are idle now, the first queued job in
+priority order whose window from now up to its own guarantee has room all the way moves to now. The
+test for the whole queue is one ``Profile.free_run_end`` from now (counted in ``examined`` as the
+reference counts it), answered per job by a binary search over the prefix minima of the free
+counts. DC's arrivals compress with ``compress`` of ``_cguarantee.pxd`` under a cap. Inline, as
+``_cprofile.pxd``: the module that cimports it compiles its own copy.
+"""
+
+from backfill._cguarantee cimport FreedLog, Guar, PCWork, move_job, work_steps_room
+from backfill._cprofile cimport Steps, steps_bisect_left, steps_bisect_right, steps_free_at
+
+
+cdef inline int _free_run_end(
+    Steps* s, PCWork* w, double time, Py_ssize_t m, double until, double* ends
+) except -1:
+    """``Profile.free_run_end(time, widths, until)`` for the ``m`` jobs at positions ``w.more``."""
+    cdef Py_ssize_t i, j, f, size, lo, hi, mid, r
+    cdef long long* room
+    cdef double v
+    if time < s.t[0]:
+        time = s.t[0]
+    if not time < until:
+        for r in range(m):
+            ends[r] = until
+        return 0
+    i = steps_bisect_right(s, time, 0) - 1
+    j = steps_bisect_left(s, until, i)  # steps i..j-1 start before ``until``
+    s.examined += j - i
+    size = j - i
+    work_steps_room(w, size)
+    room = w.room
+    # Prefix minima, nonincreasing: the first step without room for a width is a binary search.
+    room[0] = s.f[i]
+    for f in range(1, size):
+        room[f] = s.f[i + f]
+        if room[f - 1] < room[f]:
+            room[f] = room[f - 1]
+    for r in range(m):
+        lo = 0
+        hi = size
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if room[mid] >= w.widths[w.more[r]]:
+                lo = mid + 1
+            else:
+                hi = mid
+        v = s.t[i + lo] if lo < size else until
+        ends[r] = v if v > time else time
+    return 0
+
+
+cdef inline int fill(Steps* s, Guar* g, Py_ssize_t n, FreedLog* log, double now, PCWork* w) except -1:
+    """``_fill_long_queue`` of the ``n`` queued jobs (``g``, with ``w.widths`` and ``w.ests`` filled in
+    by position, in priority order); the moves go to ``w``."""
+    cdef long long idle = steps_free_at(s, now)
+    cdef Py_ssize_t k, m, r, pick
+    cdef double until, a, b, v
+    cdef double* needs = w.needs
+    w.nmoved = 0
+    if idle <= 0:
+        return 0
+    # A job fits now if its window up to its own guarantee has room all the way.
+    for k in range(n):
+        v = now + w.ests[k]
+        needs[k] = v if v < g[k].start else g[k].start
+    while idle > 0:
+        m = 0
+        for k in range(n):
+            if g[k].start > now and w.widths[k] <= idle:
+                w.more[m] = k
+                m += 1
+        if m == 0:
+            return 0
+        until = needs[w.more[0]]
+        for r in range(1, m):
+            if needs[w.more[r]] > until:
+                until = needs[w.more[r]]
+        _free_run_end(s, w, now, m, until, w.ends)
+        pick = -1
+        for r in range(m):
+            if w.ends[r] >= needs[w.more[r]]:
+                pick = w.more[r]
+                break
+        if pick < 0:
+            return 0
+        # No search will look at the job again: it starts at this instant.
+        move_job(s, &g[pick], log, w, pick, w.widths[pick], w.ests[pick], now, &a, &b)
+        idle -= w.widths[pick]
+    return 0
