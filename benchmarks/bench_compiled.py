@@ -71,6 +71,7 @@ CONFIGS: list[tuple[str, Callable[[], Scheduler], float]] = [
     ("Conservative", Conservative, 6.0),
     ("PC(fcfs)", PC, 4.0),
     ("PC(sjf)", lambda: PC(sjf), 4.0),
+    ("DC(fcfs)", DC, 4.0),
     ("DC(sjf)", lambda: DC(sjf), 4.0),
 ]
 #: Per-job growth targets, whole trace over prefix.
