@@ -5,7 +5,8 @@ until one job starts. Where the kernel runs the configuration whole (``backfill/
 :func:`compiled_simulation` gives it a :class:`CompiledSimulation` instead of a
 :class:`~backfill.simulator.Simulator`: the same steps, forks and late deliveries that it uses, on a
 kernel run, so that a fork is a copy of C arrays (the queue, the running jobs, the pending
-completions and, for Conservative, the profile) and its instants run in C. A fork taken for one job
+completions and, for Conservative, PC and DC, the profile and the guarantees) and its instants run
+in C. A fork taken for one job
 (``last_arrival`` given) records no schedule, only when the job it watches starts. The decisions are
 the Python path's (``tests/test_compiled_forks.py`` compares the fair start times both ways).
 """

@@ -5,7 +5,7 @@ compiler is present; without one, or with ``BACKFILL_PURE_PYTHON=1`` set when th
 or imported, the library runs its pure-Python code alone. The kernel ports the hottest loops to C: the
 searches and updates of :class:`~backfill.profile.Profile`, the compression loops of Conservative, PC
 and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page);
-and for FCFS, EASY (any depth) and PC under a built-in static priority and for Conservative,
+and for FCFS, EASY (any depth), PC and DC under a built-in static priority and for Conservative,
 :func:`~backfill.simulate` and :func:`~backfill.experiments.fair_start_times` run the whole
 simulation, and its forks, in it (:attr:`Schedule.path <backfill.schedule.Schedule.path>` says so;
 :func:`python_path` turns that off and keeps the rest).

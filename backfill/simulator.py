@@ -529,11 +529,11 @@ def simulate(
     bar's ``update`` takes the differences). Running in steps does not change the schedule.
 
     Where the compiled kernel implements the configuration exactly (FCFS and EASY at any depth under
-    a built-in static priority, Conservative, and PC under a built-in static priority; not a
+    a built-in static priority, Conservative, and PC and DC under a built-in static priority; not a
     subclass; see :mod:`backfill.kernel`), the whole run is made in it, with the same starts, start
     order and reservation log, and the schedule's ``path`` is ``"compiled"``; the scheduler object
-    is then reset but not driven (only Conservative's and PC's ``events_examined``, and PC's
-    ``moves``, are set to the run's). Everything else runs the Python path, as does a
+    is then reset but not driven (only the ``events_examined`` of Conservative, PC and DC, and the
+    ``moves`` of PC and DC, are set to the run's). Everything else runs the Python path, as does a
     :class:`Simulator` run by hand.
 
     Raises:

@@ -257,7 +257,7 @@ def fair_start_times(
     Cost: per job, one copy of the scheduler plus the instants from its arrival to its start. With
     both kinds, the strict fork of each job runs on to give the next job's relaxed FST (until then
     it saw what the relaxed fork would see), so a job costs one fork, not two. Where the compiled
-    kernel runs the configuration whole (FCFS, EASY at any depth and PC under a built-in static
+    kernel runs the configuration whole (FCFS, EASY at any depth, PC and DC under a built-in static
     priority, Conservative; see :mod:`backfill.kernel`), the simulation and its forks run there: a
     fork is a copy of C arrays and its instants run in C, with the same results. ``progress=True``
     shows a tqdm bar (the ``progress`` extra).
