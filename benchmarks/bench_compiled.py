@@ -85,7 +85,7 @@ CONFIGS: list[tuple[str, Callable[[], Scheduler], float]] = [
     ("DC(sjf)", lambda: DC(sjf), 4.0),
 ]
 #: Per-job growth targets, whole trace over prefix.
-GROWTH = {"PC(sjf)": 1.5}
+GROWTH = {"PC(fcfs)": 1.5, "PC(sjf)": 1.5}
 #: Fair start times: the schedulers, and the target ratio of the Python path's time to the installed.
 FST: dict[str, Callable[[], Scheduler]] = {"Conservative": Conservative, "EASY": EASY, "PC": PC, "DC": DC}
 FST_TARGET = 5.0
