@@ -10,47 +10,8 @@ counts. DC's arrivals compress with ``compress`` of ``_cguarantee.pxd`` under a 
 ``_cprofile.pxd``: the module that cimports it compiles its own copy.
 """
 
-from backfill._cguarantee cimport FreedLog, Guar, PCWork, move_job, work_steps_room
-from backfill._cprofile cimport Steps, steps_bisect_left, steps_bisect_right, steps_free_at
-
-
-cdef inline int _free_run_end(
-    Steps* s, PCWork* w, double time, Py_ssize_t m, double until, double* ends
-) except -1:
-    """``Profile.free_run_end(time, widths, until)`` for the ``m`` jobs at positions ``w.more``."""
-    cdef Py_ssize_t i, j, f, size, lo, hi, mid, r
-    cdef long long* room
-    cdef double v
-    if time < s.t[0]:
-        time = s.t[0]
-    if not time < until:
-        for r in range(m):
-            ends[r] = until
-        return 0
-    i = steps_bisect_right(s, time, 0) - 1
-    j = steps_bisect_left(s, until, i)  # steps i..j-1 start before ``until``
-    s.examined += j - i
-    size = j - i
-    work_steps_room(w, size)
-    room = w.room
-    # Prefix minima, nonincreasing: the first step without room for a width is a binary search.
-    room[0] = s.f[i]
-    for f in range(1, size):
-        room[f] = s.f[i + f]
-        if room[f - 1] < room[f]:
-            room[f] = room[f - 1]
-    for r in range(m):
-        lo = 0
-        hi = size
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if room[mid] >= w.widths[w.more[r]]:
-                lo = mid + 1
-            else:
-                hi = mid
-        v = s.t[i + lo] if lo < size else until
-        ends[r] = v if v > time else time
-    return 0
+from backfill._cguarantee cimport FreedLog, Guar, PCWork, free_run_end, move_job
+from backfill._cprofile cimport Steps, steps_free_at
 
 
 cdef inline int fill(Steps* s, Guar* g, Py_ssize_t n, FreedLog* log, double now, PCWork* w) except -1:
@@ -79,7 +40,7 @@ cdef inline int fill(Steps* s, Guar* g, Py_ssize_t n, FreedLog* log, double now,
         for r in range(1, m):
             if needs[w.more[r]] > until:
                 until = needs[w.more[r]]
-        _free_run_end(s, w, now, m, until, w.ends)
+        free_run_end(s, w, now, m, until, w.ends)
         pick = -1
         for r in range(m):
             if w.ends[r] >= needs[w.more[r]]:

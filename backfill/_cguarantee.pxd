@@ -460,6 +460,45 @@ cdef inline int earliest_moves(
 # -- _spread_vacated --------------------------------------------------------------------------------
 
 
+cdef inline int free_run_end(
+    Steps* s, PCWork* w, double time, Py_ssize_t m, double until, double* ends
+) except -1:
+    """``Profile.free_run_end(time, widths, until)`` for the ``m`` jobs at positions ``w.more``."""
+    cdef Py_ssize_t i, j, f, size, lo, hi, mid, r
+    cdef long long* room
+    cdef double v
+    if time < s.t[0]:
+        time = s.t[0]
+    if not time < until:
+        for r in range(m):
+            ends[r] = until
+        return 0
+    i = steps_bisect_right(s, time, 0) - 1
+    j = steps_bisect_left(s, until, i)  # steps i..j-1 start before ``until``
+    s.examined += j - i
+    size = j - i
+    work_steps_room(w, size)
+    room = w.room
+    # Prefix minima, nonincreasing: the first step without room for a width is a binary search.
+    room[0] = s.f[i]
+    for f in range(1, size):
+        room[f] = s.f[i + f]
+        if room[f - 1] < room[f]:
+            room[f] = room[f - 1]
+    for r in range(m):
+        lo = 0
+        hi = size
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if room[mid] >= w.widths[w.more[r]]:
+                lo = mid + 1
+            else:
+                hi = mid
+        v = s.t[i + lo] if lo < size else until
+        ends[r] = v if v > time else time
+    return 0
+
+
 cdef inline int _widen(Guar* g, Py_ssize_t k, double low, double b, PCWork* w, Py_ssize_t* nheap) noexcept:
     """``_widen_ranges`` for one job: widen its range by ``[low, b)`` and make it a candidate."""
     if low < g[k].low:
@@ -486,8 +525,8 @@ cdef inline int spread_wide(
     cdef double* needs = w.needs
     cdef double* ends = w.ends
     cdef unsigned char* useful = w.useful
-    cdef Py_ssize_t k, r, i1, j1, i2, j2, f, size, lo, hi, mid, dips = 0, count = 0
-    cdef double since, t0 = s.t[0], time, until = 0.0, v
+    cdef Py_ssize_t k, r, i1, j1, f, size, lo, hi, mid, dips = 0, count = 0
+    cdef double since, t0 = s.t[0], until = 0.0, v
     cdef long long* room
     since = a - w.ests[more[0]]
     for r in range(1, m):
@@ -541,34 +580,7 @@ cdef inline int spread_wide(
         if r == 0 or needs[r] > until:
             until = needs[r]
     # free_run_end(a, widths, until): where the run with room for the width that starts at a ends
-    time = a if not a < t0 else t0
-    if not time < until:
-        for r in range(m):
-            ends[r] = until
-    else:
-        i2 = steps_bisect_right(s, time, 0) - 1
-        j2 = steps_bisect_left(s, until, i2)
-        s.examined += j2 - i2
-        size = j2 - i2
-        work_steps_room(w, size)
-        room = w.room
-        # Prefix minima, nonincreasing: the first without room for a width is a binary search.
-        room[0] = s.f[i2]
-        for f in range(1, size):
-            room[f] = s.f[i2 + f]
-            if room[f - 1] < room[f]:
-                room[f] = room[f - 1]
-        for r in range(m):
-            lo = 0
-            hi = size
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if room[mid] >= w.widths[more[r]]:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            v = s.t[i2 + lo] if lo < size else until
-            ends[r] = v if v > time else time
+    free_run_end(s, w, a, m, until, ends)
     for r in range(m):
         useful[r] = ends[r] >= needs[r] or ends[r] < b
         if useful[r] and ends[r] < needs[r]:

@@ -1130,6 +1130,18 @@ cdef class QueueRun:
     # -- PC (PC.submit, complete, schedule; GuaranteeScheduler._place, _release, _start_due, _trim) ---
     # The compression is LongQueueCompression's, in _cguarantee.pxd.
 
+    cdef void _guarantee(self, Py_ssize_t k, Py_ssize_t row, double start, double now) except *:
+        """Give the queued job at position ``k`` its guarantee ``start`` (GuaranteeScheduler._place):
+        its search range starts there, the log of freed intervals is read from here on, it may be the
+        earliest guarantee to wake for, and the reservation is logged."""
+        self.guar[k].start = start
+        self.guar[k].low = start
+        self.guar[k].high = -INFINITY
+        self.guar[k].seen = self.flog.base + self.flog.n
+        if start < self.due:
+            self.due = start
+        self._note(now, row, start)
+
     cdef void _arrive_pc(self, Py_ssize_t row, double now) except *:
         """PC.submit: compress if a job ended early, then queue the job with its guarantee, its
         earliest fit (GuaranteeScheduler._place)."""
@@ -1142,13 +1154,7 @@ cdef class QueueRun:
         cdef Py_ssize_t k = self._insert(self.keys[row], self.arrivals, row)
         self.guar = <Guar*>_grow(self.guar, &self.gcap, self.qn, sizeof(Guar))
         memmove(&self.guar[k + 1], &self.guar[k], (self.qn - 1 - k) * sizeof(Guar))
-        self.guar[k].start = start
-        self.guar[k].low = start
-        self.guar[k].high = -INFINITY
-        self.guar[k].seen = self.flog.base + self.flog.n
-        if start < self.due:
-            self.due = start
-        self._note(now, row, start)
+        self._guarantee(k, row, start, now)
 
     cdef void _complete_pc(self, long long row, double end, double now) except *:
         """PC.complete (GuaranteeScheduler._release): free and log the unused part of the reservation,
@@ -1280,13 +1286,7 @@ cdef class QueueRun:
                 self.dirty = True
         cdef double start = steps_earliest_fit(&self.prof, now, p, est)
         steps_reserve(&self.prof, start, start + est, p)
-        self.guar[k].start = start
-        self.guar[k].low = start
-        self.guar[k].high = -INFINITY
-        self.guar[k].seen = self.flog.base + self.flog.n
-        if start < self.due:
-            self.due = start
-        self._note(now, row, start)
+        self._guarantee(k, row, start, now)
 
     cdef void _complete_dc(self, long long row, double end, double now) except *:
         """DC.complete (GuaranteeScheduler._release): free and log the unused part of the reservation;
