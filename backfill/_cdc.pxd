@@ -10,7 +10,7 @@ counts. DC's arrivals compress with ``compress`` of ``_cguarantee.pxd`` under a 
 ``_cprofile.pxd``: the module that cimports it compiles its own copy.
 """
 
-from backfill._cguarantee cimport FreedLog, Guar, PCWork, free_run_end, move_job
+from backfill._cguarantee cimport FreedLog, Guar, PCWork, free_run_end, jobs_that_fit, move_job
 from backfill._cprofile cimport Steps, steps_free_at
 
 
@@ -29,11 +29,7 @@ cdef inline int fill(Steps* s, Guar* g, Py_ssize_t n, FreedLog* log, double now,
         v = now + w.ests[k]
         needs[k] = v if v < g[k].start else g[k].start
     while idle > 0:
-        m = 0
-        for k in range(n):
-            if g[k].start > now and w.widths[k] <= idle:
-                w.more[m] = k
-                m += 1
+        m = jobs_that_fit(g, n, w, now, idle)
         if m == 0:
             return 0
         until = needs[w.more[0]]

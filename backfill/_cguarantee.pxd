@@ -460,6 +460,17 @@ cdef inline int earliest_moves(
 # -- _spread_vacated --------------------------------------------------------------------------------
 
 
+cdef inline Py_ssize_t jobs_that_fit(Guar* g, Py_ssize_t n, PCWork* w, double after, long long most) noexcept:
+    """Put in ``w.more`` the positions of the jobs planned after ``after`` no wider than ``most``,
+    in queue order; return how many."""
+    cdef Py_ssize_t k, m = 0
+    for k in range(n):
+        if g[k].start > after and w.widths[k] <= most:
+            w.more[m] = k
+            m += 1
+    return m
+
+
 cdef inline int free_run_end(
     Steps* s, PCWork* w, double time, Py_ssize_t m, double until, double* ends
 ) except -1:
@@ -745,12 +756,7 @@ cdef inline int compress(
         if not vacated:
             continue
         # _spread_vacated: tell the jobs that can use [a, b) of it, and make them candidates.
-        most = steps_max_free(s, a, b)
-        m = 0
-        for k in range(n):
-            if g[k].start > a and w.widths[k] <= most:
-                w.more[m] = k
-                m += 1
+        m = jobs_that_fit(g, n, w, a, steps_max_free(s, a, b))
         if m == 0:
             continue
         if m > narrow:

@@ -69,14 +69,12 @@ def compiled_kind(scheduler: Scheduler) -> int | None:
         assert isinstance(scheduler, Conservative)
         plain = scheduler.planning_window is None and scheduler.max_tested is None
         return 2 if plain and cls.accelerated else None
-    if cls is PC:
-        assert isinstance(scheduler, PC)
+    if cls is PC or cls is DC:
+        assert isinstance(scheduler, (PC, DC))
         plain = scheduler.planning_window is None and scheduler.max_tested is None
-        return 4 if plain and cls.accelerated and scheduler.priority in _KEYS else None
-    if cls is DC:
-        assert isinstance(scheduler, DC)
-        plain = scheduler.planning_window is None and scheduler.max_tested is None
-        return 5 if plain and cls.accelerated and scheduler.priority in _KEYS else None
+        if plain and cls.accelerated and scheduler.priority in _KEYS:
+            return 4 if cls is PC else 5
+        return None
     if cls is not FCFS and cls is not EASY:
         return None
     if getattr(scheduler, "priority", None) not in _KEYS:

@@ -1130,6 +1130,26 @@ cdef class QueueRun:
     # -- PC (PC.submit, complete, schedule; GuaranteeScheduler._place, _release, _start_due, _trim) ---
     # The compression is LongQueueCompression's, in _cguarantee.pxd.
 
+    cdef void _work_queue(self, Py_ssize_t n) except *:
+        """The widths and estimates of the first ``n`` queued jobs, by position, for a compression."""
+        cdef Py_ssize_t k
+        cdef long long row
+        work_queue_room(&self.work, n)
+        for k in range(n):
+            row = self.queue[k].row
+            self.work.widths[k] = self.procs[row]
+            self.work.ests[k] = self.estimate[row]
+
+    cdef void _note_moves(self, double now) except *:
+        """Log the moves the last compression or filling made, in order, and count them."""
+        cdef PCWork* w = &self.work
+        cdef Py_ssize_t k
+        for k in range(w.nmoved):
+            self._note(now, self.queue[w.mk[k]].row, w.mnew[k])
+            if w.mnew[k] < self.due:
+                self.due = w.mnew[k]
+        self.nmoves += w.nmoved
+
     cdef void _guarantee(self, Py_ssize_t k, Py_ssize_t row, double start, double now) except *:
         """Give the queued job at position ``k`` its guarantee ``start`` (GuaranteeScheduler._place):
         its search range starts there, the log of freed intervals is read from here on, it may be the
@@ -1171,22 +1191,11 @@ cdef class QueueRun:
     cdef void _compress_pc(self, double now) except *:
         """PC._compress_pending: the accelerated compression of the queue, in priority order, after the
         early completions since the last one (``self.freed``); every move is logged in order."""
-        cdef Py_ssize_t k, n = self.qn
-        cdef long long row
-        cdef PCWork* w = &self.work
         self.dirty = False
-        work_queue_room(w, n)
-        for k in range(n):
-            row = self.queue[k].row
-            w.widths[k] = self.procs[row]
-            w.ests[k] = self.estimate[row]
-        compress(&self.prof, self.guar, n, &self.flog, self.freed, self.fn, now, self.restart,
-                 self.narrow, self.per_width, w)
-        for k in range(w.nmoved):
-            self._note(now, self.queue[w.mk[k]].row, w.mnew[k])
-            if w.mnew[k] < self.due:
-                self.due = w.mnew[k]
-        self.nmoves += w.nmoved
+        self._work_queue(self.qn)
+        compress(&self.prof, self.guar, self.qn, &self.flog, self.freed, self.fn, now, self.restart,
+                 self.narrow, self.per_width, &self.work)
+        self._note_moves(now)
         self.fn = 0
 
     cdef void _schedule_pc(self, double now) except *:
@@ -1227,35 +1236,13 @@ cdef class QueueRun:
                 kept += 1
         self.qn = kept
         if self.flog.n > 2 * self.qn + self.trim:
-            work_queue_room(&self.work, self.qn)
-            for k in range(self.qn):
-                self.work.ests[k] = self.estimate[self.queue[k].row]
+            self._work_queue(self.qn)
             trim(self.guar, self.qn, self.work.ests, &self.flog, self.prof.t[0])
 
     # -- DC (DC.submit, _arrive, _admit, complete, schedule, _fill; GuaranteeScheduler._place) --------
     # ``dirty`` is DC's ``_idle_check``: processors may be idle now, fill them before the next step.
     # The compression with a cap and the hole filling are LongQueueCompression's, in
     # _cguarantee.pxd and _cdc.pxd.
-
-    cdef void _work_queue(self, Py_ssize_t n) except *:
-        """The widths and estimates of the first ``n`` queued jobs, by position, for a compression."""
-        cdef Py_ssize_t k
-        cdef long long row
-        work_queue_room(&self.work, n)
-        for k in range(n):
-            row = self.queue[k].row
-            self.work.widths[k] = self.procs[row]
-            self.work.ests[k] = self.estimate[row]
-
-    cdef void _note_moves(self, double now) except *:
-        """Log the moves the last compression or filling made, in order, and count them."""
-        cdef PCWork* w = &self.work
-        cdef Py_ssize_t k
-        for k in range(w.nmoved):
-            self._note(now, self.queue[w.mk[k]].row, w.mnew[k])
-            if w.mnew[k] < self.due:
-                self.due = w.mnew[k]
-        self.nmoves += w.nmoved
 
     cdef void _fill_dc(self, double now) except *:
         """DC._fill (_fill_long_queue): move the queued jobs that fit now to now, in priority order."""

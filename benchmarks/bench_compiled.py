@@ -263,9 +263,11 @@ def ricc(trace_dir: Path, names: list[str], limit: float) -> tuple[list[list[str
         command = [sys.executable, __file__, "--ricc-child", name, "--trace-dir", str(trace_dir)]
         with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
             assert child.stdout is not None
-            child.stdout.readline()  # "ready": the trace is read, the clock starts
+            ready = child.stdout.readline()  # "ready": the trace is read, the clock starts
             try:
                 out, _ = child.communicate(timeout=limit)
+                if not ready or child.returncode:
+                    raise SystemExit(f"{RICC} under {name}: the run failed (exit {child.returncode})")
                 record = json.loads(out.splitlines()[-1]) | {"scheduler": name, "finished": True}
             except subprocess.TimeoutExpired:
                 child.kill()
@@ -288,6 +290,13 @@ def ricc(trace_dir: Path, names: list[str], limit: float) -> tuple[list[list[str
     return rows, records
 
 
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
 def _at_least_one(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -308,7 +317,7 @@ def main() -> int:
     parser.add_argument("--fst-schedulers", nargs="*", default=list(FST), choices=list(FST))
     names = [entry.cls.__name__ for entry in SCHEDULERS]
     parser.add_argument("--ricc-schedulers", nargs="*", default=names, choices=names)
-    parser.add_argument("--ricc-limit", type=float, default=600.0, help="seconds before a RICC run stops")
+    parser.add_argument("--ricc-limit", type=_seconds, default=600.0, help="seconds before a RICC run stops")
     parser.add_argument("--ricc-child", choices=names, help=argparse.SUPPRESS)
     parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -316,6 +325,9 @@ def main() -> int:
     if args.ricc_child:
         _ricc_child(args.trace_dir, args.ricc_child)
         return 0
+    ricc_trace = args.trace_dir / f"{RICC}.swf.gz"
+    if args.ricc_schedulers and not ricc_trace.is_file():
+        parser.error(f"no such trace: {ricc_trace} (give --trace-dir, or --ricc-schedulers with no name)")
     if not compiled():
         print("the compiled kernel is not in use: nothing to compare", file=sys.stderr)
         return 1
