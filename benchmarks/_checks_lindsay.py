@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import _lindsay_claims as c
+import _lindsay_fig4
 import _lindsay_s4 as s
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS, Check
 from reproduce_lindsay import CTC_430, DEFAULT_CACHE, TRACES, collect, report, trace_facts
@@ -184,6 +185,7 @@ def checks(
     results, _ = _results(trace_dir, cache, workers=workers, run=run)
     missing = ("no kept results yet", "not checkable", "The simulations this needs have not been run.")
     rows = [Check(source, claim, *(judge(results) or missing)) for source, claim, judge in _CLAIMS]
+    rows += _lindsay_fig4.checks(trace_dir, cache, results, run=run)
     on_430 = _on_430(results)
     for source, claim, judge in _CLAIMS:
         if judge in _ON_430:

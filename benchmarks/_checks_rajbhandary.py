@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import _rajbhandary_instance
+import _rajbhandary_more
 import _rajbhandary_share_wait
 from _common import DEFAULT_TRACE_DIR, Check, markdown, verdict_of
 from _rajbhandary_judge import (
@@ -125,6 +126,7 @@ def checks(
         ),
         *(_pc_fairest(fig, metric) for metric in ("strict_unfairness", "relaxed_unfairness")),
         *_rajbhandary_share_wait.checks(fig),
+        *_rajbhandary_more.checks(trace_dir, cache, fig, times, run=run),
     ]
 
 

@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import _srinivasan_more
 from _common import DEFAULT_TRACE_DIR, Check, verdict_of
 from _srinivasan_common import (
     CTC_LOAD,
@@ -333,24 +334,32 @@ def checks(
     stems = [t[1] for t in TRACES]
     groups = collect(trace_dir, stems, list(DEFAULT_LOADS), cache, workers=workers, run=run)
     offered_loads(trace_dir, cache, run=run)  # a trace fact the tables quote, kept for --cached
+    fig7_groups = fig7_cells(trace_dir, cache, run=run)
+    more = _srinivasan_more.checks(trace_dir, cache, groups, fig7_groups, run=run)
     return [
         *_shares_checks(trace_dir, cache, run),
+        *more["§2.1"],
         *boundaries(boundary_cells(trace_dir, cache, run=run)),
         *_fig1(groups),
+        *more["§3"],
         *_fig2(groups),
         *_thresholds(groups, "exact", "Table 7", [26.69, 22.30, 72.40, 1.72, 2.59]),
         *fig3_overall(groups),
         *fig3_categories(groups),
+        *more["§4.2"],
         fig3_turnaround(groups),
         *fig3_worst(groups),
         *fig4(groups),
         *_thresholds(groups, "user", "Table 8", [3.92, 3.55, 21.53, 1.35, 2.27]),
+        *more["§4.3"],
         *fig5(groups),
         *fig6(groups),
+        *more["§5"],
         _starvation(groups),
         *table9(groups),
-        *fig7(fig7_cells(trace_dir, cache, run=run)),
+        *fig7(fig7_groups),
         *_adaptive(groups),
+        *more["§7"],
     ]
 
 
