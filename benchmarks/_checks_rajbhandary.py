@@ -107,6 +107,7 @@ def checks(
             f"DAS2-fs3: PC ties Conservative; EASY {MINUS}3,010 % on strict and {MINUS}2,784 % on relaxed",
             "DAS2-fs3 is not among our traces",
             "not checkable",
+            "not attempted, because the archive traces we have do not include it.",
         ),
         *(_easy_many(fig, metric) for metric in ("strict_unfairness", "relaxed_unfairness")),
         _easy_inconsistent(fig),

@@ -309,8 +309,9 @@ def _adaptive(groups: dict[str, _Group]) -> list[Check]:
             statements[3],
             "not measured",
             "not checkable",
-            "The running mean of any schedule of a real trace rises and falls with the load; telling the "
-            "feedback oscillation the paper explains from that needs a criterion the paper does not give.",
+            "not attempted, because the running mean of any schedule of a real trace rises and falls with "
+            "the load, and telling the feedback oscillation the paper explains from that needs a criterion "
+            "the paper does not give.",
         ),
     ]
     return out

@@ -14,6 +14,7 @@ from typing import Any
 
 from _common import TRACE_STEMS, Check, cached_result, verdict_of
 from _lindsay_claims import Results
+from _lindsay_s4 import missing as missing_trace
 from reproduce import PAPER_FILES
 from reproduce_lindsay import FIG4, TRACES
 
@@ -63,8 +64,11 @@ def _versions(names: list[str]) -> str:
     return ", ".join(f"{n} (ours {TRACE_STEMS[n]}, the paper's {PAPER_FILES[n]})" for n in names)
 
 
-def fig4_jobs(r: Results) -> tuple[str, str, str] | None:
-    """Fig. 4: the job counts after dropping partial executions and jobs cancelled before starting."""
+def fig4_jobs(
+    r: Results, figure: str = "Fig. 4", absent: tuple[str, ...] = tuple(_FIG4_MISSING)
+) -> tuple[str, str, str] | None:
+    """Fig. 4: the job counts after dropping partial executions and jobs cancelled before starting
+    (``figure`` and ``absent``: the figure's name and those of its traces we do not have)."""
     if not r.facts:
         return None
     same = [n for n in r.facts if _same_file(n)]
@@ -76,9 +80,10 @@ def fig4_jobs(r: Results) -> tuple[str, str, str] | None:
     if others:
         ours += f"; of the {len(others)} newer versions we have, equal on {', '.join(newer_equal) or 'none'}"
         ours += f", not on {diffs}" if diffs else ""
-    missing = ", ".join(_FIG4_MISSING)
-    why = f"{len(_FIG4_MISSING)} of Fig. 4's traces ({missing}) are not among ours. We judge the counts on "
-    why += "the paper's own files; the archive has cleaned the others again since: " + _versions(others) + "."
+    why = f"{len(absent)} of {figure}'s traces ({', '.join(absent)}) are not among ours. We judge the counts "
+    why += (
+        "on the paper's own files; the archive has cleaned the others again since: " + _versions(others) + "."
+    )
     return ours, verdict_of(len(equal), len(same), most=1.0), why
 
 
@@ -129,9 +134,7 @@ def checks(trace_dir: Path, cache: Path, results: Results, *, run: bool) -> list
         Check(
             "§4",
             "LLNL-uBGL is left out because its waiting time shows almost no variation for any algorithm",
-            "LLNL-uBGL is not among our traces",
-            "not checkable",
-            "not attempted, because the LLNL-uBGL log is not among the archive traces we have.",
+            *(missing_trace("LLNL-uBGL")(results) or missing),
         ),
         Check(
             "§4.3",

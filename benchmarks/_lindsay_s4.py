@@ -147,7 +147,7 @@ def s43_max(r: Results) -> Found:
     if not ratios:
         return None
     ratio, spec, name = ratios[0]
-    why = "DAS2-fs0 is not among our traces"
+    why = "not attempted, because DAS2-fs0 is not among our traces"
     why += "; our own largest is also with LJF. " if spec == "PC-ljf" else ". "
     return f"at most {ratio:.1f}x on our traces ({spec} on {name})", "not checkable", why + _IMPLEMENTATIONS
 
@@ -207,7 +207,7 @@ def missing(name: str) -> Callable[[Results], Found]:
         return (
             f"{name} is not among our traces",
             "not checkable",
-            "The archive traces we have do not include it.",
+            "not attempted, because the archive traces we have do not include it.",
         )
 
     return judge

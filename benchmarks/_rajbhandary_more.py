@@ -18,6 +18,7 @@ import numpy as np
 from _common import Check, cached_result, verdict_of
 from _lindsay_claims import Results
 from _lindsay_fig4 import cleaning_facts, fig4_jobs, sdsc_ds_unknown
+from _lindsay_s4 import missing as missing_trace
 from _lindsay_s4 import s41_thunder_estimates
 from _rajbhandary_judge import ALL_TRACES, PAPER_TRACES, Figures, pct
 from reproduce_lindsay import TRACES, make_scheduler, trace_facts
@@ -292,14 +293,14 @@ def checks(
     fst_times = {
         name: times[stem, "Conservative"] for name, stem in stems.items() if (stem, "Conservative") in times
     }
-    jobs = fig4_jobs(lindsay)
+    # Fig. 3 is Lindsay et al.'s Fig. 4 but DAS2-fs0 and HPC2N, and with ANL-Intrepid.
+    jobs = fig4_jobs(lindsay, "Fig. 3", ("ANL-Intrepid", "DAS2-fs2", "DAS2-fs3", "DAS2-fs4"))
     rows = [
         Check(
             "Fig. 3",
             "Job counts after dropping partial executions and jobs cancelled before starting (the same as "
             "Lindsay et al.'s Fig. 4, and ANL-Intrepid 68,936)",
-            *(jobs or _MISSING)[:2],
-            ("ANL-Intrepid is not among our traces. " + jobs[2]) if jobs else _MISSING[2],
+            *(jobs or _MISSING),
         ),
         Check(
             "§4",
@@ -309,9 +310,7 @@ def checks(
         Check(
             "§4",
             "LLNL-uBGL showed almost no variation between Conservative, PC and DC",
-            "LLNL-uBGL is not among our traces",
-            "not checkable",
-            "not attempted, because the LLNL-uBGL log is not among the archive traces we have.",
+            *(missing_trace("LLNL-uBGL")(lindsay) or _MISSING),
         ),
         *_fst_cost(fst_times, cells),
         Check(
