@@ -41,7 +41,16 @@ from _srinivasan_experiments import (
     offered_table,
 )
 from _srinivasan_fairness import boundaries, fig7, table9
-from _srinivasan_selective import fig3_categories, fig3_overall, fig3_turnaround, fig3_worst, fig4, fig5, fig6
+from _srinivasan_selective import (
+    fig3_categories,
+    fig3_overall,
+    fig3_turnaround,
+    fig3_worst,
+    fig3_worst_trends,
+    fig4,
+    fig5,
+    fig6,
+)
 from reproduce_srinivasan import DEFAULT_CACHE, DEFAULT_LOADS, TRACES, collect, our_shares, report
 
 from backfill.measures.groups import CATEGORIES
@@ -349,6 +358,7 @@ def checks(
         *fig3_categories(groups),
         *more["§4.2"],
         fig3_turnaround(groups),
+        fig3_worst_trends(groups),
         *fig3_worst(groups),
         *fig4(groups),
         *_thresholds(groups, "user", "Table 8", [3.92, 3.55, 21.53, 1.35, 2.27]),
