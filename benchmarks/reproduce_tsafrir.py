@@ -318,7 +318,8 @@ def _estimates_inaccurate(cells: dict[tuple[str, str], dict[str, Any]]) -> Check
     min(estimate, runtime) / max(estimate, runtime) below one half on each trace."""
     statement = (
         '"Empirical studies have repeatedly shown that user estimates are inaccurate" (the abstract, citing'
-        " earlier work): a typical job's estimate is more than twice its runtime on each trace"
+        " earlier work), read as: the mean of min(estimate, runtime) / max(estimate, runtime) is below one"
+        " half on each trace"
     )
     names = [name for name, _ in TRACES]
     done = [n for n in names if (n, "easy") in cells]
