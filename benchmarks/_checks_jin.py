@@ -50,6 +50,7 @@ from _jin_common import (
     _span,
     missing,
 )
+from _jin_load_claims import load_statements
 from _jin_sweep_checks import late_medium, sweep_checks
 from _jin_sweeps import Sweeps, collect_sweeps, sweep_tables
 from reproduce_jin import (
@@ -486,7 +487,7 @@ def statements(threshold: float, sweeps: Sweeps) -> list[Row]:
             "",
         ),
     ]
-    return rows
+    return rows + load_statements(sweeps)
 
 
 def checks(

@@ -43,7 +43,9 @@ from _common import (
     save_result,
     write_report,
 )
+from _vasupongayya_days import DAY_FIELDS, day_findings, day_summaries, unpack_days
 from _vasupongayya_findings import DAY, HOUR, WINDOWS, month_findings
+from _vasupongayya_more import more_findings
 from _vasupongayya_users import (
     MAIN_POLICIES,
     SIZE_FIELDS,
@@ -321,6 +323,50 @@ def collect(
     return results
 
 
+#: The policies whose schedules Fig. 2 and 3 follow day by day.
+DAY_POLICIES = (MAIN_POLICIES[0], MAIN_POLICIES[1], MAIN_POLICIES[2])
+
+
+def run_days(trace_dir: str, stem: str, index: int, cool: float) -> dict[str, Any]:
+    """Simulate the month's jobs again, with the warm-up and the cool-down of ``cool`` seconds its kept
+    result found, under :data:`DAY_POLICIES`, and reduce each to its users' day-by-day figures
+    (``_vasupongayya_days.day_summaries``) for the users with a job submitted in the month."""
+    w = _load(trace_dir, stem)
+    label, start, end = months(w)[index]
+    submit = w.column("submit")
+    keep = (submit >= start - WARM_UP) & (submit < end + cool)
+    sub = Workload.from_records(w.records[keep], w.machine_size, header=w.header)
+    sub_submit = sub.column("submit")
+    users = np.unique(sub.column("user")[(sub_submit >= start) & (sub_submit < end)]).tolist()
+    days = round((end - start) / DAY)
+    out: dict[str, Any] = {"label": label, "day_fields": DAY_FIELDS, "per_user": {}}
+    for name in DAY_POLICIES:
+        s = simulate(sub, POLICIES[name](start))
+        validate_schedule(s)
+        out["per_user"][name] = day_summaries(s, start, days, users)
+    return out
+
+
+def collect_days(
+    trace_dir: Path, stem: str, cache: Path, done: dict[int, dict[str, Any]], *, workers: int, run: bool
+) -> None:
+    """Put each month's day-by-day figures under ``done[i]["days"]``, from ``cache``; with ``run``,
+    compute the missing ones on ``workers`` processes and keep them as ``<stem>__<month>__days.json``."""
+    path = {i: cache / f"{stem}__{i:02d}__days.json" for i in done}
+    todo = [i for i in done if not path[i].exists()]
+    if run and todo:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {
+                pool.submit(run_days, str(trace_dir), stem, i, done[i]["cool_down_days"] * DAY): i
+                for i in todo
+            }
+            for future in as_completed(futures):
+                save_result(path[futures[future]], future.result())
+    for i in done:
+        if path[i].exists():
+            done[i]["days"] = unpack_days(load_result(path[i])["per_user"])
+
+
 def _paths(cache: Path, stem: str, index: int) -> tuple[Path, Path]:
     """Where a month's result and its other windows' per-user measures are kept."""
     return cache / f"{stem}__{index:02d}.json", cache / f"{stem}__{index:02d}__fw.json"
@@ -352,7 +398,9 @@ def checks(
         done = collect(trace_dir, stem, cache, count or 0, workers=workers, run=run)
         results = [done[i] for i in sorted(done)]
         label = name if len(results) == count else f"{name}, {len(results)} of {count or '?'} months so far"
-        found = [(setting, f) for f in month_findings(results) + user_findings(results)]
+        collect_days(trace_dir, stem, cache, done, workers=workers, run=run)
+        findings = month_findings(results) + user_findings(results) + more_findings(results)
+        found = [(setting, f) for f in findings + day_findings(results)]
         other = f"{setting or name}; {_QUARTER}"
         found += [(other, f) for f in spread_findings(user_months(results), "quarter")]
         if results:
