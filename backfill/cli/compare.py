@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import time
 import warnings
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from backfill._files import open_atomically, write_atomically
 from backfill.cli._outputs import check_outputs, write_outputs
@@ -18,9 +21,11 @@ from backfill.cli.options import (
     NO_JOBS,
     ORDER_HINT,
     CommandLineError,
+    add_metric_option,
     add_run_options,
     estimate_policies,
     loads,
+    metrics_wanted,
     output_path,
     positive_int,
     priorities,
@@ -30,13 +35,15 @@ from backfill.cli.options import (
     scheduler_specs,
     slug,
     split_params,
+    trim_wanted,
 )
-from backfill.errors import BackfillError, ParameterError
+from backfill.errors import BackfillError
+from backfill.experiments.columns import EXTRA_COLUMNS
 from backfill.experiments.outputs import write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
+from backfill.experiments.replications import replication_summary
 from backfill.experiments.sweep import (
     DROPPED_COLUMN,
-    METRIC_COLUMNS,
     REJECTIONS_COLUMN,
     Grid,
     ModelWorkload,
@@ -45,6 +52,8 @@ from backfill.experiments.sweep import (
     run_sweep,
 )
 from backfill.measures.metrics import format_metric
+from backfill.measures.trim import Trim
+from backfill.schedulers.registry import non_negative_int_from_text
 
 __all__ = [
     "DEFAULT_COMPARE_METRICS",
@@ -89,15 +98,46 @@ def add_compare_command(commands: Any) -> None:
         metavar="LABEL",
         help="scheduler to compare with (a label or a SPEC); default Conservative if given, else the first",
     )
+    add_metric_option(cmp, f"default {' '.join(DEFAULT_COMPARE_METRICS)}")
     cmp.add_argument(
-        "--metric",
+        "--seeds",
         nargs="+",
         action="extend",
-        metavar="NAME",
+        metavar="SEED",
         help=(
-            f"metrics to show and plot ({', '.join(METRIC_COLUMNS)}); "
-            f"default {' '.join(DEFAULT_COMPARE_METRICS)}"
+            "replicate every model workload over these seeds and report each configuration's mean, "
+            "standard deviation and 95 %% Student-t confidence interval, and those of its paired "
+            "improvement over the baseline"
         ),
+    )
+    cmp.add_argument(
+        "--samples",
+        action="store_true",
+        help=(
+            "the workloads given are samples of one workload: report each configuration over them "
+            "as --seeds does"
+        ),
+    )
+    cmp.add_argument(
+        "--warmup",
+        metavar="JOBS_OR_TIME",
+        help=(
+            "leave the first jobs out of every measure (not the simulation): a number of jobs, "
+            "or a time such as 1d after the first submission"
+        ),
+    )
+    cmp.add_argument(
+        "--cooldown",
+        metavar="JOBS_OR_TIME",
+        help=(
+            "leave the last jobs out of every measure: a number of jobs, or a time before the last submission"
+        ),
+    )
+    cmp.add_argument(
+        "--summary-csv",
+        type=Path,
+        metavar="PATH",
+        help="with --seeds or --samples, write the mean, deviation and interval of each measure as CSV",
     )
     cmp.add_argument(
         "--workers",
@@ -109,12 +149,6 @@ def add_compare_command(commands: Any) -> None:
     cmp.add_argument(
         "--cache", type=Path, default=None, metavar="DIR", help="cache finished cells in DIR and reuse them"
     )
-
-
-def _metric(text: str) -> str:
-    if text not in METRIC_COLUMNS:
-        raise ParameterError(f"unknown metric {text!r}; known: {', '.join(METRIC_COLUMNS)}")
-    return text
 
 
 _MODEL_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -216,7 +250,20 @@ def _describe(row: dict[str, Any]) -> list[str]:
 
 
 def _metric_cell(metric: str, value: float) -> str:
-    return f"{value:.2f}" if metric == "seconds" else format_metric(metric, value)
+    if (metric == "users" or metric.endswith("_jobs")) and value == value:
+        return str(round(value))
+    if metric in ("seconds", *_FRACTIONS) and value == value:
+        return f"{value:.2f}" if metric == "seconds" else f"{value:.3f}"
+    return format_metric(metric, value)
+
+
+def _mean_cell(metric: str, value: float) -> str:
+    # A mean of counts is not a count.
+    return _metric_cell("mean_wait" if metric == "users" or metric.endswith("_jobs") else metric, value)
+
+
+#: Columns that are fractions: shown to three places, as the utilization is.
+_FRACTIONS = ("underpredicted", "under_shared", "over_shared")
 
 
 def _percent_cell(value: float) -> str:
@@ -282,7 +329,12 @@ def run_compare(args: argparse.Namespace) -> int:
     workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
     specs = scheduler_specs(args)
     orders = priorities(args)
-    metrics = read_values(args.metric or DEFAULT_COMPARE_METRICS, _metric, "--metric", "a metric")
+    metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
+    trim = trim_wanted(args)
+    workloads, configuration_of = _replicated(args, workloads)
+    replicated = bool(configuration_of)
+    if args.summary_csv is not None and not replicated:
+        raise CommandLineError("--summary-csv needs replications: give --seeds or --samples")
     logs = [str(w.path) for w in workloads if isinstance(w, TraceWorkload)]
     estimates = estimate_policies(args, logs)
     labels = [s.label for s in specs]
@@ -302,9 +354,12 @@ def run_compare(args: argparse.Namespace) -> int:
         loads=loads(args),
         estimates=estimates,
         bound=args.bound,
+        measures=[m for m in metrics if m in EXTRA_COLUMNS],
+        trim=trim,
     )
     names = _cell_names([cell.description() for cell in grid.cells()])
     given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
+    given.append(("--summary-csv", args.summary_csv))
     inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
     check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
     show_progress = progress_wanted(args)
@@ -335,7 +390,8 @@ def run_compare(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(_summary(result, elapsed))
     print()
-    print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound):")
+    trimmed = _trim_words(trim)
+    print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
     print()
     print(_metrics_markdown(result, metrics))
     print()
@@ -349,7 +405,23 @@ def run_compare(args: argparse.Namespace) -> int:
         print(_improvement_markdown(result, metrics, baseline))
     else:
         print(f"no scheduler besides the baseline {baseline} to compare")
-    _write_outputs(args, result, names, metrics, baseline)
+    summary: list[dict[str, Any]] = []
+    if replicated:
+        summary = replication_summary(
+            result, metrics, configuration_of, baseline=baseline if len(specs) > 1 else None
+        )
+        print()
+        print(_replications_words(summary, args))
+        print()
+        print(_summary_markdown(summary, metrics, "value"))
+        if len(specs) > 1:
+            print()
+            print(
+                f"percent improvement over {baseline}, paired per replication: mean ± 95 % half-width (sd):"
+            )
+            print()
+            print(_summary_markdown(summary, metrics, "improvement"))
+    _write_outputs(args, result, names, metrics, baseline, summary, trim)
     if result.unsaved:
         raise CommandLineError(
             f"the cache {args.cache} could not keep {result.unsaved} of the {result.computed} cells "
@@ -392,6 +464,7 @@ def _output_files(
 ) -> list[tuple[str, Path | None]]:
     """Every file the run writes, with its option: one per cell for ``--jobs-csv``."""
     files: list[tuple[str, Path | None]] = [("--csv", args.csv), ("--json", args.json)]
+    files.append(("--summary-csv", args.summary_csv))
     if args.jobs_csv is not None:
         files += [("--jobs-csv", output_path(args.jobs_csv, name, len(names) > 1)) for name in names]
     if args.figures is not None:
@@ -400,17 +473,27 @@ def _output_files(
 
 
 def _write_outputs(
-    args: argparse.Namespace, result: SweepResult, names: list[str], metrics: list[str], baseline: str
+    args: argparse.Namespace,
+    result: SweepResult,
+    names: list[str],
+    metrics: list[str],
+    baseline: str,
+    summary: list[dict[str, Any]],
+    trim: Trim,
 ) -> None:
     """Write every output asked for, each whole or not at all; the error names those that failed."""
     outputs: list[tuple[Path, Callable[[Path], object]]] = []
     if args.csv is not None:
         outputs.append((args.csv, result.to_csv))
     if args.json is not None:
-        write = partial(
-            write_metrics_json, result.rows, command="compare", bound=args.bound, baseline=baseline
-        )
-        outputs.append((args.json, write))
+        warmup, cooldown = trim.describe()
+        meta: dict[str, Any] = {"command": "compare", "bound": args.bound, "baseline": baseline}
+        meta |= {"warmup": warmup, "cooldown": cooldown}
+        if summary:
+            meta["replications"] = [_plain_summary(r) for r in summary]
+        outputs.append((args.json, partial(write_metrics_json, result.rows, **meta)))
+    if args.summary_csv is not None:
+        outputs.append((args.summary_csv, partial(_summary_csv, summary, trim)))
     if args.jobs_csv is not None:
         for name, text in zip(names, result.jobs, strict=True):
             outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, text)))
@@ -434,3 +517,102 @@ def _improvement_figure(improvements: list[dict[str, Any]], path: Path) -> None:
             figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
     finally:
         plt.close(figure)
+
+
+def _replicated(
+    args: argparse.Namespace, workloads: list[TraceWorkload | ModelWorkload]
+) -> tuple[list[TraceWorkload | ModelWorkload], dict[str, str]]:
+    """The workloads to simulate, and the configuration's workload label of each replication's.
+
+    With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``); with
+    ``--samples``, the workloads as given, all samples of one configuration. Empty without either.
+    """
+    seeds = read_values(args.seeds, _seed, "--seeds", "a seed")
+    if seeds and args.samples:
+        raise CommandLineError(
+            "--seeds and --samples: give one (seeds replicate each model; samples pool the workloads)"
+        )
+    if args.samples:
+        if len(workloads) < 2:
+            raise CommandLineError("--samples needs at least two workloads to pool")
+        pooled = f"{len(workloads)} samples"
+        return workloads, {w.label: pooled for w in workloads}
+    if not seeds:
+        return workloads, {}
+    out: list[TraceWorkload | ModelWorkload] = []
+    configuration_of: dict[str, str] = {}
+    for w in workloads:
+        if isinstance(w, TraceWorkload):
+            raise CommandLineError(
+                f"--seeds replicates model workloads; {w.path} is a log (pool logs or windows with --samples)"
+            )
+        if "seed=" in w.label:
+            raise CommandLineError(f"workload {w.label!r} gives its seed; --seeds gives the seeds")
+        for seed in seeds:
+            replica = attrs.evolve(w, seed=seed, name=f"{w.label} seed={seed}")
+            configuration_of[replica.label] = w.label
+            out.append(replica)
+    return out, configuration_of
+
+
+def _seed(text: str) -> int:
+    return int(non_negative_int_from_text(text))
+
+
+def _trim_words(trim: Trim) -> str:
+    warmup, cooldown = trim.describe()
+    words = [f"the first {warmup}" if warmup else "", f"the last {cooldown}" if cooldown else ""]
+    left = " and ".join(w for w in words if w)
+    return f"; {left} of each run left out of the measures" if left else ""
+
+
+def _replications_words(summary: list[dict[str, Any]], args: argparse.Namespace) -> str:
+    n = sorted({int(r["n"]) for r in summary if r["kind"] == "value"})
+    shown = "/".join(str(k) for k in n)
+    how = f"seeds {', '.join(dict.fromkeys(args.seeds))}" if args.seeds else "the workloads given as samples"
+    return (
+        f"over {shown} replications per configuration ({how}): "
+        "mean ± half-width of the 95 % Student-t confidence interval of the mean "
+        "(sd: sample standard deviation):"
+    )
+
+
+def _summary_markdown(summary: list[dict[str, Any]], metrics: Sequence[str], kind: str) -> str:
+    """One line per configuration: n, then each metric's mean ± half-width and its deviation."""
+    lines: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+    for r in summary:
+        if r["kind"] == kind:
+            lines.setdefault(tuple(r[c] for c in _DESCRIPTION), {})[r["metric"]] = r
+    show = (lambda m, v: _percent_cell(v)) if kind == "improvement" else _mean_cell
+    rows = []
+    for key, by_metric in lines.items():
+        row = dict(zip(_DESCRIPTION, key, strict=True))
+        first = next(iter(by_metric.values()))
+        cells = [*_describe(row), str(int(first["n"]))]
+        for m in metrics:
+            r = by_metric[m]
+            cells.append(f"{show(m, r['mean'])} ± {show(m, r['half_width']).lstrip('+')}")
+            cells.append(show(m, r["std"]).lstrip("+"))
+        rows.append(cells)
+    header = [*_DESCRIPTION, "n"]
+    for m in metrics:
+        header += [m, "sd"]
+    right = {_DESCRIPTION.index("load"), *range(len(_DESCRIPTION), len(header))}
+    return _markdown(header, rows, right)
+
+
+_SUMMARY_COLUMNS = (*_DESCRIPTION, "metric", "kind", "n", "mean", "std", "half_width", "low", "high")
+
+
+def _plain_summary(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+
+
+def _summary_csv(summary: list[dict[str, Any]], trim: Trim, path: Path) -> None:
+    warmup, cooldown = trim.describe()
+    with open_atomically(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[*_SUMMARY_COLUMNS, "warmup", "cooldown"], lineterminator="\n")
+        writer.writeheader()
+        for r in summary:
+            fixed = {"n": int(r["n"]), "warmup": warmup, "cooldown": cooldown}
+            writer.writerow({c: r[c] for c in _SUMMARY_COLUMNS} | fixed)

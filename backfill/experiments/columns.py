@@ -142,7 +142,8 @@ def measure_column(text: str) -> str:
         'relaxed_unfairness'
         >>> measure_column("wait")
         Traceback (most recent call last):
-        backfill.errors.BackfillError: unknown metric 'wait' (did you mean mean_wait, max_wait?); see --help for all
+        ... # doctest: +ELLIPSIS
+        backfill.errors.BackfillError: unknown metric 'wait' (did you mean mean_wait, max_wait?); ...
     """
     if text in MEASURE_COLUMNS:
         return text
@@ -198,10 +199,12 @@ def extra_measures(
     *,
     scheduler: Scheduler | None = None,
     bound: float = DEFAULT_BOUND,
-    trim: Trim = Trim(),
+    trim: Trim | None = None,
     progress: bool = False,
 ) -> dict[str, float]:
-    """Return the chosen :data:`EXTRA_COLUMNS` of a schedule, over the jobs ``trim`` keeps, in vocabulary order.
+    """Return the chosen :data:`EXTRA_COLUMNS` of a schedule, over the jobs ``trim`` keeps.
+
+    The columns come in the vocabulary's order.
 
     Args:
         schedule: A finished schedule; for the planning measures, one recorded with its reservations.
@@ -209,7 +212,8 @@ def extra_measures(
         scheduler: The prototype that made ``schedule`` (the fair start times re-simulate under it);
             needed only for the ``fair_start`` group.
         bound: The bounded-slowdown threshold in seconds.
-        trim: The warm-up and cool-down jobs to leave out of the measures (:class:`Trim`).
+        trim: The warm-up and cool-down jobs to leave out of the measures (:class:`Trim`); None
+            leaves none out.
         progress: Show a progress bar while the fair start times are computed.
 
     Raises:
@@ -225,6 +229,7 @@ def extra_measures(
     for c in columns:
         measure_column(c)
     wanted = [c for c in EXTRA_COLUMNS if c in columns]
+    trim = trim or Trim()
     groups = {MEASURE_GROUPS[c] for c in wanted}
     keep = measured_jobs(schedule.submit, trim)
     measured = trim_schedule(schedule, trim)
@@ -253,4 +258,3 @@ def extra_measures(
     if "planning" in groups:
         out |= planning_summary(measured)
     return {c: float(out[c]) for c in wanted}
-

@@ -44,7 +44,9 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     h = d
     for m in range(1, 300):
         m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+        even = m * (b - m) * x / ((qam + m2) * (a + m2))
+        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        for aa in (even, odd):
             d = 1.0 + aa * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + aa / c
@@ -125,10 +127,18 @@ def interval(values: Iterable[float], confidence: float = 0.95) -> dict[str, flo
     n = int(array.size)
     mean = float(array.mean()) if n else math.nan
     if n < 2:
-        return {"n": float(n), "mean": mean, "std": math.nan, "half_width": math.nan, "low": math.nan, "high": math.nan}
-    std = float(array.std(ddof=1))
-    half = t_quantile((1.0 + confidence) / 2.0, n - 1) * std / math.sqrt(n) if std else 0.0
-    return {"n": float(n), "mean": mean, "std": std, "half_width": half, "low": mean - half, "high": mean + half}
+        std = half = math.nan
+    else:
+        std = float(array.std(ddof=1))
+        half = t_quantile((1.0 + confidence) / 2.0, n - 1) * std / math.sqrt(n) if std else 0.0
+    return {
+        "n": float(n),
+        "mean": mean,
+        "std": std,
+        "half_width": half,
+        "low": mean - half,
+        "high": mean + half,
+    }
 
 
 def replication_summary(

@@ -15,11 +15,13 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import math
+import multiprocessing
 import os
+import queue
 import signal
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -27,7 +29,13 @@ import attrs
 from backfill.errors import BackfillError
 from backfill.experiments._pool import exit_with_parent
 from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
-from backfill.experiments.columns import EXTRA_COLUMNS, extra_measures, measure_column, needs_reservations
+from backfill.experiments.columns import (
+    EXTRA_COLUMNS,
+    MEASURE_GROUPS,
+    extra_measures,
+    measure_column,
+    needs_reservations,
+)
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import (
@@ -245,7 +253,11 @@ def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any]) -> dict[str
 
 
 def summary_row(
-    schedule: Schedule, *, bound: float = DEFAULT_BOUND, seconds: float = math.nan, trim: Trim = Trim()
+    schedule: Schedule,
+    *,
+    bound: float = DEFAULT_BOUND,
+    seconds: float = math.nan,
+    trim: Trim | None = None,
 ) -> dict[str, Any]:
     """Return the metric and accounting columns of a result row for a validated ``schedule``.
 
@@ -261,6 +273,7 @@ def summary_row(
         >>> row["jobs"], row["seconds"], row["rejected_reasons"]
         (30, 0.5, '')
     """
+    trim = trim or Trim()
     metrics: dict[str, Any] = summarize(trim_schedule(schedule, trim), bound=bound)
     whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
@@ -272,7 +285,7 @@ def summary_row(
 
 
 def _measure(
-    cell: Cell, identity: Mapping[str, Any], jobs: bool = False, progress: bool = False
+    cell: Cell, identity: Mapping[str, Any], jobs: bool = False, tick: Callable[[int], object] | None = None
 ) -> dict[str, Any]:
     workload = cell.workload._load(identity)
     if cell.estimates == "exact":
@@ -292,7 +305,7 @@ def _measure(
             scheduler=cell.scheduler.build(cell.priority),
             bound=cell.bound,
             trim=cell.trim,
-            progress=progress,
+            progress=tick or False,
         )
     if jobs:
         description = cell.description() | _provenance(cell.workload, identity)
@@ -486,18 +499,25 @@ def run_sweep(
             bar.update(1)
 
     bar = progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
+    # The fair start times cost a fork per job: their own bar counts the jobs, as the workers report them.
+    fst_bar = None
+    if progress and todo and any(MEASURE_GROUPS[m] == "fair_start" for m in grid.measures):
+        forks = sum(len(cells[i].workload._load(identities[cells[i].workload])) for i in todo)
+        fst_bar = progress_bar(forks, "fair starts", "job")
     try:
         if executor is None and (workers == 1 or len(todo) <= 1):
+            tick = fst_bar.update if fst_bar is not None else None
             for i in todo:
-                finish(i, _run(cells[i], identities[cells[i].workload], jobs, progress))
+                finish(i, _run(cells[i], identities[cells[i].workload], jobs, tick))
         elif todo:
-            _run_parallel(cells, todo, identities, executor, workers, finish, jobs)
+            _run_parallel(cells, todo, identities, executor, workers, finish, jobs, fst_bar)
     except KeyboardInterrupt:
         done = sum(m is not None for m in metrics)
         raise SweepInterrupted(done, len(cells), cache, unsaved=len(failures)) from None
     finally:
-        if bar is not None:
-            bar.close()
+        for b in (fst_bar, bar):
+            if b is not None:
+                b.close()
     rows, texts = [], []
     for cell, m in zip(cells, metrics, strict=True):
         assert m is not None
@@ -576,11 +596,11 @@ def _ignore_interrupts() -> None:
 
 
 def _run(
-    cell: Cell, identity: Mapping[str, Any], jobs: bool = False, progress: bool = False
+    cell: Cell, identity: Mapping[str, Any], jobs: bool = False, tick: Callable[[int], object] | None = None
 ) -> dict[str, Any]:
     # Module-level so that every executor (processes, Dask) can pickle it by reference.
     try:
-        return _measure(cell, identity, jobs, progress)
+        return _measure(cell, identity, jobs, tick)
     except Exception as e:
         e.add_note(
             f"in sweep cell {cell.workload.label} / {cell.scheduler.label} / {cell.priority} / "
@@ -597,6 +617,7 @@ def _run_parallel(
     workers: int | None,
     finish: Any,
     jobs: bool,
+    fst_bar: Any = None,
 ) -> None:
     own = executor is None
     pool: cf.Executor = (
@@ -607,11 +628,19 @@ def _run_parallel(
         else executor
     )
     futures: dict[cf.Future[dict[str, Any]], int] = {}
+    # Our own workers report the fair start times' rows through a queue; another executor's do not.
+    manager = multiprocessing.Manager() if own and fst_bar is not None else None
+    ticks = manager.Queue() if manager is not None else None
     try:
         for i in todo:
-            futures[pool.submit(_run, cells[i], identities[cells[i].workload], jobs)] = i
-        for done in cf.as_completed(futures):
-            finish(futures[done], done.result())
+            tick = ticks.put if ticks is not None else None
+            futures[pool.submit(_run, cells[i], identities[cells[i].workload], jobs, tick)] = i
+        pending = set(futures)
+        while pending:
+            done, pending = cf.wait(pending, timeout=0.5, return_when=cf.FIRST_COMPLETED)
+            _drain(ticks, fst_bar)
+            for future in done:
+                finish(futures[future], future.result())
     except BaseException:
         # On an error or an interrupt, queued cells are dropped (finished ones are already cached)
         # and our own workers are stopped now rather than after the cells they are running.
@@ -621,8 +650,20 @@ def _run_parallel(
             pool.shutdown(wait=False, cancel_futures=True)
             _terminate(pool)
         raise
+    finally:
+        if manager is not None:
+            manager.shutdown()
     if own:
         pool.shutdown()
+
+
+def _drain(ticks: Any, bar: Any) -> None:
+    """Move the rows the workers reported to the bar."""
+    while ticks is not None:
+        try:
+            bar.update(ticks.get_nowait())
+        except queue.Empty:
+            return
 
 
 def _terminate(pool: cf.Executor) -> None:

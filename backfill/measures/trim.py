@@ -62,7 +62,7 @@ class Trim:
         return bool(self.warmup or self.cooldown)
 
     def describe(self) -> tuple[str, str]:
-        """Return the warm-up and cool-down as the result rows record them: ``"N jobs"``, ``"S s"`` or ``""``."""
+        """Return the warm-up and cool-down as result rows record them: ``"N jobs"``, ``"S s"`` or ``""``."""
         return _describe(self.warmup), _describe(self.cooldown)
 
 
