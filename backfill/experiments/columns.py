@@ -34,7 +34,7 @@ Examples:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import numpy as np
@@ -132,7 +132,9 @@ def column_label(key: str, *, unit: bool = True) -> str:
 
 
 def measure_column(text: str) -> str:
-    """Return ``text`` if it names a column of :data:`MEASURE_COLUMNS`; ``--metric`` reads its values so.
+    """Return the column of :data:`MEASURE_COLUMNS` ``text`` names (hyphens for underscores allowed).
+
+    ``--metric`` reads its values so.
 
     Raises:
         BackfillError: An unknown name, with the nearest known ones.
@@ -140,16 +142,20 @@ def measure_column(text: str) -> str:
     Examples:
         >>> measure_column("relaxed_unfairness")
         'relaxed_unfairness'
-        >>> measure_column("wait")
+        >>> measure_column("strict-unfairness")  # the command line's spelling, with hyphens
+        'strict_unfairness'
+        >>> measure_column("unfair")
         Traceback (most recent call last):
-        ... # doctest: +ELLIPSIS
-        backfill.errors.BackfillError: unknown metric 'wait' (did you mean mean_wait, max_wait?); ...
+        backfill.errors.BackfillError: unknown metric 'unfair' (did you mean strict_unfairness, \
+relaxed_unfairness, fair_share_unfairness?); see --help for all
     """
     if text in MEASURE_COLUMNS:
         return text
-    near = difflib.get_close_matches(text.replace("-", "_"), MEASURE_COLUMNS, n=3, cutoff=0.6)
-    if not near:
-        near = [c for c in MEASURE_COLUMNS if text in c][:3]
+    spelled = text.replace("-", "_")
+    if spelled in MEASURE_COLUMNS:
+        return spelled
+    near = [c for c in MEASURE_COLUMNS if spelled and spelled in c][:3]
+    near = near or difflib.get_close_matches(spelled, MEASURE_COLUMNS, n=3, cutoff=0.6)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise BackfillError(f"unknown metric {text!r}{hint}; see --help for all")
 
@@ -200,7 +206,7 @@ def extra_measures(
     scheduler: Scheduler | None = None,
     bound: float = DEFAULT_BOUND,
     trim: Trim | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int], object] = False,
 ) -> dict[str, float]:
     """Return the chosen :data:`EXTRA_COLUMNS` of a schedule, over the jobs ``trim`` keeps.
 
@@ -214,7 +220,8 @@ def extra_measures(
         bound: The bounded-slowdown threshold in seconds.
         trim: The warm-up and cool-down jobs to leave out of the measures (:class:`Trim`); None
             leaves none out.
-        progress: Show a progress bar while the fair start times are computed.
+        progress: Show a progress bar while the fair start times are computed, or report their
+            rows to this function (as :func:`~backfill.experiments.fair_start.fair_start_times`).
 
     Raises:
         BackfillError: An unknown column, or a fair-start column without ``scheduler``.

@@ -112,7 +112,7 @@ def trim_schedule(schedule: Schedule, trim: Trim) -> Schedule:
         >>> jobs = [Job(id=i, submit=float(i), processors=1, runtime=5.0, estimate=5.0) for i in range(4)]
         >>> s = trim_schedule(simulate(Workload.from_jobs(jobs, machine_size=1), FCFS()), Trim(1, 1))
         >>> s.workload.column("id").tolist(), s.start.tolist()
-        [[1, 2], [5.0, 10.0]]
+        ([1, 2], [5.0, 10.0])
     """
     if not trim:
         return schedule
