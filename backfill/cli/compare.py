@@ -524,7 +524,7 @@ def _replicated(
 ) -> tuple[list[TraceWorkload | ModelWorkload], dict[str, str]]:
     """The workloads to simulate, and the configuration's workload label of each replication's.
 
-    With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``); with
+    With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``), a log once; with
     ``--samples``, the workloads as given, all samples of one configuration. Empty without either.
     """
     seeds = read_values(args.seeds, _seed, "--seeds", "a seed")
@@ -543,9 +543,8 @@ def _replicated(
     configuration_of: dict[str, str] = {}
     for w in workloads:
         if isinstance(w, TraceWorkload):
-            raise CommandLineError(
-                f"--seeds replicates model workloads; {w.path} is a log (pool logs or windows with --samples)"
-            )
+            out.append(w)  # a log has no seed: one replication, without an interval
+            continue
         if "seed=" in w.label:
             raise CommandLineError(f"workload {w.label!r} gives its seed; --seeds gives the seeds")
         for seed in seeds:
@@ -591,7 +590,10 @@ def _summary_markdown(summary: list[dict[str, Any]], metrics: Sequence[str], kin
         cells = [*_describe(row), str(int(first["n"]))]
         for m in metrics:
             r = by_metric[m]
-            cells.append(f"{show(m, r['mean'])} ± {show(m, r['half_width']).lstrip('+')}")
+            half = r["half_width"]
+            mean = show(m, r["mean"])
+            # One replication has a mean and no interval.
+            cells.append(mean if half != half else f"{mean} ± {show(m, half).lstrip('+')}")
             cells.append(show(m, r["std"]).lstrip("+"))
         rows.append(cells)
     header = [*_DESCRIPTION, "n"]
