@@ -3,39 +3,42 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from backfill._files import open_atomically, write_atomically
+from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
+from backfill.cli._replications import (
+    plain_summary,
+    replicated_workloads,
+    replications_words,
+    summary_markdown,
+    trim_words,
+    write_summary_csv,
+)
+from backfill.cli._tables import DESCRIPTION, describe, markdown, metric_cell, numeric_columns, percent_cell
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
     NO_JOBS,
     ORDER_HINT,
     CommandLineError,
-    add_metric_option,
     add_run_options,
     estimate_policies,
     loads,
-    metrics_wanted,
     output_path,
     positive_int,
     priorities,
     progress_wanted,
-    read_values,
     scheduler_spec,
     scheduler_specs,
     slug,
     split_params,
-    trim_wanted,
 )
 from backfill.errors import BackfillError
 from backfill.experiments.columns import EXTRA_COLUMNS
@@ -51,9 +54,7 @@ from backfill.experiments.sweep import (
     TraceWorkload,
     run_sweep,
 )
-from backfill.measures.metrics import format_metric
 from backfill.measures.trim import Trim
-from backfill.schedulers.registry import non_negative_int_from_text
 
 __all__ = [
     "DEFAULT_COMPARE_METRICS",
@@ -215,65 +216,10 @@ def _baseline(text: str | None, labels: list[str]) -> str:
     return str(label)
 
 
-def _markdown(header: Sequence[str], rows: Sequence[Sequence[str]], right: Collection[int]) -> str:
-    """Return a markdown table, padded to line up, with the columns numbered in ``right`` right-aligned."""
-    cells = [[c.replace("|", "\\|") for c in line] for line in (header, *rows)]
-    widths = [max(3, *(len(line[i]) for line in cells)) for i in range(len(header))]
-
-    def line(values: Sequence[str]) -> str:
-        padded = [
-            v.rjust(w) if i in right else v.ljust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = ["-" * (w - 1) + ":" if i in right else "-" * w for i, w in enumerate(widths)]
-    return "\n".join([line(cells[0]), line(rule), *(line(c) for c in cells[1:])])
-
-
-_DESCRIPTION = ("workload", "scheduler", "priority", "load", "estimates")
-
-
-def _numeric(metrics: Sequence[str]) -> set[int]:
-    """The right-aligned columns of a table of ``metrics``: the load and the metrics."""
-    return {_DESCRIPTION.index("load"), *range(len(_DESCRIPTION), len(_DESCRIPTION) + len(metrics))}
-
-
-def _describe(row: dict[str, Any]) -> list[str]:
-    return [
-        str(row["workload"]),
-        str(row["scheduler"]),
-        str(row["priority"]),
-        f"{row['load']:g}",
-        str(row["estimates"]),
-    ]
-
-
-def _metric_cell(metric: str, value: float) -> str:
-    if (metric == "users" or metric.endswith("_jobs")) and value == value:
-        return str(round(value))
-    if metric in ("seconds", *_FRACTIONS) and value == value:
-        return f"{value:.2f}" if metric == "seconds" else f"{value:.3f}"
-    return format_metric(metric, value)
-
-
-def _mean_cell(metric: str, value: float) -> str:
-    # A mean of counts is not a count.
-    return _metric_cell("mean_wait" if metric == "users" or metric.endswith("_jobs") else metric, value)
-
-
-#: Columns that are fractions: shown to three places, as the utilization is.
-_FRACTIONS = ("underpredicted", "under_shared", "over_shared")
-
-
-def _percent_cell(value: float) -> str:
-    return "-" if value != value else f"{value:+.1f}"  # NaN is the one value unequal to itself
-
-
 def _metrics_markdown(result: SweepResult, metrics: Sequence[str]) -> str:
     """Return the table of ``metrics`` per cell, as ``backfill compare`` prints it."""
-    rows = [_describe(r) + [_metric_cell(m, float(r[m])) for m in metrics] for r in result.rows]
-    return _markdown([*_DESCRIPTION, *metrics], rows, _numeric(metrics))
+    rows = [describe(r) + [metric_cell(m, float(r[m])) for m in metrics] for r in result.rows]
+    return markdown([*DESCRIPTION, *metrics], rows, numeric_columns(metrics))
 
 
 def _accounting_markdown(result: SweepResult) -> str:
@@ -308,17 +254,17 @@ def _accounting_markdown(result: SweepResult) -> str:
             )
     header = ["workload", "scheduler", "load", "estimates", "dropped by the reader", "jobs in"]
     header += ["scheduled", "rejected", "reasons"]
-    return _markdown(header, lines, {2, 5, 6, 7})
+    return markdown(header, lines, {2, 5, 6, 7})
 
 
 def _improvement_markdown(result: SweepResult, metrics: Sequence[str], baseline: str) -> str:
     """Return the table of percent improvements over ``baseline`` per cell and metric."""
     by_metric = [result.improvement(m, baseline) for m in metrics]
     rows = [
-        _describe(cells[0]) + [_percent_cell(c["improvement"]) for c in cells]
+        describe(cells[0]) + [percent_cell(c["improvement"]) for c in cells]
         for cells in zip(*by_metric, strict=True)
     ]
-    return _markdown([*_DESCRIPTION, *metrics], rows, _numeric(metrics))
+    return markdown([*DESCRIPTION, *metrics], rows, numeric_columns(metrics))
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -331,7 +277,7 @@ def run_compare(args: argparse.Namespace) -> int:
     orders = priorities(args)
     metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
     trim = trim_wanted(args)
-    workloads, configuration_of = _replicated(args, workloads)
+    workloads, configuration_of = replicated_workloads(args, workloads)
     replicated = bool(configuration_of)
     if args.summary_csv is not None and not replicated:
         raise CommandLineError("--summary-csv needs replications: give --seeds or --samples")
@@ -390,7 +336,7 @@ def run_compare(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(_summary(result, elapsed))
     print()
-    trimmed = _trim_words(trim)
+    trimmed = trim_words(trim)
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
     print()
     print(_metrics_markdown(result, metrics))
@@ -411,16 +357,16 @@ def run_compare(args: argparse.Namespace) -> int:
             result, metrics, configuration_of, baseline=baseline if len(specs) > 1 else None
         )
         print()
-        print(_replications_words(summary, args))
+        print(replications_words(summary, args))
         print()
-        print(_summary_markdown(summary, metrics, "value"))
+        print(summary_markdown(summary, metrics, "value"))
         if len(specs) > 1:
             print()
             print(
                 f"percent improvement over {baseline}, paired per replication: mean ± 95 % half-width (sd):"
             )
             print()
-            print(_summary_markdown(summary, metrics, "improvement"))
+            print(summary_markdown(summary, metrics, "improvement"))
     _write_outputs(args, result, names, metrics, baseline, summary, trim)
     if result.unsaved:
         raise CommandLineError(
@@ -490,10 +436,10 @@ def _write_outputs(
         meta: dict[str, Any] = {"command": "compare", "bound": args.bound, "baseline": baseline}
         meta |= {"warmup": warmup, "cooldown": cooldown}
         if summary:
-            meta["replications"] = [_plain_summary(r) for r in summary]
+            meta["replications"] = [plain_summary(r) for r in summary]
         outputs.append((args.json, partial(write_metrics_json, result.rows, **meta)))
     if args.summary_csv is not None:
-        outputs.append((args.summary_csv, partial(_summary_csv, summary, trim)))
+        outputs.append((args.summary_csv, partial(write_summary_csv, summary, trim)))
     if args.jobs_csv is not None:
         for name, text in zip(names, result.jobs, strict=True):
             outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, text)))
@@ -517,104 +463,3 @@ def _improvement_figure(improvements: list[dict[str, Any]], path: Path) -> None:
             figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
     finally:
         plt.close(figure)
-
-
-def _replicated(
-    args: argparse.Namespace, workloads: list[TraceWorkload | ModelWorkload]
-) -> tuple[list[TraceWorkload | ModelWorkload], dict[str, str]]:
-    """The workloads to simulate, and the configuration's workload label of each replication's.
-
-    With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``), a log once; with
-    ``--samples``, the workloads as given, all samples of one configuration. Empty without either.
-    """
-    seeds = read_values(args.seeds, _seed, "--seeds", "a seed")
-    if seeds and args.samples:
-        raise CommandLineError(
-            "--seeds and --samples: give one (seeds replicate each model; samples pool the workloads)"
-        )
-    if args.samples:
-        if len(workloads) < 2:
-            raise CommandLineError("--samples needs at least two workloads to pool")
-        pooled = f"{len(workloads)} samples"
-        return workloads, {w.label: pooled for w in workloads}
-    if not seeds:
-        return workloads, {}
-    out: list[TraceWorkload | ModelWorkload] = []
-    configuration_of: dict[str, str] = {}
-    for w in workloads:
-        if isinstance(w, TraceWorkload):
-            out.append(w)  # a log has no seed: one replication, without an interval
-            continue
-        if "seed=" in w.label:
-            raise CommandLineError(f"workload {w.label!r} gives its seed; --seeds gives the seeds")
-        for seed in seeds:
-            replica = attrs.evolve(w, seed=seed, name=f"{w.label} seed={seed}")
-            configuration_of[replica.label] = w.label
-            out.append(replica)
-    return out, configuration_of
-
-
-def _seed(text: str) -> int:
-    return int(non_negative_int_from_text(text))
-
-
-def _trim_words(trim: Trim) -> str:
-    warmup, cooldown = trim.describe()
-    words = [f"the first {warmup}" if warmup else "", f"the last {cooldown}" if cooldown else ""]
-    left = " and ".join(w for w in words if w)
-    return f"; {left} of each run left out of the measures" if left else ""
-
-
-def _replications_words(summary: list[dict[str, Any]], args: argparse.Namespace) -> str:
-    n = sorted({int(r["n"]) for r in summary if r["kind"] == "value"})
-    shown = "/".join(str(k) for k in n)
-    how = f"seeds {', '.join(dict.fromkeys(args.seeds))}" if args.seeds else "the workloads given as samples"
-    return (
-        f"over {shown} replications per configuration ({how}): "
-        "mean ± half-width of the 95 % Student-t confidence interval of the mean "
-        "(sd: sample standard deviation):"
-    )
-
-
-def _summary_markdown(summary: list[dict[str, Any]], metrics: Sequence[str], kind: str) -> str:
-    """One line per configuration: n, then each metric's mean ± half-width and its deviation."""
-    lines: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
-    for r in summary:
-        if r["kind"] == kind:
-            lines.setdefault(tuple(r[c] for c in _DESCRIPTION), {})[r["metric"]] = r
-    show = (lambda m, v: _percent_cell(v)) if kind == "improvement" else _mean_cell
-    rows = []
-    for key, by_metric in lines.items():
-        row = dict(zip(_DESCRIPTION, key, strict=True))
-        first = next(iter(by_metric.values()))
-        cells = [*_describe(row), str(int(first["n"]))]
-        for m in metrics:
-            r = by_metric[m]
-            half = r["half_width"]
-            mean = show(m, r["mean"])
-            # One replication has a mean and no interval.
-            cells.append(mean if half != half else f"{mean} ± {show(m, half).lstrip('+')}")
-            cells.append(show(m, r["std"]).lstrip("+"))
-        rows.append(cells)
-    header = [*_DESCRIPTION, "n"]
-    for m in metrics:
-        header += [m, "sd"]
-    right = {_DESCRIPTION.index("load"), *range(len(_DESCRIPTION), len(header))}
-    return _markdown(header, rows, right)
-
-
-_SUMMARY_COLUMNS = (*_DESCRIPTION, "metric", "kind", "n", "mean", "std", "half_width", "low", "high")
-
-
-def _plain_summary(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
-
-
-def _summary_csv(summary: list[dict[str, Any]], trim: Trim, path: Path) -> None:
-    warmup, cooldown = trim.describe()
-    with open_atomically(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=[*_SUMMARY_COLUMNS, "warmup", "cooldown"], lineterminator="\n")
-        writer.writeheader()
-        for r in summary:
-            fixed = {"n": int(r["n"]), "warmup": warmup, "cooldown": cooldown}
-            writer.writerow({c: r[c] for c in _SUMMARY_COLUMNS} | fixed)

@@ -22,10 +22,8 @@ from typing import Any
 
 from backfill._files import is_special
 from backfill.errors import BackfillError, ParameterError
-from backfill.experiments.columns import MEASURE_GROUPS, METRIC_COLUMNS, measure_column
 from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
-from backfill.measures.trim import Trim
 from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.registry import (
     PLANNING_OPTIONS,
@@ -49,7 +47,6 @@ __all__ = [
     "NO_JOBS",
     "ORDER_HINT",
     "CommandLineError",
-    "add_metric_option",
     "add_run_options",
     "add_scheduler_options",
     "argument_type",
@@ -60,7 +57,6 @@ __all__ = [
     "given_parameters",
     "loads",
     "looks_like_workload",
-    "metrics_wanted",
     "non_negative_float",
     "non_negative_int",
     "output_path",
@@ -73,7 +69,6 @@ __all__ = [
     "scheduler_specs",
     "slug",
     "split_params",
-    "trim_wanted",
     "unused_options",
 ]
 
@@ -594,64 +589,3 @@ def output_path(base: Path, name: str, several: bool) -> Path:
     suffix = "".join(base.suffixes[-2:]) if double else base.suffix
     stem = base.name[: len(base.name) - len(suffix)] if suffix else base.name
     return base.with_name(f"{stem}-{name}{suffix}")
-
-
-def _metric_help() -> str:
-    """The ``--metric`` choices, from the column vocabulary: the standard ones, then each group."""
-    groups: dict[str, list[str]] = {}
-    for column, group in MEASURE_GROUPS.items():
-        groups.setdefault(group, []).append(column)
-    categories = sorted({c.split("_", 1)[0] for c in groups.pop("category")})
-    keys = dict.fromkeys(c.split("_", 1)[1] for c in MEASURE_GROUPS if MEASURE_GROUPS[c] == "category")
-    parts = [f"standard: {' '.join(METRIC_COLUMNS)}"]
-    parts += [f"{group.replace('_', ' ')}: {' '.join(columns)}" for group, columns in groups.items()]
-    parts.append(f"per job category: {'|'.join(categories)}_{{{'|'.join(keys)}}}")
-    return "; ".join(parts)
-
-
-def add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
-    """Add ``--metric``: the result columns to show, from :mod:`backfill.experiments.columns`."""
-    parser.add_argument(
-        "--metric",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help=(
-            f"measures to show (and write; the fairness, share, group and planning ones are "
-            f"computed only when named here) -- {_metric_help()}; {default}"
-        ),
-    )
-
-
-def metrics_wanted(args: argparse.Namespace, default: Sequence[str]) -> list[str]:
-    """Return the ``--metric`` columns, or ``default``; an unknown name is a one-line error."""
-    return read_values(args.metric or default, measure_column, "--metric", "a metric")
-
-
-def _trim_amount(text: str) -> int | float:
-    """A number of jobs (a whole number) or, with a unit (s, min, h, d), a time in seconds."""
-    stripped = text.strip()
-    if stripped.startswith("-"):
-        raise ParameterError("cannot be negative: give a number of jobs or a time such as 1d")
-    if stripped.isdigit():
-        return int(stripped)
-    if stripped[-1:].isdigit():
-        raise ParameterError(f"expected a number of jobs or a time such as 1d, got {text!r}")
-    try:
-        seconds = duration_from_text(stripped)
-    except ParameterError:
-        raise ParameterError(f"expected a number of jobs or a time such as 1d, got {text!r}") from None
-    return seconds
-
-
-def trim_wanted(args: argparse.Namespace) -> Trim:
-    """Return the :class:`~backfill.measures.trim.Trim` of ``--warmup`` and ``--cooldown``."""
-    amounts: dict[str, int | float] = {}
-    for option in ("warmup", "cooldown"):
-        text = getattr(args, option, None)
-        if text is not None:
-            try:
-                amounts[option] = _trim_amount(text)
-            except ParameterError as e:
-                raise CommandLineError(f"--{option} {text!r}: {e}") from None
-    return Trim(**amounts)

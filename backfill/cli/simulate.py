@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from backfill._files import open_atomically
+from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
@@ -25,11 +26,9 @@ from backfill.cli.options import (
     DEFAULT_MACHINE_SIZE,
     NO_JOBS,
     CommandLineError,
-    add_metric_option,
     add_run_options,
     estimate_policies,
     loads,
-    metrics_wanted,
     non_negative_int,
     output_path,
     positive_int,

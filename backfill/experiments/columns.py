@@ -144,10 +144,10 @@ def measure_column(text: str) -> str:
         'relaxed_unfairness'
         >>> measure_column("strict-unfairness")  # the command line's spelling, with hyphens
         'strict_unfairness'
-        >>> measure_column("unfair")
+        >>> measure_column("unfair")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         backfill.errors.BackfillError: unknown metric 'unfair' (did you mean strict_unfairness, \
-relaxed_unfairness, fair_share_unfairness?); see --help for all
+relaxed_unfairness, fair_share_unfairness?); known: jobs, rejected, mean_wait, ...
     """
     if text in MEASURE_COLUMNS:
         return text
@@ -157,7 +157,10 @@ relaxed_unfairness, fair_share_unfairness?); see --help for all
     near = [c for c in MEASURE_COLUMNS if spelled and spelled in c][:3]
     near = near or difflib.get_close_matches(spelled, MEASURE_COLUMNS, n=3, cutoff=0.6)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
-    raise BackfillError(f"unknown metric {text!r}{hint}; see --help for all")
+    raise BackfillError(
+        f"unknown metric {text!r}{hint}; known: {', '.join(METRIC_COLUMNS)}, and the fairness, share, "
+        "category, user and planning measures of backfill.experiments.columns (listed by --help)"
+    )
 
 
 def needs_reservations(columns: Iterable[str]) -> bool:
