@@ -601,9 +601,9 @@ def test_pool_workers_ask_to_die_with_their_parent() -> None:
     import concurrent.futures as cf
 
     import backfill.experiments.fair_start as fair_start
-    from backfill.experiments.sweep import _worker_init
+    from backfill.experiments._parallel import worker_init
 
-    with cf.ProcessPoolExecutor(1, initializer=_worker_init) as pool:
+    with cf.ProcessPoolExecutor(1, initializer=worker_init) as pool:
         assert pool.submit(_death_signal_of_this_process).result() == signal.SIGKILL
     with cf.ProcessPoolExecutor(1, initializer=fair_start.exit_with_parent) as pool:
         assert pool.submit(_death_signal_of_this_process).result() == signal.SIGKILL

@@ -636,14 +636,14 @@ def test_a_pool_worker_ignores_ctrl_c_and_dies_at_once_on_sigterm() -> None:
     # loop would catch. The parent stops its workers with SIGTERM: they must die at once.
     import signal
 
-    from backfill.experiments import sweep as sweep_module
+    from backfill.experiments import _parallel as parallel
 
     def parents_handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     before = signal.signal(signal.SIGTERM, parents_handler), signal.getsignal(signal.SIGINT)
     try:
-        sweep_module._ignore_interrupts()
+        parallel.ignore_interrupts()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     finally:

@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from backfill.experiments.sweep import Cell
 
 
-def _worker_init() -> None:
-    _ignore_interrupts()
+def worker_init() -> None:
+    ignore_interrupts()
     # A killed parent (kill -9, the OOM killer) cannot terminate its workers: they end themselves.
     exit_with_parent()
 
 
-def _ignore_interrupts() -> None:
+def ignore_interrupts() -> None:
     # A pool's workers get the terminal's Ctrl-C too; the parent alone decides to stop, then
     # terminates them, so that no worker dies half-way through a result and hangs the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -33,7 +33,7 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _run_parallel(
+def run_parallel(
     cells: list[Cell],
     todo: list[int],
     identities: Mapping[WorkloadSpec, Mapping[str, Any]],
@@ -49,7 +49,7 @@ def _run_parallel(
     own = executor is None
     pool: cf.Executor = (
         cf.ProcessPoolExecutor(
-            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_worker_init
+            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=worker_init
         )
         if executor is None
         else executor
@@ -65,7 +65,7 @@ def _run_parallel(
         pending = set(futures)
         while pending:
             done, pending = cf.wait(pending, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-            _drain(ticks, fst_bar)
+            drain(ticks, fst_bar)
             for future in done:
                 finish(futures[future], future.result())
     except BaseException:
@@ -75,7 +75,7 @@ def _run_parallel(
             future.cancel()
         if own:
             pool.shutdown(wait=False, cancel_futures=True)
-            _terminate(pool)
+            terminate(pool)
         raise
     finally:
         if manager is not None:
@@ -84,7 +84,7 @@ def _run_parallel(
         pool.shutdown()
 
 
-def _drain(ticks: Any, bar: Any) -> None:
+def drain(ticks: Any, bar: Any) -> None:
     """Move the rows the workers reported to the bar."""
     while ticks is not None:
         try:
@@ -93,7 +93,7 @@ def _drain(ticks: Any, bar: Any) -> None:
             return
 
 
-def _terminate(pool: cf.Executor) -> None:
+def terminate(pool: cf.Executor) -> None:
     # ProcessPoolExecutor has no public way to stop running workers before Python 3.14.
     processes = list((getattr(pool, "_processes", None) or {}).values())
     for process in processes:

@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.experiments._parallel import _ignore_interrupts, _run_parallel, _worker_init  # noqa: F401
+from backfill.experiments._parallel import run_parallel
 from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
 from backfill.experiments.columns import (
     EXTRA_COLUMNS,
@@ -507,7 +507,7 @@ def run_sweep(
             for i in todo:
                 finish(i, _run(cells[i], identities[cells[i].workload], jobs, tick))
         elif todo:
-            _run_parallel(cells, todo, identities, executor, workers, finish, jobs, fst_bar, run=_run)
+            run_parallel(cells, todo, identities, executor, workers, finish, jobs, fst_bar, run=_run)
     except KeyboardInterrupt:
         done = sum(m is not None for m in metrics)
         raise SweepInterrupted(done, len(cells), cache, unsaved=len(failures)) from None
