@@ -160,6 +160,9 @@ def replication_summary(
             computed within each replication (:meth:`SweepResult.improvement`), then summarized.
         confidence: Of the interval.
 
+    Raises:
+        BackfillError: A metric the rows lack, a bad ``confidence``, or a baseline without rows.
+
     Returns:
         One row per configuration, measure and kind, in grid order: the configuration's
         :data:`CONFIGURATION_COLUMNS`, ``metric``, ``kind`` (``"value"`` or ``"improvement"``,
@@ -174,6 +177,9 @@ def replication_summary(
         >>> [(r["scheduler"], r["kind"], r["n"]) for r in rows]
         [('Conservative', 'value', 3.0), ('EASY', 'value', 3.0), ('EASY', 'improvement', 3.0)]
     """
+    missing = [m for m in metrics if result.rows and m not in result.rows[0]]
+    if missing:
+        raise BackfillError(f"the rows have no column {', '.join(map(repr, missing))} to summarize")
     groups: dict[tuple[Any, ...], dict[str, list[float]]] = {}
 
     def add(row: Mapping[str, Any], kind: str, metric: str, value: float) -> None:
