@@ -2,7 +2,9 @@
 
 from backfill._moved import install as _install_moved_paths
 from backfill.errors import BackfillError, JobError, ParameterError, ScheduleError, SWFError
+from backfill.experiments.columns import MEASURE_COLUMNS, extra_measures
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
+from backfill.experiments.replications import replication_summary, t_quantile
 from backfill.experiments.sweep import (
     Cell,
     Grid,
@@ -53,6 +55,7 @@ from backfill.measures.planning import (
     prediction_mae,
     underprediction_rate,
 )
+from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import (
     actual_usage,
     benefit_and_suffer,
@@ -141,6 +144,7 @@ __all__ = [
     "Job",
     "JobError",
     "LookaheadSlack",
+    "MEASURE_COLUMNS",
     "ModelWorkload",
     "PC",
     "PLANNING_KEYS",
@@ -171,6 +175,7 @@ __all__ = [
     "StatefulPriority",
     "SweepResult",
     "TraceWorkload",
+    "Trim",
     "UserHistory",
     "Workload",
     "actual_usage",
@@ -182,6 +187,7 @@ __all__ = [
     "entitled_processors",
     "entitled_usage",
     "exact_runtime",
+    "extra_measures",
     "fair_share_unfairness",
     "fair_shares",
     "fair_slowdowns",
@@ -200,6 +206,7 @@ __all__ = [
     "makespan",
     "mean_top_wait",
     "mean_wait_of_widest",
+    "measured_jobs",
     "metrics_table",
     "never_reserved",
     "njf",
@@ -214,6 +221,7 @@ __all__ = [
     "priority_name",
     "read_swf",
     "relative_response_times",
+    "replication_summary",
     "resources_received",
     "response_times",
     "run_sweep",
@@ -229,7 +237,9 @@ __all__ = [
     "srinivasan_fair_starts",
     "starvation_threshold",
     "summarize",
+    "t_quantile",
     "to_rows",
+    "trim_schedule",
     "underprediction_rate",
     "unfairness",
     "user_estimate",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import re
 import subprocess
@@ -828,3 +830,165 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> 
         stderr = process.stderr.read().decode()
     assert process.wait(timeout=120) == 141
     assert stderr == ""
+
+
+# -- measures asked for, replications, warm-up and cool-down --------------------------------------
+
+REPLICATED = "model:n=90,machine_size=16"
+
+
+def test_simulate_metric_shows_the_columns_asked_for(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "m.csv"
+    code, out, err = run(
+        capsys, "simulate", "--jobs", "80", "--machine-size", "16", "--scheduler", "easy",
+        "--metric", "mean_wait", "strict-unfairness", "lw_mean_bsld", "users", "--csv", str(target),
+    )  # fmt: skip
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("scheduler "))
+    assert header.split() == ["scheduler", "mean_wait", "strict_unfairness", "lw_mean_bsld", "users"]
+    assert "strict_unfairness: mean strict fair-start unfairness (s)" in out
+    (row,) = SweepResult.from_csv(target).rows
+    from backfill.experiments.fair_start import fair_start_times
+    from backfill.measures.fairness import unfairness
+    from backfill.schedulers import EASY
+
+    w = lublin_feitelson(80, machine_size=16, seed=0, estimates="f-model")
+    expected = unfairness(simulate(w, EASY()), fair_start_times(w, EASY(), relaxed=False, workers=1).strict)
+    assert row["strict_unfairness"] == pytest.approx(expected)
+    assert row["users"] == 1.0 and "relaxed_unfairness" not in row
+
+
+def test_simulate_without_metric_prints_the_standard_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--jobs", "40", "--scheduler", "easy")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("scheduler "))
+    assert header.split()[1:] == list(DEFAULT_COLUMNS)
+
+
+def test_compare_replications_report_means_and_intervals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows_csv, summary_csv, rows_json = tmp_path / "rows.csv", tmp_path / "summary.csv", tmp_path / "m.json"
+    code, out, err = run(
+        capsys, "compare", REPLICATED, "--seeds", "0", "1", "2", "--scheduler", "conservative", "easy",
+        "--metric", "mean_wait", "relaxed_unfairness", "--warmup", "10", "--cooldown", "2h",
+        "--csv", str(rows_csv), "--summary-csv", str(summary_csv), "--json", str(rows_json), "--workers", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "over 3 replications per configuration (seeds 0, 1, 2)" in out
+    assert "the first 10 jobs and the last 7200 s of each run left out" in out
+    rows = SweepResult.from_csv(rows_csv).rows
+    assert (
+        len(rows) == 6
+        and {r["warmup"] for r in rows} == {"10 jobs"}
+        and {r["seed"] for r in rows} == {0, 1, 2}
+    )
+    with summary_csv.open() as f:
+        summary = list(csv.DictReader(f))
+    easy = next(
+        r for r in summary if r["scheduler"] == "EASY" and r["metric"] == "mean_wait" and r["kind"] == "value"
+    )
+    values = [r["mean_wait"] for r in rows if r["scheduler"] == "EASY"]
+    assert float(easy["mean"]) == pytest.approx(np.mean(values)) and easy["n"] == "3"
+    assert float(easy["std"]) == pytest.approx(np.std(values, ddof=1))
+    assert (easy["warmup"], easy["cooldown"]) == ("10 jobs", "7200 s")
+    shown = f"{np.mean(values):.1f} ± {float(easy['half_width']):.1f}"
+    assert shown in out
+    # The warm-up and cool-down leave jobs out of the measures, not the simulation.
+    w = ModelWorkload(n_jobs=90, machine_size=16, seed=1, estimates="f-model").load()
+    from backfill.measures.trim import Trim, trim_schedule
+    from backfill.schedulers import EASY
+
+    trimmed = trim_schedule(simulate(w, EASY()), Trim(10, 7200.0))
+    row = next(r for r in rows if r["scheduler"] == "EASY" and r["seed"] == 1)
+    assert row["mean_wait"] == pytest.approx(float(np.mean(trimmed.wait))) and row["jobs"] == 90
+    data = json.loads(rows_json.read_text())
+    assert (data["warmup"], data["cooldown"]) == ("10 jobs", "7200 s") and len(data["replications"]) == 6
+
+
+def test_compare_samples_pool_the_workloads_given(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "compare", "model:n=60,machine_size=8,seed=1", "model:n=60,machine_size=8,seed=2",
+        "--samples", "--scheduler", "fcfs", "easy", "--baseline", "fcfs", "--workers", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "over 2 replications per configuration (the workloads given as samples)" in out
+    assert "| 2 samples " in out
+
+
+def test_the_metrics_json_loads_whole_with_pandas_one_dtype_per_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pandas = pytest.importorskip("pandas")
+    log = sample_swf(tmp_path)
+    sim_json, cmp_json = tmp_path / "s.json", tmp_path / "c.json"
+    sim_csv, jobs_csv = tmp_path / "s.csv", tmp_path / "jobs.csv"
+    assert run(capsys, "simulate", str(log), "--scheduler", "easy", "--json", str(sim_json),
+               "--csv", str(sim_csv), "--jobs-csv", str(jobs_csv))[0] == 0  # fmt: skip
+    assert run(capsys, "compare", str(log), MODEL, "--scheduler", "easy", "fcfs", "--metric", "users",
+               "--json", str(cmp_json), "--workers", "1")[0] == 0  # fmt: skip
+    frames = [pandas.read_json(p, orient="table") for p in (sim_json, cmp_json)]
+    assert [len(f) for f in frames] == [1, 4]
+    for f in frames:
+        assert str(f["load"].dtype) == "float64" and str(f["jobs"].dtype) == "Int64"
+        assert str(f["mean_wait"].dtype) == "float64" and str(f["seed"].dtype) == "Int64"
+    assert frames[1]["seed"].isna().tolist() == [True, True, False, False]
+    assert frames[1]["users"].tolist()[2:] == [1.0, 1.0]
+    # The load and the times are floats in every CSV, whole or not.
+    for path in (sim_csv, jobs_csv):
+        table = pandas.read_csv(path)
+        assert str(table["load"].dtype) == "float64"
+    jobs = pandas.read_csv(jobs_csv)
+    assert {str(jobs[c].dtype) for c in ("submission_time", "starting_time", "finish_time")} == {"float64"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--seeds", "-1"], "--seeds '-1'"),
+        (["--seeds", "x"], "--seeds 'x'"),
+        (["--warmup", "-5"], "--warmup '-5': cannot be negative"),
+        (["--warmup", "1.5"], "--warmup '1.5': expected a number of jobs or a time such as 1d"),
+        (["--cooldown", "xh"], "--cooldown 'xh'"),
+        (["--cooldown=-1d"], "cannot be negative"),
+        (["--metric", "wait"], "unknown metric 'wait' (did you mean mean_wait"),
+        (["--summary-csv", "s.csv"], "--summary-csv needs replications"),
+        (["--samples"], "--samples needs at least two workloads"),
+        (["--seeds", "1", "--samples"], "--seeds and --samples: give one"),
+        (["--warmup", "10000"], "leave none of the"),
+    ],
+)
+def test_compare_replication_errors_are_one_line(
+    argv: list[str],
+    fragment: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = run(capsys, "compare", REPLICATED, "--scheduler", "easy", "--workers", "1", *argv)
+    assert code == 2 and "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1 and fragment in lines[0], err
+
+
+def test_compare_seeds_refuse_a_model_that_gives_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "compare", MODEL, "--seeds", "1", "2", "--scheduler", "easy", "--workers", "1"
+    )
+    assert_clean_error(code, out, err, "gives its seed; --seeds gives the seeds")
+
+
+def test_metric_help_lists_the_vocabulary(capsys: pytest.CaptureFixture[str]) -> None:
+    from backfill.experiments.columns import MEASURE_GROUPS
+
+    for command in ("simulate", "compare"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        for column, group in MEASURE_GROUPS.items():
+            if group != "category":
+                assert column in out, (command, column)
+        assert "sn|sw|ln|lw" in out.replace("|ln|lw", "|ln|lw") or "ln|lw" in out

@@ -220,15 +220,15 @@ def test_simulate_writes_metrics_as_csv_and_json_with_provenance(
     data = json.loads(rows_json.read_text())
     assert data["version"] == library_version() and data["command"] == "simulate" and data["bound"] == 10.0
     assert [r["scheduler"] for r in rows] == ["EASY(depth=2)", "Conservative"]
-    for row, item in zip(rows, data["rows"], strict=True):
+    for row, item in zip(rows, data["data"], strict=True):
         assert row["version"] == item["version"] == library_version()
         assert row["source"] == item["source"] == "small.swf"
         assert row["sha256"] == item["sha256"] == file_digest(log)
-        assert row["seed"] == "" and item["seed"] == ""
+        assert row["seed"] == "" and item["seed"] is None
         assert row["load"] == item["load"] == 1.2 and row["estimates"] == item["estimates"] == "exact"
         assert row["mean_wait"] == item["mean_wait"]
     assert [r["priority"] for r in rows] == ["sjf", "fcfs"]
-    assert data["rows"][0]["params"] == {"depth": 2}
+    assert data["data"][0]["params"] == {"depth": 2}
     # The table's numbers are those of a direct simulation.
     workload = read_swf(log)[0].with_exact_estimates().scaled(1.2)
     from backfill.schedulers.priorities import PRIORITIES
@@ -240,7 +240,7 @@ def test_simulate_writes_metrics_as_csv_and_json_with_provenance(
 def test_model_provenance_has_the_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "m.json"
     run(capsys, "simulate", "--jobs", "60", "--seed", "9", "--scheduler", "fcfs", "--json", str(target))
-    (row,) = json.loads(target.read_text())["rows"]
+    (row,) = json.loads(target.read_text())["data"]
     assert (row["source"], row["sha256"], row["seed"]) == ("lublin_feitelson", "", 9)
     assert row["workload"] == "lublin(n_jobs=60, machine_size=128, seed=9, estimates='f-model')"
 
@@ -273,7 +273,7 @@ def test_compare_csv_and_json_carry_the_version_and_checksum(
         ("lublin_feitelson", "", 4),
     }
     data = json.loads(rows_json.read_text())
-    assert data["command"] == "compare" and data["baseline"] == "EASY" and len(data["rows"]) == 4
+    assert data["command"] == "compare" and data["baseline"] == "EASY" and len(data["data"]) == 4
 
 
 def test_per_job_csv_has_every_job_and_its_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -601,9 +601,9 @@ def test_pool_workers_ask_to_die_with_their_parent() -> None:
     import concurrent.futures as cf
 
     import backfill.experiments.fair_start as fair_start
-    from backfill.experiments.sweep import _worker_init
+    from backfill.experiments._parallel import worker_init
 
-    with cf.ProcessPoolExecutor(1, initializer=_worker_init) as pool:
+    with cf.ProcessPoolExecutor(1, initializer=worker_init) as pool:
         assert pool.submit(_death_signal_of_this_process).result() == signal.SIGKILL
     with cf.ProcessPoolExecutor(1, initializer=fair_start.exit_with_parent) as pool:
         assert pool.submit(_death_signal_of_this_process).result() == signal.SIGKILL

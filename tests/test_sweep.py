@@ -281,11 +281,11 @@ def count_measures(monkeypatch: pytest.MonkeyPatch, fail_after: int | None = Non
     """Record every cell simulated in this process; raise after ``fail_after`` of them."""
     calls: list[Cell] = []
 
-    def counting(cell: Cell, identity: Any, jobs: bool = False) -> dict[str, Any]:
+    def counting(cell: Cell, identity: Any, jobs: bool = False, tick: Any = None) -> dict[str, Any]:
         if fail_after is not None and len(calls) >= fail_after:
             raise Interrupted
         calls.append(cell)
-        return MEASURE(cell, identity, jobs)
+        return MEASURE(cell, identity, jobs, tick)
 
     monkeypatch.setattr(sweep, "_measure", counting)
     return calls
@@ -370,7 +370,7 @@ def test_traces_run_and_cache_like_models(small_trace: Path, tmp_path: Path) -> 
 
 
 def test_a_failing_cell_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(cell: Cell, identity: Any, jobs: bool = False) -> dict[str, Any]:
+    def broken(cell: Cell, identity: Any, jobs: bool = False, tick: Any = None) -> dict[str, Any]:
         raise ValueError("boom")
 
     monkeypatch.setattr(sweep, "_measure", broken)
@@ -594,12 +594,12 @@ def test_per_job_results_come_back_and_are_cached(tmp_path: Path) -> None:
 def test_an_interrupted_sweep_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     calls = 0
 
-    def interrupted(cell: Cell, identity: Any, jobs: bool = False) -> dict[str, Any]:
+    def interrupted(cell: Cell, identity: Any, jobs: bool = False, tick: Any = None) -> dict[str, Any]:
         nonlocal calls
         calls += 1
         if calls == 3:
             raise KeyboardInterrupt
-        return MEASURE(cell, identity, jobs)
+        return MEASURE(cell, identity, jobs, tick)
 
     monkeypatch.setattr(sweep, "_measure", interrupted)
     with pytest.raises(sweep.SweepInterrupted) as info:
@@ -636,14 +636,14 @@ def test_a_pool_worker_ignores_ctrl_c_and_dies_at_once_on_sigterm() -> None:
     # loop would catch. The parent stops its workers with SIGTERM: they must die at once.
     import signal
 
-    from backfill.experiments import sweep as sweep_module
+    from backfill.experiments import _parallel as parallel
 
     def parents_handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     before = signal.signal(signal.SIGTERM, parents_handler), signal.getsignal(signal.SIGINT)
     try:
-        sweep_module._ignore_interrupts()
+        parallel.ignore_interrupts()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     finally:

@@ -5,13 +5,23 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from backfill._files import open_atomically, write_atomically
+from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
+from backfill.cli._replications import (
+    plain_summary,
+    replicated_workloads,
+    replications_words,
+    summary_markdown,
+    trim_words,
+    write_summary_csv,
+)
+from backfill.cli._tables import DESCRIPTION, describe, markdown, metric_cell, numeric_columns, percent_cell
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
@@ -25,18 +35,18 @@ from backfill.cli.options import (
     positive_int,
     priorities,
     progress_wanted,
-    read_values,
     scheduler_spec,
     scheduler_specs,
     slug,
     split_params,
 )
-from backfill.errors import BackfillError, ParameterError
+from backfill.errors import BackfillError
+from backfill.experiments.columns import EXTRA_COLUMNS
 from backfill.experiments.outputs import write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
+from backfill.experiments.replications import replication_summary
 from backfill.experiments.sweep import (
     DROPPED_COLUMN,
-    METRIC_COLUMNS,
     REJECTIONS_COLUMN,
     Grid,
     ModelWorkload,
@@ -44,7 +54,7 @@ from backfill.experiments.sweep import (
     TraceWorkload,
     run_sweep,
 )
-from backfill.measures.metrics import format_metric
+from backfill.measures.trim import Trim
 
 __all__ = [
     "DEFAULT_COMPARE_METRICS",
@@ -89,15 +99,46 @@ def add_compare_command(commands: Any) -> None:
         metavar="LABEL",
         help="scheduler to compare with (a label or a SPEC); default Conservative if given, else the first",
     )
+    add_metric_option(cmp, f"default {' '.join(DEFAULT_COMPARE_METRICS)}")
     cmp.add_argument(
-        "--metric",
+        "--seeds",
         nargs="+",
         action="extend",
-        metavar="NAME",
+        metavar="SEED",
         help=(
-            f"metrics to show and plot ({', '.join(METRIC_COLUMNS)}); "
-            f"default {' '.join(DEFAULT_COMPARE_METRICS)}"
+            "replicate every model workload over these seeds and report each configuration's mean, "
+            "standard deviation and 95 %% Student-t confidence interval, and those of its paired "
+            "improvement over the baseline"
         ),
+    )
+    cmp.add_argument(
+        "--samples",
+        action="store_true",
+        help=(
+            "the workloads given are samples of one workload: report each configuration over them "
+            "as --seeds does"
+        ),
+    )
+    cmp.add_argument(
+        "--warmup",
+        metavar="JOBS_OR_TIME",
+        help=(
+            "leave the first jobs out of every measure (not the simulation): a number of jobs, "
+            "or a time such as 1d after the first submission"
+        ),
+    )
+    cmp.add_argument(
+        "--cooldown",
+        metavar="JOBS_OR_TIME",
+        help=(
+            "leave the last jobs out of every measure: a number of jobs, or a time before the last submission"
+        ),
+    )
+    cmp.add_argument(
+        "--summary-csv",
+        type=Path,
+        metavar="PATH",
+        help="with --seeds or --samples, write the mean, deviation and interval of each measure as CSV",
     )
     cmp.add_argument(
         "--workers",
@@ -109,12 +150,6 @@ def add_compare_command(commands: Any) -> None:
     cmp.add_argument(
         "--cache", type=Path, default=None, metavar="DIR", help="cache finished cells in DIR and reuse them"
     )
-
-
-def _metric(text: str) -> str:
-    if text not in METRIC_COLUMNS:
-        raise ParameterError(f"unknown metric {text!r}; known: {', '.join(METRIC_COLUMNS)}")
-    return text
 
 
 _MODEL_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -181,52 +216,10 @@ def _baseline(text: str | None, labels: list[str]) -> str:
     return str(label)
 
 
-def _markdown(header: Sequence[str], rows: Sequence[Sequence[str]], right: Collection[int]) -> str:
-    """Return a markdown table, padded to line up, with the columns numbered in ``right`` right-aligned."""
-    cells = [[c.replace("|", "\\|") for c in line] for line in (header, *rows)]
-    widths = [max(3, *(len(line[i]) for line in cells)) for i in range(len(header))]
-
-    def line(values: Sequence[str]) -> str:
-        padded = [
-            v.rjust(w) if i in right else v.ljust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = ["-" * (w - 1) + ":" if i in right else "-" * w for i, w in enumerate(widths)]
-    return "\n".join([line(cells[0]), line(rule), *(line(c) for c in cells[1:])])
-
-
-_DESCRIPTION = ("workload", "scheduler", "priority", "load", "estimates")
-
-
-def _numeric(metrics: Sequence[str]) -> set[int]:
-    """The right-aligned columns of a table of ``metrics``: the load and the metrics."""
-    return {_DESCRIPTION.index("load"), *range(len(_DESCRIPTION), len(_DESCRIPTION) + len(metrics))}
-
-
-def _describe(row: dict[str, Any]) -> list[str]:
-    return [
-        str(row["workload"]),
-        str(row["scheduler"]),
-        str(row["priority"]),
-        f"{row['load']:g}",
-        str(row["estimates"]),
-    ]
-
-
-def _metric_cell(metric: str, value: float) -> str:
-    return f"{value:.2f}" if metric == "seconds" else format_metric(metric, value)
-
-
-def _percent_cell(value: float) -> str:
-    return "-" if value != value else f"{value:+.1f}"  # NaN is the one value unequal to itself
-
-
 def _metrics_markdown(result: SweepResult, metrics: Sequence[str]) -> str:
     """Return the table of ``metrics`` per cell, as ``backfill compare`` prints it."""
-    rows = [_describe(r) + [_metric_cell(m, float(r[m])) for m in metrics] for r in result.rows]
-    return _markdown([*_DESCRIPTION, *metrics], rows, _numeric(metrics))
+    rows = [describe(r) + [metric_cell(m, float(r[m])) for m in metrics] for r in result.rows]
+    return markdown([*DESCRIPTION, *metrics], rows, numeric_columns(metrics))
 
 
 def _accounting_markdown(result: SweepResult) -> str:
@@ -261,17 +254,17 @@ def _accounting_markdown(result: SweepResult) -> str:
             )
     header = ["workload", "scheduler", "load", "estimates", "dropped by the reader", "jobs in"]
     header += ["scheduled", "rejected", "reasons"]
-    return _markdown(header, lines, {2, 5, 6, 7})
+    return markdown(header, lines, {2, 5, 6, 7})
 
 
 def _improvement_markdown(result: SweepResult, metrics: Sequence[str], baseline: str) -> str:
     """Return the table of percent improvements over ``baseline`` per cell and metric."""
     by_metric = [result.improvement(m, baseline) for m in metrics]
     rows = [
-        _describe(cells[0]) + [_percent_cell(c["improvement"]) for c in cells]
+        describe(cells[0]) + [percent_cell(c["improvement"]) for c in cells]
         for cells in zip(*by_metric, strict=True)
     ]
-    return _markdown([*_DESCRIPTION, *metrics], rows, _numeric(metrics))
+    return markdown([*DESCRIPTION, *metrics], rows, numeric_columns(metrics))
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -282,7 +275,12 @@ def run_compare(args: argparse.Namespace) -> int:
     workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
     specs = scheduler_specs(args)
     orders = priorities(args)
-    metrics = read_values(args.metric or DEFAULT_COMPARE_METRICS, _metric, "--metric", "a metric")
+    metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
+    trim = trim_wanted(args)
+    workloads, configuration_of = replicated_workloads(args, workloads)
+    replicated = bool(configuration_of)
+    if args.summary_csv is not None and not replicated:
+        raise CommandLineError("--summary-csv needs replications: give --seeds or --samples")
     logs = [str(w.path) for w in workloads if isinstance(w, TraceWorkload)]
     estimates = estimate_policies(args, logs)
     labels = [s.label for s in specs]
@@ -302,9 +300,12 @@ def run_compare(args: argparse.Namespace) -> int:
         loads=loads(args),
         estimates=estimates,
         bound=args.bound,
+        measures=[m for m in metrics if m in EXTRA_COLUMNS],
+        trim=trim,
     )
     names = _cell_names([cell.description() for cell in grid.cells()])
     given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
+    given.append(("--summary-csv", args.summary_csv))
     inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
     check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
     show_progress = progress_wanted(args)
@@ -335,7 +336,8 @@ def run_compare(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(_summary(result, elapsed))
     print()
-    print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound):")
+    trimmed = trim_words(trim)
+    print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
     print()
     print(_metrics_markdown(result, metrics))
     print()
@@ -349,7 +351,23 @@ def run_compare(args: argparse.Namespace) -> int:
         print(_improvement_markdown(result, metrics, baseline))
     else:
         print(f"no scheduler besides the baseline {baseline} to compare")
-    _write_outputs(args, result, names, metrics, baseline)
+    summary: list[dict[str, Any]] = []
+    if replicated:
+        summary = replication_summary(
+            result, metrics, configuration_of, baseline=baseline if len(specs) > 1 else None
+        )
+        print()
+        print(replications_words(summary, args))
+        print()
+        print(summary_markdown(summary, metrics, "value"))
+        if len(specs) > 1:
+            print()
+            print(
+                f"percent improvement over {baseline}, paired per replication: mean ± 95 % half-width (sd):"
+            )
+            print()
+            print(summary_markdown(summary, metrics, "improvement"))
+    _write_outputs(args, result, names, metrics, baseline, summary, trim)
     if result.unsaved:
         raise CommandLineError(
             f"the cache {args.cache} could not keep {result.unsaved} of the {result.computed} cells "
@@ -392,6 +410,7 @@ def _output_files(
 ) -> list[tuple[str, Path | None]]:
     """Every file the run writes, with its option: one per cell for ``--jobs-csv``."""
     files: list[tuple[str, Path | None]] = [("--csv", args.csv), ("--json", args.json)]
+    files.append(("--summary-csv", args.summary_csv))
     if args.jobs_csv is not None:
         files += [("--jobs-csv", output_path(args.jobs_csv, name, len(names) > 1)) for name in names]
     if args.figures is not None:
@@ -400,17 +419,27 @@ def _output_files(
 
 
 def _write_outputs(
-    args: argparse.Namespace, result: SweepResult, names: list[str], metrics: list[str], baseline: str
+    args: argparse.Namespace,
+    result: SweepResult,
+    names: list[str],
+    metrics: list[str],
+    baseline: str,
+    summary: list[dict[str, Any]],
+    trim: Trim,
 ) -> None:
     """Write every output asked for, each whole or not at all; the error names those that failed."""
     outputs: list[tuple[Path, Callable[[Path], object]]] = []
     if args.csv is not None:
         outputs.append((args.csv, result.to_csv))
     if args.json is not None:
-        write = partial(
-            write_metrics_json, result.rows, command="compare", bound=args.bound, baseline=baseline
-        )
-        outputs.append((args.json, write))
+        warmup, cooldown = trim.describe()
+        meta: dict[str, Any] = {"command": "compare", "bound": args.bound, "baseline": baseline}
+        meta |= {"warmup": warmup, "cooldown": cooldown}
+        if summary:
+            meta["replications"] = [plain_summary(r) for r in summary]
+        outputs.append((args.json, partial(write_metrics_json, result.rows, **meta)))
+    if args.summary_csv is not None:
+        outputs.append((args.summary_csv, partial(write_summary_csv, summary, trim)))
     if args.jobs_csv is not None:
         for name, text in zip(names, result.jobs, strict=True):
             outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, text)))

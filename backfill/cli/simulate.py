@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from backfill._files import open_atomically
+from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
@@ -39,13 +40,14 @@ from backfill.cli.options import (
 )
 from backfill.errors import BackfillError
 from backfill.experiments.cache import file_digest, library_version
+from backfill.experiments.columns import EXTRA_COLUMNS, column_label, extra_measures, needs_reservations
 from backfill.experiments.outputs import MODEL_SOURCE, provenance, write_jobs_csv, write_metrics_json
 from backfill.experiments.plots import require_matplotlib, schedule_window
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import SweepResult
 from backfill.experiments.specs import ModelWorkload, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
-from backfill.measures.metrics import METRIC_NAMES, metrics_table
+from backfill.measures.metrics import METRIC_NAMES, format_metric, metrics_table
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
@@ -107,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="an SWF log (.swf or .swf.gz); default: the synthetic workload",
     )
     add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
+    add_metric_option(sim, "default: the standard table")
     sim.add_argument(
         "--jobs",
         type=positive_int,
@@ -252,6 +255,8 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
 def _simulate(args: argparse.Namespace) -> int:
     specs = scheduler_specs(args, DEFAULT_SCHEDULERS)
     orders = priorities(args)
+    chosen = metrics_wanted(args, ()) if args.metric else []
+    extra = [m for m in chosen if m in EXTRA_COLUMNS]
     load = _one(loads(args), "--load")
     estimates = _one(
         estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"
@@ -304,7 +309,10 @@ def _simulate(args: argparse.Namespace) -> int:
             plans = any(name in PLANNING_PARAMETERS for name, _ in spec.params)
             t0 = time.perf_counter()
             schedule = simulate(
-                workload, spec.build(priority), record_reservations=plans, progress=advance if bar else None
+                workload,
+                spec.build(priority),
+                record_reservations=plans or needs_reservations(extra),
+                progress=advance if bar else None,
             )
             seconds = time.perf_counter() - t0
             validate_schedule(schedule)
@@ -314,14 +322,19 @@ def _simulate(args: argparse.Namespace) -> int:
             run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
-            rows.append(run | summary_row(schedule, bound=args.bound, seconds=seconds) | given.origin)
+            row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
+            if extra:
+                row |= extra_measures(
+                    schedule, extra, scheduler=spec.build(priority), bound=args.bound, progress=show_progress
+                )
+            rows.append(row | given.origin)
     finally:
         if bar is not None:
             bar.close()
     elapsed = time.perf_counter() - started
 
     print()
-    print(metrics_table(schedules, bound=args.bound))
+    print(_chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
     print()
     if planned:
         print(_planning_measures(planned))
@@ -422,6 +435,35 @@ def _gantt_window(schedule: Schedule) -> tuple[float, float]:
     if end <= start:
         start, end = first, max(last, first + 1.0)
     return start, end
+
+
+def _chosen_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """The ``--metric`` table: one line per schedule, the chosen columns, then what each one means."""
+    header = ["scheduler", *columns]
+    cells = [
+        [f"{row['scheduler']}({row['priority']})", *(_cell(c, float(row[c])) for c in columns)]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            [values[0].ljust(widths[0]), *(v.rjust(w) for v, w in zip(values[1:], widths[1:], strict=True))]
+        )
+        for values in [header, *cells]
+    ]
+    lines.append("")
+    lines += [f"{c}: {column_label(c)}" for c in columns]
+    return "\n".join(lines)
+
+
+def _cell(column: str, value: float) -> str:
+    if value != value:
+        return "-"
+    if column == "users" or column.endswith("_jobs"):
+        return str(round(value))
+    if column in ("seconds", "underpredicted", "under_shared", "over_shared"):
+        return f"{value:.3f}"
+    return format_metric(column, value)
 
 
 def _planning_measures(schedules: list[Schedule]) -> str:

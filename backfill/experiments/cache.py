@@ -19,7 +19,7 @@ import math
 import os
 import tempfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -117,10 +117,18 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
-    """What is wrong with a cell's metrics as read back, or None: columns, types and ranges."""
-    if set(metrics) != _COLUMNS:
+def _metrics_problem(metrics: Mapping[str, Any], measures: Collection[str] = ()) -> str | None:
+    """What is wrong with a cell's metrics as read back, or None: columns, types and ranges.
+
+    ``measures`` are the extra columns the cell was asked for: floats, each NaN (no job to cover)
+    or finite and at least 0.
+    """
+    if set(metrics) != _COLUMNS | set(measures):
         return "not the columns of a result row"
+    for column in measures:
+        value = metrics[column]
+        if not (isinstance(value, float) and (math.isnan(value) or (math.isfinite(value) and value >= 0))):
+            return f"{column} is {value!r}"
     if not all(_is_count(metrics[c]) for c in COUNT_COLUMNS):
         return "a count that is not a non-negative integer"
     if not all(isinstance(metrics[c], str) for c in (REJECTIONS_COLUMN, DROPPED_COLUMN)):
@@ -209,10 +217,13 @@ class CellStore:
             return None, DAMAGED
         return metrics, FOUND
 
-    def read_result(self, key: str) -> tuple[dict[str, Any] | None, str]:
-        """As :meth:`read`, and the metrics must also be a result row's, each in its range."""
+    def read_result(self, key: str, measures: Collection[str] = ()) -> tuple[dict[str, Any] | None, str]:
+        """As :meth:`read`, and the metrics must also be a result row's, each in its range.
+
+        ``measures`` names the extra columns the row must hold besides the standard ones.
+        """
         metrics, status = self.read(key)
-        if metrics is not None and _metrics_problem(metrics) is not None:
+        if metrics is not None and _metrics_problem(metrics, measures) is not None:
             return None, DAMAGED
         return metrics, status
 

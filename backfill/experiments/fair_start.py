@@ -71,6 +71,19 @@ class FairStartTimes:
     relaxed: FloatArray = attrs.field(repr=False)
 
 
+@attrs.frozen
+class _Ticks:
+    """A progress bar's ``update`` and ``close``, reporting to a function."""
+
+    report: Callable[[int], object]
+
+    def update(self, n: int) -> None:
+        self.report(n)
+
+    def close(self) -> None:
+        pass
+
+
 def _strict_fork(sim: Simulation, row: int) -> tuple[float, Simulation]:
     """Strict FST of ``row``, and the fork that gave it (run until the job started)."""
     fork = sim.fork(last_arrival=row)
@@ -226,7 +239,7 @@ def fair_start_times(
     executor: cf.Executor | None = None,
     workers: int | None = None,
     chunks: int | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int], object] = False,
     overrun: OverrunPolicy = "raise_estimate",
     checkpoint: str | os.PathLike[str] | None = None,
 ) -> FairStartTimes:
@@ -278,7 +291,8 @@ def fair_start_times(
         executor: Where to run the ranges; ``None`` makes (and shuts down) a process pool.
         workers: Processes of the default pool; 1 runs everything in this process.
         chunks: Number of ranges (default: 8 per worker, at most one per job).
-        progress: Show a progress bar.
+        progress: Show a progress bar; a function instead is called with the number of rows each
+            time some finish (a sweep's worker reports them so).
         overrun: The simulator's policy for jobs that run past their estimate.
         checkpoint: File to save finished rows to and resume from.
 
@@ -309,7 +323,13 @@ def fair_start_times(
     saved = None
     if checkpoint is not None:
         saved = Checkpoint.open(checkpoint, n, fingerprint(workload, name, strict, relaxed, overrun))
-    bar = progress_bar(n, f"FST {name}", "job") if progress else None
+    bar = (
+        _Ticks(progress)
+        if callable(progress)
+        else progress_bar(n, f"FST {name}", "job")
+        if progress
+        else None
+    )
     # Where the kernel runs the configuration whole, so do the forks (the same decisions).
     fast = compiled_simulation(sim)
     try:

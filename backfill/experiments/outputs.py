@@ -101,12 +101,16 @@ def provenance(source: str, sha256: str = "", seed: int | None = None) -> dict[s
 
 
 def _number(value: float) -> str:
-    """A float as CSV text: integral values without a point, others round-tripping, NaN empty."""
+    """A float as CSV text, round-tripping and always with a point (``10.0``); NaN empty.
+
+    With the point, a column is read as floats from every file, whether or not its values happen
+    to be whole.
+    """
     if math.isnan(value):
         return ""
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+    return repr(float(value))
 
 
 def _interval_set(blocks: list[tuple[int, int]]) -> str:
@@ -131,7 +135,7 @@ def job_rows(
         >>> s = simulate(Workload.from_jobs(jobs, machine_size=4), FCFS())
         >>> row = job_rows(s, {"workload": "tiny", "scheduler": "FCFS"})[0]
         >>> row["jobID"], row["starting_time"], row["finish_time"], row["allocated_resources"]
-        ('7', '0', '10', '0-1')
+        ('7', '0.0', '10.0', '0-1')
     """
     ids = schedule.workload.column("id").tolist()
     submit, start, end = schedule.submit, schedule.start, schedule.end
@@ -217,26 +221,56 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: Columns of a result row that hold whole numbers; ``seed`` is empty (null) for a log.
+_INTEGER_COLUMNS = frozenset({"jobs", "rejected", "seed"})
+#: Columns of a result row that hold text (``params`` is an object in JSON).
+_TEXT_COLUMNS = frozenset(
+    {"workload", "scheduler", "scheduler_name", "priority", "estimates"}
+    | {"rejected_reasons", "dropped_reasons", "warmup", "cooldown", "version", "source", "sha256"}
+)
+
+
+def _field(name: str) -> dict[str, str]:
+    """A column's field in the JSON table schema: one pandas dtype per column, whatever the rows."""
+    if name in _INTEGER_COLUMNS:
+        return {"name": name, "type": "integer", "extDtype": "Int64"}  # nullable: a log has no seed
+    if name == "params":
+        return {"name": name, "type": "any"}
+    if name in _TEXT_COLUMNS:
+        return {"name": name, "type": "string"}
+    return {"name": name, "type": "number"}
+
+
 def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, Any]:
     """Return the result rows and ``meta`` (command, bound, ...) as one JSON-able object.
 
-    The object holds ``version`` (this library's), the ``meta`` items and ``rows``: every row with
-    its columns (description, metrics, accounting and provenance), ``params`` as an object, NaN as
-    null and infinities as the strings ``"inf"``/``"-inf"``.
+    The object is a table in the layout pandas reads whole, ``pandas.read_json(path,
+    orient="table")``, one dtype per column: ``schema`` (its ``fields``, each column's name and
+    type) and ``data``, every row with its columns (description, metrics, accounting and
+    provenance), ``params`` as an object, NaN and a log's missing seed as null and infinities as
+    the strings ``"inf"``/``"-inf"``; beside them ``version`` (this library's) and the ``meta``
+    items, which pandas leaves alone.
 
     Examples:
         >>> out = metrics_json([{"scheduler": "EASY", "params": '{"depth": 4}', "mean_wait": float("nan")}],
         ...                    command="simulate")
-        >>> out["command"], out["rows"]
+        >>> out["command"], out["data"]
         ('simulate', [{'scheduler': 'EASY', 'params': {'depth': 4}, 'mean_wait': None}])
+        >>> [f["type"] for f in out["schema"]["fields"]]
+        ['string', 'any', 'number']
     """
     plain = []
+    columns: dict[str, None] = {}
     for row in rows:
         item = {k: _plain(v) for k, v in row.items()}
         if isinstance(item.get("params"), str):
             item["params"] = json.loads(item["params"])
+        if item.get("seed") == "":
+            item["seed"] = None
+        columns |= dict.fromkeys(item)
         plain.append(item)
-    return {"version": library_version(), **meta, "rows": plain}
+    schema = {"fields": [_field(c) for c in columns], "pandas_version": "1.4.0"}
+    return {"schema": schema, "data": plain, "version": library_version(), **meta}
 
 
 def write_metrics_json(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], **meta: Any) -> None:
@@ -246,7 +280,7 @@ def write_metrics_json(rows: Iterable[Mapping[str, Any]], path: str | os.PathLik
         >>> import tempfile, pathlib
         >>> with tempfile.TemporaryDirectory() as d:
         ...     write_metrics_json([{"scheduler": "EASY"}], pathlib.Path(d) / "m.json", command="simulate")
-        ...     json.loads((pathlib.Path(d) / "m.json").read_text())["rows"]
+        ...     json.loads((pathlib.Path(d) / "m.json").read_text())["data"]
         [{'scheduler': 'EASY'}]
     """
     write_atomically(path, json.dumps(metrics_json(rows, **meta), indent=2, allow_nan=False) + "\n")

@@ -15,8 +15,9 @@ import attrs
 
 from backfill._files import open_atomically
 from backfill.errors import BackfillError
+from backfill.experiments.columns import EXTRA_COLUMNS, MEASURE_COLUMNS, METRIC_COLUMNS
 from backfill.experiments.outputs import PROVENANCE_COLUMNS
-from backfill.measures.metrics import SUMMARY_KEYS, percent_improvement
+from backfill.measures.metrics import percent_improvement
 from backfill.schedulers.registry import scheduler_entry
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "REJECTIONS_COLUMN",
     "REQUIRED_COLUMNS",
     "SweepResult",
+    "TRIM_COLUMNS",
 ]
 
 #: Columns of a result row that describe its cell.
@@ -40,9 +42,6 @@ DESCRIPTION_COLUMNS: tuple[str, ...] = (
     "load",
     "estimates",
 )
-#: Columns of a result row that measure its schedule: :data:`~backfill.measures.metrics.SUMMARY_KEYS` and
-#: ``seconds``, the wall time of the simulation.
-METRIC_COLUMNS: tuple[str, ...] = (*SUMMARY_KEYS, "seconds")
 #: The column of a result row that says why the simulator rejected jobs: ``"reason: count; ..."``
 #: with the reasons in alphabetical order (see :meth:`~backfill.schedule.Schedule.rejection_counts`),
 #: or ``""`` when it rejected none.
@@ -51,18 +50,24 @@ REJECTIONS_COLUMN = "rejected_reasons"
 #: dropped before simulation, in the same form (see :attr:`~backfill.workloads.swf.ReadReport.dropped`);
 #: ``""`` for a log it dropped nothing from and for a synthetic workload.
 DROPPED_COLUMN = "dropped_reasons"
+#: The columns that say which jobs the measures left out (:class:`~backfill.measures.trim.Trim`):
+#: the warm-up and the cool-down, as ``"N jobs"``, ``"S s"`` or ``""`` for none.
+TRIM_COLUMNS: tuple[str, ...] = ("warmup", "cooldown")
 #: Every column of a result row, in the order of :meth:`SweepResult.to_csv`; the last ones say where
-#: the row came from (:data:`~backfill.experiments.outputs.PROVENANCE_COLUMNS`).
+#: the row came from (:data:`~backfill.experiments.outputs.PROVENANCE_COLUMNS`). A row may also
+#: hold columns of :data:`~backfill.experiments.columns.EXTRA_COLUMNS` (measures computed only when
+#: asked for), written after :data:`METRIC_COLUMNS`.
 COLUMNS: tuple[str, ...] = (
     *DESCRIPTION_COLUMNS,
     *METRIC_COLUMNS,
     REJECTIONS_COLUMN,
     DROPPED_COLUMN,
+    *TRIM_COLUMNS,
     *PROVENANCE_COLUMNS,
 )
 
-#: The columns :meth:`SweepResult.from_csv` requires: all but the provenance ones.
-REQUIRED_COLUMNS: tuple[str, ...] = COLUMNS[: -len(PROVENANCE_COLUMNS)]
+#: The columns :meth:`SweepResult.from_csv` requires: all but the trim and provenance ones.
+REQUIRED_COLUMNS: tuple[str, ...] = COLUMNS[: -len(PROVENANCE_COLUMNS) - len(TRIM_COLUMNS)]
 #: Columns of a result row that hold whole numbers (counts of jobs).
 COUNT_COLUMNS = frozenset({"jobs", "rejected"})
 
@@ -72,9 +77,22 @@ def _parse(column: str, text: str) -> Any:
         return int(text) if text else ""
     if column in COUNT_COLUMNS:
         return int(text)
-    if column == "load" or column in METRIC_COLUMNS:
-        return float(text)
+    if column == "load" or column in MEASURE_COLUMNS:
+        return float(text) if text else float("nan")
     return text
+
+
+def row_columns(rows: list[dict[str, Any]]) -> list[str]:
+    """The columns of ``rows``: :data:`COLUMNS`, with the extra measures they hold after the metrics.
+
+    Examples:
+        >>> row_columns([{"mean_wait": 1.0, "users": 3.0}])[len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)]
+        'users'
+    """
+    present = {k for row in rows for k in row}
+    extra = [c for c in EXTRA_COLUMNS if c in present]
+    cut = len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)
+    return [*COLUMNS[:cut], *extra, *COLUMNS[cut:]]
 
 
 @attrs.frozen(eq=False)
@@ -120,7 +138,7 @@ class SweepResult:
         is written in place.
         """
         with open_atomically(path, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            writer = csv.DictWriter(f, fieldnames=row_columns(self.rows), lineterminator="\n", restval="")
             writer.writeheader()
             writer.writerows(self.rows)
 
@@ -139,7 +157,9 @@ class SweepResult:
                 raise BackfillError(
                     f"{os.fspath(path)!r} is not a sweep table: no column {', '.join(missing)}"
                 )
-            rows = [{c: _parse(c, row.get(c) or "") for c in COLUMNS} for row in reader]
+            extra = [c for c in EXTRA_COLUMNS if c in (reader.fieldnames or ())]
+            columns = row_columns([dict.fromkeys(extra)])
+            rows = [{c: _parse(c, row.get(c) or "") for c in columns} for row in reader]
         return cls(rows)
 
     def to_dataframe(self) -> Any:
@@ -152,7 +172,7 @@ class SweepResult:
             pandas = importlib.import_module("pandas")
         except ImportError as e:
             raise BackfillError("to_dataframe needs pandas: pip install 'backfill[dataframe]'") from e
-        return pandas.DataFrame(self.rows, columns=list(COLUMNS))
+        return pandas.DataFrame(self.rows, columns=row_columns(self.rows))
 
     def improvement(self, metric: str, baseline: str = "Conservative") -> list[dict[str, Any]]:
         """Return the percent improvement in ``metric`` of every row over the ``baseline`` scheduler.
@@ -180,8 +200,10 @@ class SweepResult:
             >>> row["scheduler"], row["improvement"] == 100 * (base - easy) / base
             ('EASY', True)
         """
-        if metric not in METRIC_COLUMNS:
-            raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(METRIC_COLUMNS)}")
+        if metric not in MEASURE_COLUMNS:
+            raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(MEASURE_COLUMNS)}")
+        if self.rows and metric not in self.rows[0]:
+            raise BackfillError(f"the rows have no column {metric!r}: the sweep was not asked for it")
         groups = ("workload", "priority", "load", "estimates")
         base: dict[tuple[Any, ...], dict[str, Any]] = {}
         for row in self.rows:

@@ -16,17 +16,23 @@ import concurrent.futures as cf
 import json
 import math
 import os
-import signal
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
 from backfill.errors import BackfillError
-from backfill.experiments._pool import exit_with_parent
+from backfill.experiments._parallel import run_parallel
 from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
+from backfill.experiments.columns import (
+    EXTRA_COLUMNS,
+    MEASURE_GROUPS,
+    extra_measures,
+    measure_column,
+    needs_reservations,
+)
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import (
@@ -36,6 +42,7 @@ from backfill.experiments.results import (
     DROPPED_COLUMN,
     METRIC_COLUMNS,
     REJECTIONS_COLUMN,
+    TRIM_COLUMNS,
     SweepResult,
 )
 from backfill.experiments.specs import (
@@ -47,6 +54,7 @@ from backfill.experiments.specs import (
     check_priority,
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
+from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.priorities import PRIORITIES
@@ -67,6 +75,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepResult",
     "TraceWorkload",
+    "Trim",
     "run_sweep",
     "summary_row",
 ]
@@ -135,6 +144,21 @@ def _check_bound(instance: object, attribute: attrs.Attribute[Any], value: objec
         raise BackfillError(f"bound must be a positive finite number of seconds, got {value!r}")
 
 
+def _as_measures(value: Any) -> tuple[str, ...]:
+    # Any order, any repeats: the vocabulary's order, once each.
+    given = _as_tuple(value)
+    for name in given:
+        if not isinstance(name, str):
+            raise BackfillError(f"a measure is named by a string, got {name!r}")
+        measure_column(name)
+    return tuple(c for c in EXTRA_COLUMNS if c in given)
+
+
+def _check_trim(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, Trim):
+        raise BackfillError(f"trim must be a Trim, got {value!r}")
+
+
 def _check_cell(cell: Cell) -> None:
     check_priority(cell.scheduler, cell.priority)
     _check_load(cell.load)
@@ -147,7 +171,10 @@ class Cell:
 
     The workload gets the estimate policy first, then the load factor
     (:meth:`~backfill.workloads.workload.Workload.scaled`); ``bound`` is the bounded-slowdown threshold of
-    its metrics.
+    its metrics. ``measures`` names the columns of
+    :data:`~backfill.experiments.columns.EXTRA_COLUMNS` to compute besides the standard ones (the
+    others of the vocabulary are always there), and ``trim`` the jobs every measure leaves out
+    (:class:`~backfill.measures.trim.Trim`; the simulation keeps them).
 
     Examples:
         >>> cell = Cell(ModelWorkload(n_jobs=60, machine_size=16), SchedulerSpec("EASY"), "sjf", load=1.5)
@@ -164,6 +191,8 @@ class Cell:
     load: float = attrs.field(default=1.0, converter=_as_float)
     estimates: str = "user"
     bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
+    measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
+    trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
 
     def __attrs_post_init__(self) -> None:
         _check_cell(self)
@@ -182,6 +211,9 @@ class Cell:
             "estimates": self.estimates,
             "bound": self.bound,
             "version": library_version(),
+            # Only when given, so that the cells of sweeps without them keep their keys.
+            **({"measures": list(self.measures)} if self.measures else {}),
+            **({"trim": [self.trim.warmup, self.trim.cooldown]} if self.trim else {}),
         }
 
     def description(self) -> dict[str, Any]:
@@ -199,7 +231,12 @@ class Cell:
     def run(self) -> dict[str, Any]:
         """Simulate the cell in this process, validate the schedule, and return its result row."""
         identity = self.workload.identity()
-        return self.description() | _measure(self, identity) | _provenance(self.workload, identity)
+        return _row(self, _measure(self, identity), identity)
+
+
+def _row(cell: Cell, metrics: Mapping[str, Any], identity: Mapping[str, Any]) -> dict[str, Any]:
+    trim = dict(zip(TRIM_COLUMNS, cell.trim.describe(), strict=True))
+    return cell.description() | dict(metrics) | trim | _provenance(cell.workload, identity)
 
 
 #: The key of a measured cell under which a sweep run with ``jobs=True`` returns its per-job CSV.
@@ -213,13 +250,19 @@ def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any]) -> dict[str
 
 
 def summary_row(
-    schedule: Schedule, *, bound: float = DEFAULT_BOUND, seconds: float = math.nan
+    schedule: Schedule,
+    *,
+    bound: float = DEFAULT_BOUND,
+    seconds: float = math.nan,
+    trim: Trim | None = None,
 ) -> dict[str, Any]:
     """Return the metric and accounting columns of a result row for a validated ``schedule``.
 
     :func:`~backfill.measures.metrics.summarize` with ``jobs`` and ``rejected`` as integers,
     ``seconds`` (the simulation's wall time), the simulator's rejections and the SWF reader's
     dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
+    With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
+    while ``jobs``, ``rejected`` and the reasons still account for every job.
 
     Examples:
         >>> from backfill import EASY, lublin_feitelson, simulate
@@ -227,16 +270,20 @@ def summary_row(
         >>> row["jobs"], row["seconds"], row["rejected_reasons"]
         (30, 0.5, '')
     """
-    metrics: dict[str, Any] = summarize(schedule, bound=bound)
+    trim = trim or Trim()
+    metrics: dict[str, Any] = summarize(trim_schedule(schedule, trim), bound=bound)
+    whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
-        metrics[key] = int(metrics[key])
+        metrics[key] = int(whole[key])
     metrics["seconds"] = seconds
     metrics[REJECTIONS_COLUMN] = _reasons(schedule.rejection_counts())
     metrics[DROPPED_COLUMN] = _reasons(schedule.workload.provenance.get("dropped") or {})
     return metrics
 
 
-def _measure(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dict[str, Any]:
+def _measure(
+    cell: Cell, identity: Mapping[str, Any], jobs: bool = False, tick: Callable[[int], object] | None = None
+) -> dict[str, Any]:
     workload = cell.workload._load(identity)
     if cell.estimates == "exact":
         workload = workload.with_exact_estimates()
@@ -244,10 +291,19 @@ def _measure(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dic
         workload = workload.scaled(cell.load)
     scheduler = cell.scheduler.build(cell.priority)
     started = time.perf_counter()
-    schedule = simulate(workload, scheduler, record_reservations=False)
+    schedule = simulate(workload, scheduler, record_reservations=needs_reservations(cell.measures))
     seconds = time.perf_counter() - started
     validate_schedule(schedule)
-    metrics = summary_row(schedule, bound=cell.bound, seconds=seconds)
+    metrics = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim)
+    if cell.measures:
+        metrics |= extra_measures(
+            schedule,
+            cell.measures,
+            scheduler=cell.scheduler.build(cell.priority),
+            bound=cell.bound,
+            trim=cell.trim,
+            progress=tick or False,
+        )
     if jobs:
         description = cell.description() | _provenance(cell.workload, identity)
         metrics[_JOBS] = jobs_csv_text(schedule, description, bound=cell.bound)
@@ -290,7 +346,8 @@ class Grid:
     """The cells of a sweep: workloads x schedulers x priorities x load factors x estimate policies.
 
     Sequences may be given as lists; a scheduler as a name, a workload as a trace path. Labels must
-    be unique, since results are grouped by them. :meth:`cells` yields the combinations in the
+    be unique, since results are grouped by them. ``measures`` and ``trim`` apply to every cell
+    (see :class:`Cell`). :meth:`cells` yields the combinations in the
     order of :func:`itertools.product` over the fields as listed (workloads outermost, estimates
     fastest), except that a scheduler without a queue priority (Conservative, RelShare,
     LookaheadSlack, SlackBackfill) gets one cell with priority ``"fcfs"`` per workload, load and
@@ -310,6 +367,8 @@ class Grid:
     loads: tuple[float, ...] = attrs.field(default=(1.0,), converter=_as_floats)
     estimates: tuple[str, ...] = attrs.field(default=("user",), converter=_as_tuple)
     bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
+    measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
+    trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
 
     def __attrs_post_init__(self) -> None:
         _check_grid(self)
@@ -322,7 +381,16 @@ class Grid:
                 for priority in priorities:
                     for load in self.loads:
                         for estimates in self.estimates:
-                            yield Cell(workload, scheduler, priority, load, estimates, self.bound)
+                            yield Cell(
+                                workload,
+                                scheduler,
+                                priority,
+                                load,
+                                estimates,
+                                self.bound,
+                                self.measures,
+                                self.trim,
+                            )
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -406,7 +474,7 @@ def run_sweep(
     damaged = 0
     if store is not None:
         for i, key in enumerate(keys):
-            metrics[i], damaged_now = _read_cached(store, key, jobs)
+            metrics[i], damaged_now = _read_cached(store, key, jobs, grid.measures)
             damaged += damaged_now
     todo = [i for i, m in enumerate(metrics) if m is None]
     if store is not None and todo:
@@ -428,23 +496,30 @@ def run_sweep(
             bar.update(1)
 
     bar = progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
+    # The fair start times cost a fork per job: their own bar counts the jobs, as the workers report them.
+    fst_bar = None
+    if progress and todo and any(MEASURE_GROUPS[m] == "fair_start" for m in grid.measures):
+        forks = sum(len(cells[i].workload._load(identities[cells[i].workload])) for i in todo)
+        fst_bar = progress_bar(forks, "fair starts", "job")
     try:
         if executor is None and (workers == 1 or len(todo) <= 1):
+            tick = fst_bar.update if fst_bar is not None else None
             for i in todo:
-                finish(i, _run(cells[i], identities[cells[i].workload], jobs))
+                finish(i, _run(cells[i], identities[cells[i].workload], jobs, tick))
         elif todo:
-            _run_parallel(cells, todo, identities, executor, workers, finish, jobs)
+            run_parallel(cells, todo, identities, executor, workers, finish, jobs, fst_bar, run=_run)
     except KeyboardInterrupt:
         done = sum(m is not None for m in metrics)
         raise SweepInterrupted(done, len(cells), cache, unsaved=len(failures)) from None
     finally:
-        if bar is not None:
-            bar.close()
+        for b in (fst_bar, bar):
+            if b is not None:
+                b.close()
     rows, texts = [], []
     for cell, m in zip(cells, metrics, strict=True):
         assert m is not None
         texts.append(m.pop(_JOBS, ""))
-        rows.append(cell.description() | m | _provenance(cell.workload, identities[cell.workload]))
+        rows.append(_row(cell, m, identities[cell.workload]))
     problem = ""
     if failures:
         e = failures[0]
@@ -466,9 +541,11 @@ def run_sweep(
     )
 
 
-def _read_cached(store: CellStore, key: str, jobs: bool) -> tuple[dict[str, Any] | None, int]:
+def _read_cached(
+    store: CellStore, key: str, jobs: bool, measures: tuple[str, ...]
+) -> tuple[dict[str, Any] | None, int]:
     """A cell's cached metrics (with its per-job text if ``jobs``), and 1 if its files were damaged."""
-    m, status = store.read_result(key)
+    m, status = store.read_result(key, measures)
     if m is not None and jobs:
         # Every job of the cell is a row: a short file would silently lose jobs.
         text, status = store.read_jobs(key, rows=m["jobs"] + m["rejected"])
@@ -499,74 +576,15 @@ class SweepInterrupted(KeyboardInterrupt):
         self.unsaved = unsaved
 
 
-def _worker_init() -> None:
-    _ignore_interrupts()
-    # A killed parent (kill -9, the OOM killer) cannot terminate its workers: they end themselves.
-    exit_with_parent()
-
-
-def _ignore_interrupts() -> None:
-    # A pool's workers get the terminal's Ctrl-C too; the parent alone decides to stop, then
-    # terminates them, so that no worker dies half-way through a result and hangs the pool.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The parent stops them with SIGTERM. A forked worker inherits the parent's SIGTERM handler
-    # (``backfill compare`` turns SIGTERM into an interrupt), which Python runs only when the worker
-    # next returns from compiled code: seconds inside a kernel loop. The default ends it at once.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _run(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dict[str, Any]:
+def _run(
+    cell: Cell, identity: Mapping[str, Any], jobs: bool = False, tick: Callable[[int], object] | None = None
+) -> dict[str, Any]:
     # Module-level so that every executor (processes, Dask) can pickle it by reference.
     try:
-        return _measure(cell, identity, jobs)
+        return _measure(cell, identity, jobs, tick)
     except Exception as e:
         e.add_note(
             f"in sweep cell {cell.workload.label} / {cell.scheduler.label} / {cell.priority} / "
             f"load {cell.load} / {cell.estimates} estimates"
         )
         raise
-
-
-def _run_parallel(
-    cells: list[Cell],
-    todo: list[int],
-    identities: Mapping[WorkloadSpec, Mapping[str, Any]],
-    executor: cf.Executor | None,
-    workers: int | None,
-    finish: Any,
-    jobs: bool,
-) -> None:
-    own = executor is None
-    pool: cf.Executor = (
-        cf.ProcessPoolExecutor(
-            max_workers=min(workers or os.cpu_count() or 1, len(todo)), initializer=_worker_init
-        )
-        if executor is None
-        else executor
-    )
-    futures: dict[cf.Future[dict[str, Any]], int] = {}
-    try:
-        for i in todo:
-            futures[pool.submit(_run, cells[i], identities[cells[i].workload], jobs)] = i
-        for done in cf.as_completed(futures):
-            finish(futures[done], done.result())
-    except BaseException:
-        # On an error or an interrupt, queued cells are dropped (finished ones are already cached)
-        # and our own workers are stopped now rather than after the cells they are running.
-        for future in futures:
-            future.cancel()
-        if own:
-            pool.shutdown(wait=False, cancel_futures=True)
-            _terminate(pool)
-        raise
-    if own:
-        pool.shutdown()
-
-
-def _terminate(pool: cf.Executor) -> None:
-    # ProcessPoolExecutor has no public way to stop running workers before Python 3.14.
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=5)

@@ -56,6 +56,7 @@ from backfill.measures.planning import (
     prediction_mae,
     underprediction_rate,
 )
+from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import (
     USER_MEASURE_KEYS,
     actual_usage,
@@ -80,6 +81,7 @@ __all__ = [
     "GROUP_KEYS",
     "PLANNING_KEYS",
     "SUMMARY_KEYS",
+    "Trim",
     "USER_MEASURE_KEYS",
     "actual_usage",
     "benefit_and_suffer",
@@ -100,6 +102,7 @@ __all__ = [
     "makespan",
     "mean_top_wait",
     "mean_wait_of_widest",
+    "measured_jobs",
     "metrics_table",
     "never_reserved",
     "per_category",
@@ -121,6 +124,7 @@ __all__ = [
     "starvation_threshold",
     "summarize",
     "to_rows",
+    "trim_schedule",
     "underprediction_rate",
     "unfairness",
     "user_measures",
