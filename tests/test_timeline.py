@@ -107,7 +107,7 @@ def test_binned_means_match_a_sum_over_unit_steps(f: tuple[list[int], list[int],
 def test_binned_series_match_a_count_by_the_second(w: Workload, width: int, start: int, past: int) -> None:
     s = simulate(w, EASY())
     times, busy, waiting = utilization_queue_series(s)
-    end = int(times[-1]) + past if times.size else start + past
+    end = max(int(times[-1]) if times.size else start, start) + past
     edges = bin_edges(float(start), float(end), float(width))
     assert edges[0] == start and edges[-1] == end and np.all(np.diff(edges)[:-1] == width)
     counts = [naive_counts(s, float(u)) for u in range(start, end)]
