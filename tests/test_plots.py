@@ -487,3 +487,15 @@ def test_the_example_of_docs_plots_runs(monkeypatch: pytest.MonkeyPatch, tmp_pat
         exec(compile(example, "docs/plots.md", "exec"), {})
     for name in ("improvement", "categories", "fairness", "window", "utilization_queue", "weekly"):
         assert (tmp_path / f"{name}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_window_far_into_a_trace_says_where_and_keys_only_a_plan() -> None:
+    # Two jobs a fortnight apart: a two-hour window at the second reads in hours, and the
+    # title says how far in it is in days; with only jobs as run there is nothing to key.
+    jobs = [job(1, 0, 1, 60), job(2, 14 * 86_400, 1, 3600)]
+    s = simulate(Workload.from_jobs(jobs, machine_size=2), FCFS())
+    [ax] = schedule_window(s, start=14 * 86_400, end=14 * 86_400 + 7200, reservations=False).axes
+    assert ax.get_title() == "FCFS(fcfs): jobs running from 336 to 338 hours (14 days in)"
+    assert ax.get_legend() is None
+    [ax] = schedule_window(s, start=0, end=7200, reservations=False).axes
+    assert ax.get_title() == "FCFS(fcfs): jobs running from 0 to 2 hours"
