@@ -236,6 +236,7 @@ def test_the_bin_follows_the_span_or_the_caller() -> None:
         (None, width, name),
         ("day", 86_400.0, "day"),
         (5400, 5400.0, "90 minutes"),
+        (np.int64(7200), 7200.0, "2 hours"),
     ):
         fig = utilization_queue(s, bin_width=bin_width)
         x, _ = drawn(fig.axes[0].get_lines()[0])

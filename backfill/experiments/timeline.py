@@ -11,6 +11,7 @@ below, one line per schedule.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -227,7 +228,7 @@ def _resolve_bin(bin_width: float | str | None, span: float) -> tuple[float, str
         if bin_width not in BIN_WIDTHS:
             raise BackfillError(f"unknown bin {bin_width!r}; known: {', '.join(BIN_WIDTHS)}, or seconds")
         return BIN_WIDTHS[bin_width], bin_width
-    if isinstance(bin_width, bool) or not isinstance(bin_width, (int, float)):
+    if isinstance(bin_width, bool) or not isinstance(bin_width, numbers.Real):
         raise BackfillError(f"a bin width is seconds or a name, got {type(bin_width).__name__}")
     width = float(bin_width)
     if not (math.isfinite(width) and width > 0):
