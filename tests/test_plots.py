@@ -162,6 +162,31 @@ def test_improvement_bars_several_loads_missing_bars_and_infinities() -> None:
     assert ax.get_ylabel() == "improvement (%)"
 
 
+def test_improvement_bars_one_huge_improvement_gets_a_log_axis(
+    improvement_rows: list[dict[str, Any]],
+) -> None:
+    # SDSC-SP2's mean wait: FCFS loses thousands of percent, EASY and PC gain tens.
+    rows = [
+        row("SDSC-SP2", s, v, baseline="Conservative")
+        for s, v in (("FCFS", -5788.4), ("EASY", 19.6), ("PC", 12.2))
+    ]
+    [ax] = improvement_bars(rows, values=True).axes
+    assert ax.get_yscale() == "symlog" and ax.yaxis.get_transform().linthresh == 10.0
+    assert ax.get_ylabel() == "improvement over Conservative (%, symmetric log scale)"
+    assert [heights(c) for c in bars(ax)] == [[-5788.4], [19.6], [12.2]]
+    assert {t.get_text() for t in ax.texts} == {"-5788.4", "19.6", "12.2"}
+    lo, hi = ax.get_ylim()
+    assert lo < -5788.4 and hi > 19.6
+    # One group is not slanted, however long its name.
+    assert [t.get_rotation() for t in ax.get_xticklabels()] == [0.0]
+    # Improvements of one size stay linear; the caller decides otherwise.
+    assert improvement_bars(improvement_rows).axes[0].get_yscale() == "linear"
+    assert improvement_bars(rows, scale="linear").axes[0].get_yscale() == "linear"
+    assert improvement_bars(improvement_rows, scale="log").axes[0].get_yscale() == "symlog"
+    with pytest.raises(BackfillError, match="scale must be 'linear', 'log' or None, got 'cubic'"):
+        improvement_bars(rows, scale="cubic")
+
+
 def test_improvement_bars_picks_a_metric_and_draws_on_a_given_axes(
     improvement_rows: list[dict[str, Any]],
 ) -> None:
@@ -455,8 +480,22 @@ def test_without_matplotlib(monkeypatch: pytest.MonkeyPatch, improvement_rows: l
 
 def test_the_example_of_docs_plots_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "plots.md").read_text(encoding="utf-8")
-    [example] = re.findall(r"^```python\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
+    examples = re.findall(r"^```python\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
+    assert len(examples) == 2
     monkeypatch.chdir(tmp_path)
-    exec(compile(example, "docs/plots.md", "exec"), {})
-    for name in ("improvement", "categories", "fairness", "window"):
+    for example in examples:
+        exec(compile(example, "docs/plots.md", "exec"), {})
+    for name in ("improvement", "categories", "fairness", "window", "utilization_queue", "weekly"):
         assert (tmp_path / f"{name}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_window_far_into_a_trace_says_where_and_keys_only_a_plan() -> None:
+    # Two jobs a fortnight apart: a two-hour window at the second reads in hours, and the
+    # title says how far in it is in days; with only jobs as run there is nothing to key.
+    jobs = [job(1, 0, 1, 60), job(2, 14 * 86_400, 1, 3600)]
+    s = simulate(Workload.from_jobs(jobs, machine_size=2), FCFS())
+    [ax] = schedule_window(s, start=14 * 86_400, end=14 * 86_400 + 7200, reservations=False).axes
+    assert ax.get_title() == "FCFS(fcfs): jobs running from 336 to 338 hours (14 days in)"
+    assert ax.get_legend() is None
+    [ax] = schedule_window(s, start=0, end=7200, reservations=False).axes
+    assert ax.get_title() == "FCFS(fcfs): jobs running from 0 to 2 hours"

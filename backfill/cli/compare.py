@@ -457,7 +457,7 @@ def _write_text(text: str, path: Path) -> None:
 def _improvement_figure(improvements: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
-    figure = improvement_bars(improvements)
+    figure = improvement_bars(improvements, values=len(improvements) <= 12)  # more would overlap
     try:
         with open_atomically(path, "wb") as f:
             figure.savefig(f, format="png", dpi=120, bbox_inches="tight")

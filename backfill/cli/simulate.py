@@ -27,6 +27,7 @@ from backfill.cli.options import (
     NO_JOBS,
     CommandLineError,
     add_run_options,
+    duration,
     estimate_policies,
     loads,
     non_negative_int,
@@ -47,6 +48,7 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import SweepResult
 from backfill.experiments.specs import ModelWorkload, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
+from backfill.experiments.timeline import utilization_bins, utilization_queue
 from backfill.measures.metrics import METRIC_NAMES, format_metric, metrics_table
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.measures.validation import validate_schedule
@@ -152,6 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sim.add_argument(
+        "--figure-bin",
+        type=duration,
+        default=None,
+        metavar="DURATION",
+        help=(
+            "with --figures: the bin of utilization_queue.png's time-weighted means (1h, 1d, 7d); "
+            "default chosen from the span, from a minute to a week"
+        ),
+    )
+    sim.add_argument(
         "--lenient",
         action="store_true",
         help="skip malformed lines of the SWF log (counted in its report) instead of stopping at the first",
@@ -240,6 +252,8 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
 
     An output that cannot be written, that is the input, or that another output names is refused.
     """
+    if args.figure_bin is not None and args.figures is None:
+        raise CommandLineError("--figure-bin applies only with --figures")
     if args.figures is not None:
         try:
             require_matplotlib()
@@ -378,7 +392,11 @@ def _write_outputs(
             write = partial(_schedule_swf, schedule, _swf_notes(row))
             outputs.append((output_path(args.output_swf, name, several), write))
     if args.figures is not None:
-        outputs.append((args.figures / "utilization_queue.png", partial(_utilization_figure, schedules)))
+        if args.figure_bin is not None:  # refused before anything is written, not halfway
+            utilization_bins(schedules, bin_width=args.figure_bin)
+        outputs.append(
+            (args.figures / "utilization_queue.png", partial(_utilization_figure, schedules, args.figure_bin))
+        )
         for schedule, name in zip(schedules, names, strict=True):
             outputs.append((args.figures / f"gantt-{name}.png", partial(_gantt_figure, schedule)))
     write_outputs(outputs)
@@ -413,11 +431,9 @@ def _save_figure(figure: Any, path: Path) -> None:
         plt.close(figure)
 
 
-def _utilization_figure(schedules: list[Schedule], path: Path) -> None:
-    """The utilization and queue figure of all schedules."""
-    from backfill.experiments.timeline import utilization_queue
-
-    _save_figure(utilization_queue(schedules), path)
+def _utilization_figure(schedules: list[Schedule], bin_width: float | None, path: Path) -> None:
+    """The utilization and queue figure of all schedules, in bins of ``bin_width`` (None: chosen)."""
+    _save_figure(utilization_queue(schedules, bin_width=bin_width), path)
 
 
 def _gantt_figure(schedule: Schedule, path: Path) -> None:

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from backfill.errors import BackfillError
-from backfill.experiments._figure import figure_axes, format_time, readable_time_axis, require_matplotlib
+from backfill.experiments._figure import (
+    figure_axes,
+    format_time,
+    readable_time_axis,
+    require_matplotlib,
+    time_unit,
+)
 from backfill.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -129,6 +135,11 @@ def _held_reservations(s: Schedule, at: float) -> list[tuple[float, int]]:
         if queued:
             held.append((start, i))
     return sorted(held)
+
+
+def _number(x: float) -> str:
+    """A time in a title: whole above a thousand (``7,234``, not ``7.234e+03``), else four digits."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
 
 
 def schedule_window(
@@ -259,7 +270,13 @@ def schedule_window(
     ax.set_xlim(start, end)
     ax.set_ylim(0, size)
     ax.set_ylabel("processors")
-    ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    window = f"{(start - origin) / unit:.4g} to {(end - origin) / unit:.4g} {unit_name}"
+    if held:  # one kind of box needs no key
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    window = f"{_number((start - origin) / unit)} to {_number((end - origin) / unit)} {unit_name}"
+    if start - origin >= 10 * (end - start):
+        # Far into a trace, thousands of hours say less than where they fall in a coarser unit.
+        coarse, coarse_name = time_unit(start - origin)
+        if coarse > unit:
+            window += f" ({format_time(start - origin, coarse, coarse_name)} in)"
     ax.set_title(title if title is not None else f"{schedule.scheduler}: jobs running from {window}")
     return fig

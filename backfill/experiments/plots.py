@@ -62,12 +62,21 @@ def _grouped(
                     rotation=90,
                 )
     ax.set_xticks(x)
-    long = len(groups) > 6 or any(len(g) > 12 for g in groups)
+    long = len(groups) > 6 or (len(groups) > 1 and any(len(g) > 12 for g in groups))
     ax.set_xticklabels(
         groups, rotation=30 if long else 0, ha="right" if long else "center", rotation_mode="anchor"
     )
     if series and any(series):
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _symlog(ax: Axes, linear_within: float) -> None:
+    """A y axis logarithmic in both directions, linear within ``linear_within`` of zero, in plain numbers."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_yscale("symlog", linthresh=linear_within)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}".replace("-", "\N{MINUS SIGN}")))
+    ax.margins(y=0.1)  # room for the value labels at the bars' ends
 
 
 def _width(n_bars: int) -> float:
@@ -95,6 +104,7 @@ def improvement_bars(
     metric: str | None = None,
     title: str | None = None,
     values: bool = False,
+    scale: str | None = None,
     ax: Axes | None = None,
 ) -> Figure:
     """Draw the percent improvement over a baseline per workload, one bar per scheduler and priority.
@@ -106,7 +116,9 @@ def improvement_bars(
     estimates``: the load factor multiplies the arrival rate), and the x axis says so. The title
     names the metric in words (:func:`~backfill.measures.metrics.metric_label`).
     A missing combination, or a NaN or infinite improvement (a zero baseline), has no bar; an
-    infinite one is marked ``+inf`` / ``-inf`` at the zero line.
+    infinite one is marked ``+inf`` / ``-inf`` at the zero line. When one improvement dwarfs the
+    others (FCFS's thousands of percent against EASY's tens), a linear axis would flatten all but
+    one bar: the y axis is then a symmetric log scale, linear near zero.
 
     Args:
         rows: Rows of :meth:`backfill.experiments.sweep.SweepResult.improvement`: each with ``workload``,
@@ -116,6 +128,9 @@ def improvement_bars(
         title: The axes' title; default ``"<metric in words>: improvement over <baseline>"``
             (``"mean bounded slowdown: improvement over Conservative"``).
         values: Write each bar's value on it.
+        scale: ``"linear"`` or ``"log"`` (symmetric: linear within the median size of the
+            improvements, rounded down to a power of ten); None is log when the largest improvement
+            is over ten times the median one in size.
         ax: Axes to draw on; None draws on a new figure.
 
     Returns:
@@ -123,7 +138,7 @@ def improvement_bars(
 
     Raises:
         BackfillError: No rows, rows without the needed keys, several metrics or baselines when
-            ``metric`` does not choose, or two rows for the same bar.
+            ``metric`` does not choose, two rows for the same bar, or an unknown scale.
 
     Examples:
         >>> rows = [{"workload": "CTC", "scheduler": "EASY", "priority": "sjf", "improvement": 12.5,
@@ -131,6 +146,8 @@ def improvement_bars(
         >>> type(improvement_bars(rows)).__name__
         'Figure'
     """
+    if scale not in (None, "linear", "log"):
+        raise BackfillError(f"scale must be 'linear', 'log' or None, got {scale!r}")
     table = [dict(r) if isinstance(r, Mapping) else r for r in rows]
     for r in table:
         if not isinstance(r, dict) or not {"workload", "scheduler", "improvement"} <= r.keys():
@@ -161,6 +178,11 @@ def improvement_bars(
     name = metric_label(metrics[0] if metrics else (metric or "metric"), unit=False)
     against = f" over {baselines[0]}" if baselines else ""
     ax.set_ylabel(f"improvement{against} (%)")
+    sizes = sorted(abs(v) for v in heights.values() if math.isfinite(v) and v != 0)
+    median = sizes[len(sizes) // 2] if sizes else 1.0
+    if scale == "log" or (scale is None and len(sizes) > 1 and sizes[-1] > 10 * median):
+        _symlog(ax, 10.0 ** math.floor(math.log10(median)))
+        ax.set_ylabel(f"improvement{against} (%, symmetric log scale)")
     if loads or estimates:
         parts = ["load factor (times the arrival rate)"] * loads + ["runtime estimates"] * estimates
         shown = ", ".join(parts)

@@ -1,12 +1,14 @@
-"""MkDocs hook: draw the worked examples of the scheduler pages as PNG figures at build time.
+"""MkDocs hook: draw the documentation's figures as PNG files at build time.
 
-Each figure is a small hand-made workload simulated by :func:`backfill.simulate` and drawn with
-:func:`backfill.experiments.plots.schedule_window`: filled boxes are the jobs as they ran, hatched outlines
-the reservations held at the instant a panel names. :data:`FIGURES` maps each figure's path in the site
-(``figures/easy.png``) to its drawing function and alt text; :func:`on_files` adds the rendered PNGs
-to the site's files, so nothing is written into the source tree and pages link to them as if they
-were in ``docs/figures/``. The workload functions are public so that ``tests/test_doc_figures.py``
-can check the start times the captions state.
+Each scheduler page's figure is a small hand-made workload simulated by :func:`backfill.simulate`
+and drawn with :func:`backfill.experiments.plots.schedule_window`: filled boxes are the jobs as they
+ran, hatched outlines the reservations held at the instant a panel names. The plots page shows what
+``backfill simulate --figures`` draws of a synthetic workload (:func:`figure_utilization_queue`).
+:data:`FIGURES` maps each figure's path in the site (``figures/easy.png``) to its drawing function
+and alt text; :func:`on_files` adds the rendered PNGs to the site's files, so nothing is written
+into the source tree and pages link to them as if they were in ``docs/figures/``. The workload
+functions are public so that ``tests/test_doc_figures.py`` can check the start times the captions
+state.
 
 Enable it in ``mkdocs.yml`` with ``hooks: [docs/_hooks/figures.py]``; it needs matplotlib
 (``pip install 'backfill[docs]'``).
@@ -31,9 +33,11 @@ from backfill import (
     Selective,
     SlackBackfill,
     Workload,
+    lublin_feitelson,
     simulate,
 )
 from backfill.experiments.plots import schedule_window
+from backfill.experiments.timeline import utilization_queue
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -53,6 +57,7 @@ __all__ = [
     "figure_relshare",
     "figure_selective",
     "figure_slack_backfill",
+    "figure_utilization_queue",
     "lookahead_workload",
     "on_files",
     "render",
@@ -342,6 +347,25 @@ def figure_lookahead_slack() -> Figure:
     return fig
 
 
+def figure_utilization_queue() -> Figure:
+    """Draw the utilization and queue length of FCFS, EASY and Conservative on 2,000 model jobs.
+
+    The Lublin-Feitelson model (seed 1, 128 processors, f-model estimates) spans ten weeks, so the
+    lines are means per day.
+
+    Returns:
+        The figure.
+    """
+    w = lublin_feitelson(2000, machine_size=128, seed=1, estimates="f-model")
+    return utilization_queue(
+        {
+            "FCFS": simulate(w, FCFS()),
+            "EASY": simulate(w, EASY()),
+            "Conservative": simulate(w, Conservative()),
+        }
+    )
+
+
 #: Path of each figure in the site -> (function drawing it, alt text).
 FIGURES: dict[str, tuple[Callable[[], Figure], str]] = {
     "figures/fcfs.png": (figure_fcfs, "FCFS: processors idle while the head job waits"),
@@ -352,6 +376,10 @@ FIGURES: dict[str, tuple[Callable[[], Figure], str]] = {
     "figures/relshare.png": (figure_relshare, "EASY and RelShare plans at time 3 in the Type-S1 instance"),
     "figures/slack-backfill.png": (figure_slack_backfill, "Conservative and SlackBackfill plans at time 12"),
     "figures/lookahead-slack.png": (figure_lookahead_slack, "LookaheadSlack plans at 12 for two job lengths"),
+    "figures/utilization-queue.png": (
+        figure_utilization_queue,
+        "Daily mean utilization and queue length of FCFS, EASY and Conservative over ten weeks",
+    ),
 }
 
 
