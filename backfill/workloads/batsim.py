@@ -248,7 +248,8 @@ def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int],
         return out, None
     first = ", ".join(f"{name!r} = {n}" for name, n in list(numbers_of.items())[:3])
     more = ", ..." if len(numbers_of) > 3 else ""
-    return out, f"{len(numbers_of)} user names numbered in order of first appearance ({first}{more})"
+    names = "user name" if len(numbers_of) == 1 else "user names"
+    return out, f"{len(numbers_of)} {names} numbered in order of first appearance ({first}{more})"
 
 
 def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str]) -> tuple[Any, ...]:
