@@ -381,8 +381,8 @@ def read_batsim_workload(
     if others:
         kinds = ", ".join(f"{kind}: {n}" for kind, n in others.most_common())
         notes.append(
-            f"{others.total()} jobs have a profile of another type than delay ({kinds}): "
-            "their runtime is unknown"
+            f"jobs whose profile is of another type than delay, so their runtime is unknown: "
+            f"{others.total()} ({kinds})"
         )
     if user_note:
         notes.append(user_note)
