@@ -54,6 +54,7 @@ Examples:
 
 from __future__ import annotations
 
+import io
 import json
 import numbers
 import os
@@ -68,7 +69,7 @@ import numpy as np
 from backfill.errors import BatsimError, ParameterError
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
-from backfill.workloads.swf import _clean
+from backfill.workloads.swf import read_swf
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload
 
 __all__ = ["BATSIM_POLICY", "is_batsim_path", "read_batsim_workload", "write_batsim_workload"]
@@ -373,7 +374,11 @@ def read_batsim_workload(
     values[:, _COL["status"]] = 1
     values[:, _COL["user"]] = users
     size = machine_size if machine_size is not None else nb_res
-    records, size, _, dropped, dropped_ids, altered = _clean(values, {}, policy, size)
+    # One implementation of the cleaning rules: the jobs go through the SWF reader as SWF rows
+    # (repr gives every float back exactly), in file order so that it counts the
+    # jobs it reorders, rather than through a second copy of its rules.
+    text = "".join(" ".join(map(repr, row)) + "\n" for row in values.tolist())
+    cleaned, swf_report = read_swf(io.StringIO(text), policy, machine_size=size)
     size_from = "argument" if machine_size is not None else "nb_res"
 
     notes = []
@@ -389,12 +394,12 @@ def read_batsim_workload(
     report = ReadReport(
         source=base,
         lines=len(rows),
-        kept=len(records),
+        kept=swf_report.kept,
         machine_size=size,
         machine_size_from=size_from,
-        dropped=dropped,
-        dropped_ids=dropped_ids,
-        altered=altered,
+        dropped=swf_report.dropped,
+        dropped_ids=swf_report.dropped_ids,
+        altered=swf_report.altered,
         notes=notes,
     )
     provenance = {
@@ -407,7 +412,7 @@ def read_batsim_workload(
         "altered": dict(report.altered),
         "machine_size_from": size_from,
     }
-    return Workload(records, size, provenance), report
+    return Workload(cleaned.records, size, provenance), report
 
 
 # --------------------------------------------------------------------------------------------------
