@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -230,18 +231,7 @@ def test_exact_numbers_and_a_path(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
     assert write_batsim_workload(jobs, path, machine_size=3) == {}
     back, _ = read_batsim_workload(path, CleaningPolicy.raw())
-    assert [j.swf_fields() for j in back] == [
-        Job(
-            id=j.id,
-            submit=j.submit,
-            processors=j.processors,
-            runtime=j.runtime,
-            estimate=j.estimate,
-            user=j.user,
-            requested_processors=j.processors,
-        ).swf_fields()
-        for j in jobs
-    ]
+    assert list(back) == [attrs.evolve(j, requested_processors=j.processors) for j in jobs]
     assert '"profile": "delay1000000000000"' in path.read_text()
 
 

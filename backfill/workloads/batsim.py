@@ -117,14 +117,9 @@ def is_batsim_path(path: str | os.PathLike[str]) -> bool:
 
 
 def _names(source: Source) -> tuple[str, str]:
-    """Return (name for error messages, base name for provenance)."""
-    if isinstance(source, str | os.PathLike):
-        path = os.fspath(source)
-        return path, os.path.basename(path)
-    name = getattr(source, "name", None)
-    if isinstance(name, str) and name:
-        return name, os.path.basename(name)
-    return "<string>", "<string>"
+    """(name for error messages, base name for provenance): a path's, an open file's, or ``<string>``."""
+    name = os.fspath(source) if isinstance(source, str | os.PathLike) else getattr(source, "name", None)
+    return (name, os.path.basename(name)) if isinstance(name, str) and name else ("<string>", "<string>")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
