@@ -536,6 +536,9 @@ def test_simulate_refuses_bad_batsim_input_on_one_line(
     assert main(["simulate", str(good), "--lenient"]) == 2
     err = capsys.readouterr().err
     assert err == "backfill: error: --lenient applies only to an SWF log, not to a Batsim workload\n"
+    assert main(["simulate", str(good), "--seed", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err == "backfill: error: --seed applies only to the synthetic workload, not to a Batsim workload\n"
     assert main(["simulate", str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err.startswith(f"backfill: error: cannot read {tmp_path / 'missing.json'}: ")
 

@@ -198,10 +198,11 @@ def _load_workload(args: argparse.Namespace) -> _Input:
             "f-model (f = 3) estimates"
         )
         return _Input(model.load(), None, model.label, description, provenance(MODEL_SOURCE, seed=seed))
+    path = Path(args.swf_path)
+    given = "a Batsim workload" if is_batsim_path(path) else "an SWF log"
     for option, value in (("--seed", args.seed), ("--job-class", args.job_class)):
         if value is not None:
-            raise CommandLineError(f"{option} applies only to the synthetic workload, not to an SWF log")
-    path = Path(args.swf_path)
+            raise CommandLineError(f"{option} applies only to the synthetic workload, not to {given}")
     if args.lenient and is_batsim_path(path):
         raise CommandLineError("--lenient applies only to an SWF log, not to a Batsim workload")
     try:
