@@ -21,7 +21,7 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
 What a Batsim job becomes here:
 
 * ``id``: an integer, or a string holding one, alone (``"7"``) or after Batsim's workload prefix
-  (``"w0!7"``, the form Batsim gives jobs in its outputs): the job id 7. Any other id (``"delay"``,
+  (``"w0!7"``, the workload-qualified form of Batsim's protocol): the job id 7. Any other id (``"delay"``,
   ``"7b"``) raises :class:`~backfill.errors.BatsimError`: jobs here have integer ids.
 * ``subtime`` → ``submit``; ``res`` → ``processors`` (and ``requested_processors``);
   ``walltime`` → ``estimate`` (-1, unknown, when absent or -1);
