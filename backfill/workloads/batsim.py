@@ -11,7 +11,7 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
   time in seconds), ``res`` (resources requested, an integer from 0), ``profile`` (the name of a
   profile) and optionally ``walltime`` (-1, no limit, or a positive number of seconds; Batsim
   stops a job at its walltime). Other fields are the user's: Batsim 4 forwards them to the
-  scheduler and Batsim 5 leaves them aside;
+  scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user``;
 * ``profiles``: an object from profile name to profile, each with a ``type``. A ``"delay"``
   profile (Batsim 5.0.0-rc2 calls it ``"DelayProfile"``; both are read) holds its job for
   ``delay`` seconds, a positive number: that is the job's runtime. The other types
