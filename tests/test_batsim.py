@@ -72,6 +72,30 @@ VARIOUS_PROFILE_TYPES = """{
 }
 """
 
+# From Batsim 4.2.1's workloads/test_sequence_delay.json, whose description says: "Jobs 1->4 should
+# finish in time, jobs 11->14 should reach walltime. All jobs run for 30s" (a few of its jobs and
+# the profiles they use).
+SEQUENCE_DELAY = """{
+    "nb_res": 4,
+    "jobs": [
+        {"id": 1, "subtime":   0, "walltime": 50, "res": 1, "profile": "seq_3x10"},
+        {"id": 3, "subtime": 200, "walltime": 50, "res": 3, "profile": "seq_20+10"},
+        {"id": 5, "subtime": 400, "walltime": 50, "res": 4, "profile": "seq_of_seq"},
+        {"id":11, "subtime":1000, "walltime": 20, "res": 1, "profile": "seq_3x10"},
+        {"id":15, "subtime":1400, "walltime": 20, "res": 4, "profile": "seq_of_seq"}
+    ],
+    "profiles": {
+        "delay_10": {"type": "delay", "delay": 10},
+        "delay_20": {"type": "delay", "delay": 20},
+        "delay_5": {"type": "delay", "delay": 5},
+        "seq_4x5": {"type": "composed", "repeat" : 4, "seq": ["delay_5"]},
+        "seq_3x10": {"type": "composed", "repeat" : 3, "seq": ["delay_10"]},
+        "seq_20+10": {"type": "composed", "repeat" : 1, "seq": ["delay_20", "delay_10"]},
+        "seq_of_seq": {"type": "composed", "repeat" : 1, "seq": ["seq_4x5", "delay_10"]}
+    }
+}
+"""
+
 
 def _with_ids(text: str, ids: list[str]) -> str:
     """The example with integer ids in Batsim's 'workload!number' form."""
@@ -141,6 +165,45 @@ def test_various_profile_types_with_integer_ids() -> None:
         io.StringIO(_with_ids(VARIOUS_PROFILE_TYPES, ["1", "2"])), CleaningPolicy(drop_unknown_runtime=False)
     )
     assert [(j.id, j.runtime) for j in kept] == [(1, 20.2), (2, -1.0)]
+
+
+def test_sequences_of_delays_as_batsim_runs_them() -> None:
+    w, report = read_batsim_workload(io.StringIO(SEQUENCE_DELAY))
+    # Every job runs for 30 s; those whose walltime is 20 s reach it, and run for 20 s.
+    assert [(j.id, j.runtime, j.estimate) for j in w] == [
+        (1, 30.0, 50.0),
+        (3, 30.0, 50.0),
+        (5, 30.0, 50.0),
+        (11, 20.0, 20.0),
+        (15, 20.0, 20.0),
+    ]
+    assert dict(report.altered) == {"runtime_truncated_to_estimate": 2}
+    v5 = SEQUENCE_DELAY.replace('"composed"', '"SequentialCompositionProfile"').replace(
+        '"delay",', '"DelayProfile",'
+    )
+    assert read_batsim_workload(io.StringIO(v5))[0].column("runtime").tolist() == w.column("runtime").tolist()
+
+
+def test_a_sequence_with_another_profile_has_no_runtime() -> None:
+    profiles = {
+        "d10": {"type": "delay", "delay": 10},
+        "cpu": {"type": "parallel_homogeneous", "cpu": 1e6, "com": 0},
+        "mixed": {"type": "composed", "seq": ["d10", "cpu"]},
+        "outer": {"type": "composed", "repeat": 2, "seq": ["mixed"]},
+    }
+    w, report = read_batsim_workload(_doc(_job(1, profile="mixed"), _job(2, profile="outer"), **profiles))
+    assert len(w) == 0 and report.dropped_ids["unknown_runtime"] == (1, 2)
+    assert report.notes[0].endswith(": 2 (composed: 2)")
+
+
+def test_sequences_nested_too_deeply_are_refused() -> None:
+    chain = {f"s{i}": {"type": "composed", "seq": [f"s{i + 1}"]} for i in range(5000)}
+    chain["s5000"] = {"type": "delay", "delay": 1}
+    with pytest.raises(BatsimError, match=r"^<string>: profile 's0' nests sequences too deeply to follow$"):
+        read_batsim_workload(_doc(_job(1, profile="s0"), **chain))
+    short = {f"s{i}": {"type": "composed", "seq": [f"s{i + 1}"]} for i in range(50)}
+    short["s50"] = {"type": "delay", "delay": 1}
+    assert read_batsim_workload(_doc(_job(1, profile="s0"), **short))[0][0].runtime == 1.0
 
 
 def test_walltime_shorter_than_the_delay_truncates_by_default() -> None:
@@ -355,6 +418,16 @@ def _set(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
 
 _DELETE = object()
 
+
+def _seq(**fields: Any) -> dict[str, Any]:
+    """The good document with a sequence profile 's' of d10 (and other profiles), changed by ``fields``."""
+    extra = {k: v for k, v in fields.items() if k not in ("seq", "repeat")}
+    sequence = {"type": "composed", "seq": ["d10"]} | {
+        k: v for k, v in fields.items() if k in ("seq", "repeat")
+    }
+    return {**GOOD, "profiles": {**GOOD["profiles"], "s": sequence, **extra}}
+
+
 BAD_DOCS = [
     (_set(("nb_res",), _DELETE), None, "the 'nb_res' field is missing"),
     (_set(("nb_res",), 0), None, "'nb_res' must be a positive integer, got 0"),
@@ -372,6 +445,20 @@ BAD_DOCS = [
     (_set(("profiles", "d10", "delay"), -5), None, "got -5"),
     (_set(("profiles", "d10", "delay"), "10"), None, 'got "10"'),
     (_set(("profiles", "d10", "delay"), 2e12), None, "got 2000000000000.0"),
+    (
+        {**GOOD, "profiles": {**GOOD["profiles"], "s": {"type": "composed"}}},
+        None,
+        "profile 's' must have a 'seq'",
+    ),
+    (_seq(seq=[]), None, "profile 's' must have a 'seq' of one or more profile names, got []"),
+    (_seq(seq=["d10", 3]), None, "must have a 'seq' of one or more profile names"),
+    (_seq(seq="d10"), None, 'got "d10"'),
+    (_seq(repeat=0), None, "profile 's' must have a positive integer 'repeat', got 0"),
+    (_seq(repeat=1.0), None, "'repeat', got 1.0"),
+    (_seq(seq=["d20"]), None, "profile 's' names 'd20' in its 'seq', which is not in the file"),
+    (_seq(seq=["s"]), None, "profiles form a cycle: 's' -> 's'"),
+    (_seq(seq=["t"], t={"type": "composed", "seq": ["s"]}), None, "profiles form a cycle: 's' -> 't' -> 's'"),
+    (_seq(repeat=10**11 + 1), None, "profile 's' runs for 1000000000010.0 s, beyond 1e12 s"),
     (_set(("jobs", 0), [1]), "#1", "is not an object"),
     (_set(("jobs", 0, "id"), _DELETE), "#1", "has no 'id' field"),
     (_set(("jobs", 0, "id"), "abc"), "#1", 'id "abc" is not an integer'),

@@ -14,9 +14,11 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
   scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user``;
 * ``profiles``: an object from profile name to profile, each with a ``type``. A ``"delay"``
   profile (Batsim 5.0.0-rc2 calls it ``"DelayProfile"``; both are read) holds its job for
-  ``delay`` seconds, a positive number: that is the job's runtime. The other types
-  (``parallel``, ``parallel_homogeneous``, ``composed``, SMPI traces, ...) simulate computations
-  and communications on a platform, so their runtime is not in the file.
+  ``delay`` seconds, a positive number: that is the job's runtime. A ``"composed"`` profile
+  (``"SequentialCompositionProfile"``) runs the profiles its ``seq`` names one after the other,
+  ``repeat`` times (default 1): made of delays, it has a runtime too. The other types
+  (``parallel``, ``parallel_homogeneous``, SMPI traces, ...) simulate computations and
+  communications on a platform, so their runtime is not in the file.
 
 What a Batsim job becomes here:
 
@@ -25,7 +27,8 @@ What a Batsim job becomes here:
   ``"7b"``) raises :class:`~backfill.errors.BatsimError`: jobs here have integer ids.
 * ``subtime`` → ``submit``; ``res`` → ``processors`` (and ``requested_processors``);
   ``walltime`` → ``estimate`` (-1, unknown, when absent or -1);
-* the profile's ``delay`` → ``runtime``; a profile of another type gives an unknown runtime (-1),
+* the profile's ``delay`` (or a sequence's delays, summed and repeated) → ``runtime``; a profile
+  of another type gives an unknown runtime (-1),
   which the cleaning policy drops by default (counted under ``unknown_runtime``, with a note
   naming the profile types);
 * ``user``, a field Batsim does not define but lets users add: an integer is kept as the job's
@@ -38,7 +41,8 @@ does, and counts every job dropped or changed in a :class:`~backfill.workloads.c
 (whose ``lines`` are the file's jobs). The default policy truncates the runtime of a job whose delay
 exceeds its walltime to the walltime, as Batsim does when it stops the job there. A file Batsim
 itself would refuse (a job without a field it requires, a value of the wrong type, a profile that
-does not exist, a delay that is not positive, a repeated job id) raises
+does not exist, a delay that is not positive, a sequence without profiles or a positive
+``repeat``, a repeated job id) raises
 :class:`~backfill.errors.BatsimError` naming the file and the job, and so do a negative ``subtime``
 and a non-integer id, which no job here can have.
 
@@ -85,6 +89,8 @@ BATSIM_POLICY = CleaningPolicy(overrun="truncate_runtime")
 
 #: The names Batsim gives the delay profile type: Batsim 4's, then Batsim 5's.
 _DELAY_TYPES = ("delay", "DelayProfile")
+#: And the names of the sequence profile type.
+_SEQUENCE_TYPES = ("composed", "SequentialCompositionProfile")
 # An id as Batsim writes one: an integer, alone or after a workload's name and "!".
 _ID_RE = re.compile(r"(?:[^!]+!)?([+-]?[0-9]+)\Z", re.ASCII)
 _COL = {name: i for i, name in enumerate(SWF_FIELDS)}
@@ -197,26 +203,82 @@ def _job_id(raw: Mapping[str, Any], k: int, where: str) -> int:
 
 
 def _delays(profiles: Mapping[str, Any], where: str) -> dict[str, float | str]:
-    """Each profile's delay, or its type when it is not a delay profile."""
+    """Each profile's runtime (a delay, or a sequence of delays), or its type when it has none."""
     out: dict[str, float | str] = {}
+    sequences = {}
     for name, profile in profiles.items():
         if not isinstance(profile, dict):
             raise BatsimError(f"profile {name!r} is not an object: {_shown(profile)}", path=where)
         kind = profile.get("type")
         if not isinstance(kind, str):
             raise BatsimError(f"profile {name!r} has no 'type' string", path=where)
-        if kind not in _DELAY_TYPES:
+        if kind in _SEQUENCE_TYPES:
+            sequences[name] = (kind, *_sequence(name, profile, where))
+        elif kind not in _DELAY_TYPES:
             out[name] = kind
-            continue
-        delay = profile.get("delay")
-        if not (_is_number(delay) and 0 < delay <= MAX_TIME):
-            raise BatsimError(
-                f"profile {name!r} of type {kind!r} must have a 'delay' from 0 (excluded) to 1e12 s, "
-                f"got {_shown(delay)}",
-                path=where,
+        else:
+            out[name] = _time(
+                profile.get("delay"), f"profile {name!r} of type {kind!r} must have a 'delay'", where
             )
-        out[name] = float(delay)
+    for name in sequences:
+        try:
+            _sequence_runtime(name, sequences, out, (), where)
+        except RecursionError:
+            raise BatsimError(f"profile {name!r} nests sequences too deeply to follow", path=where) from None
     return out
+
+
+def _time(value: object, what: str, where: str) -> float:
+    if not (_is_number(value) and 0 < value <= MAX_TIME):
+        raise BatsimError(f"{what} from 0 (excluded) to 1e12 s, got {_shown(value)}", path=where)
+    return float(value)
+
+
+def _sequence(name: str, profile: Mapping[str, Any], where: str) -> tuple[int, list[str]]:
+    """A sequence profile's ``repeat`` and ``seq``, checked as Batsim checks them."""
+    repeat, seq = profile.get("repeat", 1), profile.get("seq")
+    if not (_is_int(repeat) and repeat > 0):
+        raise BatsimError(
+            f"profile {name!r} must have a positive integer 'repeat', got {_shown(repeat)}", path=where
+        )
+    if not (isinstance(seq, list) and seq and all(isinstance(item, str) for item in seq)):
+        raise BatsimError(
+            f"profile {name!r} must have a 'seq' of one or more profile names, got {_shown(seq)}", path=where
+        )
+    return repeat, seq
+
+
+def _sequence_runtime(
+    name: str,
+    sequences: Mapping[str, tuple[str, int, list[str]]],
+    out: dict[str, float | str],
+    within: tuple[str, ...],
+    where: str,
+) -> float | str:
+    """A sequence's runtime, ``repeat`` times the sum of its profiles', stored in ``out``; or its type.
+
+    A sequence of profiles that all have a runtime has one (Batsim runs them one after the other);
+    one with any other profile in it has none.
+    """
+    if name in out:
+        return out[name]
+    if name in within:
+        cycle = " -> ".join(map(repr, (*within[within.index(name) :], name)))
+        raise BatsimError(f"profiles form a cycle: {cycle}", path=where)
+    kind, repeat, seq = sequences[name]
+    parts = []
+    for item in seq:
+        if item not in out and item not in sequences:
+            raise BatsimError(
+                f"profile {name!r} names {item!r} in its 'seq', which is not in the file", path=where
+            )
+        parts.append(_sequence_runtime(item, sequences, out, (*within, name), where))
+    times = [part for part in parts if isinstance(part, float)]
+    runtime: float | str = repeat * sum(times) if len(times) == len(parts) else kind
+    if isinstance(runtime, float) and runtime > MAX_TIME:
+        raise BatsimError(f"profile {name!r} runs for {runtime!r} s, beyond 1e12 s", path=where)
+    out[name] = runtime
+    return runtime
 
 
 def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int], str | None]:
@@ -307,8 +369,10 @@ def read_batsim_workload(
 
     Raises:
         BatsimError: The file is not JSON (or holds NaN or a key twice in one object); ``nb_res``,
-            ``jobs`` or ``profiles`` is missing or of the wrong type; a profile has no ``type``, or a
-            delay profile no positive ``delay``; a job lacks ``id``, ``subtime``, ``res`` or
+            ``jobs`` or ``profiles`` is missing or of the wrong type; a profile has no ``type``, a
+            delay profile no positive ``delay``, a sequence no positive integer ``repeat`` or no
+            ``seq`` of names of profiles in the file (without a cycle), or it runs beyond 1e12 s;
+            a job lacks ``id``, ``subtime``, ``res`` or
             ``profile``, its id is not an integer (or a string of one), its ``subtime`` is negative,
             its ``walltime`` neither -1 nor positive, its ``res`` not an integer from 0, its
             ``user`` neither an integer, a string nor null, its profile is not in the file, or its
