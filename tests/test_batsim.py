@@ -606,7 +606,7 @@ def test_simulate_notes_jobs_left_out(tmp_path: Path, capsys: pytest.CaptureFixt
     target = tmp_path / "out.json"
     code = main(["simulate", str(swf), "--scheduler", "fcfs", "--output-batsim", str(target)])
     out = capsys.readouterr().out
-    assert code == 0 and f"note: {target}: 1 jobs left out, which Batsim cannot run (no runtime)" in out
+    assert code == 0 and f"note: {target}: 1 job left out, which Batsim cannot run (no runtime)" in out
     assert [j["id"] for j in json.loads(target.read_text())["jobs"]] == ["2"]
 
 

@@ -405,7 +405,8 @@ def _schedule_batsim(schedule: Schedule, notes: list[str], path: Path) -> None:
     made = f"workload of a schedule simulated by backfill {library_version()} with {schedule.scheduler}"
     left_out = write_batsim_workload(schedule, path, description="; ".join([made, *notes]))
     for reason, ids in left_out.items():
-        print(f"note: {path}: {len(ids)} jobs left out, which Batsim cannot run ({reason.replace('_', ' ')})")
+        jobs = "1 job" if len(ids) == 1 else f"{len(ids)} jobs"
+        print(f"note: {path}: {jobs} left out, which Batsim cannot run ({reason.replace('_', ' ')})")
 
 
 def _swf_notes(row: dict[str, Any]) -> list[str]:
