@@ -63,14 +63,21 @@ import json
 import numbers
 import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import IO, Any, Literal, Protocol, TypeAlias, TypeGuard
+from typing import IO, Any, Literal, Protocol, TypeAlias
 
 import numpy as np
 
 from backfill.errors import BatsimError, ParameterError
+from backfill.workloads._batsim_json import (
+    DELAY_TYPES,
+    is_int,
+    is_number,
+    load_document,
+    profile_runtimes,
+    shown,
+)
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
 from backfill.workloads.swf import read_swf
@@ -87,10 +94,6 @@ Target: TypeAlias = "str | os.PathLike[str] | IO[str]"
 #: except that a job whose delay exceeds its walltime runs for its walltime, as Batsim stops it then.
 BATSIM_POLICY = CleaningPolicy(overrun="truncate_runtime")
 
-#: The names Batsim gives the delay profile type: Batsim 4's, then Batsim 5's.
-_DELAY_TYPES = ("delay", "DelayProfile")
-#: And the names of the sequence profile type.
-_SEQUENCE_TYPES = ("composed", "SequentialCompositionProfile")
 # An id as Batsim writes one: an integer, alone or after a workload's name and "!".
 _ID_RE = re.compile(r"(?:[^!]+!)?([+-]?[0-9]+)\Z", re.ASCII)
 _COL = {name: i for i, name in enumerate(SWF_FIELDS)}
@@ -128,169 +131,39 @@ def _names(source: Source) -> tuple[str, str]:
     return (name, os.path.basename(name)) if isinstance(name, str) and name else ("<string>", "<string>")
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's members, refusing a repeated key (``json`` would keep the last one silently)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _document(source: Source, where: str) -> Any:
-    """The JSON document of a path or an open file."""
-    if isinstance(source, str | os.PathLike):
-        mode = os.stat(source).st_mode
-        if not stat.S_ISREG(mode):
-            raise BatsimError(
-                "not a regular file (to read a stream, open it and pass the open file)", path=where
-            )
-        with open(source, "rb") as f:
-            data: str | bytes = f.read()
-    else:
-        data = source.read()
-    try:
-        return json.loads(data, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except json.JSONDecodeError as e:
-        raise BatsimError(
-            f"not a JSON document: {e.msg} (line {e.lineno}, column {e.colno})", path=where
-        ) from None
-    except UnicodeDecodeError:
-        raise BatsimError("not a JSON document: the text is not UTF-8", path=where) from None
-    except ValueError as e:
-        raise BatsimError(f"not a Batsim workload: {e}", path=where) from None
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _shown(value: object) -> str:
-    text = json.dumps(value) if not isinstance(value, float) else repr(value)
-    return text if len(text) <= 40 else f"{text[:30]}...{text[-6:]}"
-
-
 def _job_id(raw: Mapping[str, Any], k: int, where: str) -> int:
     if "id" not in raw:
         raise BatsimError("has no 'id' field", path=where, job=f"#{k}")
     value = raw["id"]
     match = _ID_RE.match(value) if isinstance(value, str) else None
-    if _is_int(value):
+    if is_int(value):
         job_id = int(value)
     elif match:
         job_id = int(match.group(1))
     else:
         raise BatsimError(
-            f"id {_shown(value)} is not an integer, nor a string of one ('7' or 'w0!7'): "
+            f"id {shown(value)} is not an integer, nor a string of one ('7' or 'w0!7'): "
             "jobs here have integer ids",
             path=where,
             job=f"#{k}",
         )
     if not -MAX_INT < job_id < MAX_INT:
         raise BatsimError(
-            f"id {_shown(value)} is not strictly between -2**53 and 2**53", path=where, job=f"#{k}"
+            f"id {shown(value)} is not strictly between -2**53 and 2**53", path=where, job=f"#{k}"
         )
     return job_id
 
 
-def _delays(profiles: Mapping[str, Any], where: str) -> dict[str, float | str]:
-    """Each profile's runtime (a delay, or a sequence of delays), or its type when it has none."""
-    out: dict[str, float | str] = {}
-    sequences = {}
-    for name, profile in profiles.items():
-        if not isinstance(profile, dict):
-            raise BatsimError(f"profile {name!r} is not an object: {_shown(profile)}", path=where)
-        kind = profile.get("type")
-        if not isinstance(kind, str):
-            raise BatsimError(f"profile {name!r} has no 'type' string", path=where)
-        if kind in _SEQUENCE_TYPES:
-            sequences[name] = (kind, *_sequence(name, profile, where))
-        elif kind not in _DELAY_TYPES:
-            out[name] = kind
-        else:
-            out[name] = _time(
-                profile.get("delay"), f"profile {name!r} of type {kind!r} must have a 'delay'", where
-            )
-    for name in sequences:
-        try:
-            _sequence_runtime(name, sequences, out, (), where)
-        except RecursionError:
-            raise BatsimError(f"profile {name!r} nests sequences too deeply to follow", path=where) from None
-    return out
-
-
-def _time(value: object, what: str, where: str) -> float:
-    if not (_is_number(value) and 0 < value <= MAX_TIME):
-        raise BatsimError(f"{what} from 0 (excluded) to 1e12 s, got {_shown(value)}", path=where)
-    return float(value)
-
-
-def _sequence(name: str, profile: Mapping[str, Any], where: str) -> tuple[int, list[str]]:
-    """A sequence profile's ``repeat`` and ``seq``, checked as Batsim checks them."""
-    repeat, seq = profile.get("repeat", 1), profile.get("seq")
-    if not (_is_int(repeat) and repeat > 0):
-        raise BatsimError(
-            f"profile {name!r} must have a positive integer 'repeat', got {_shown(repeat)}", path=where
-        )
-    if not (isinstance(seq, list) and seq and all(isinstance(item, str) for item in seq)):
-        raise BatsimError(
-            f"profile {name!r} must have a 'seq' of one or more profile names, got {_shown(seq)}", path=where
-        )
-    return repeat, seq
-
-
-def _sequence_runtime(
-    name: str,
-    sequences: Mapping[str, tuple[str, int, list[str]]],
-    out: dict[str, float | str],
-    within: tuple[str, ...],
-    where: str,
-) -> float | str:
-    """A sequence's runtime, ``repeat`` times the sum of its profiles', stored in ``out``; or its type.
-
-    A sequence of profiles that all have a runtime has one (Batsim runs them one after the other);
-    one with any other profile in it has none.
-    """
-    if name in out:
-        return out[name]
-    if name in within:
-        cycle = " -> ".join(map(repr, (*within[within.index(name) :], name)))
-        raise BatsimError(f"profiles form a cycle: {cycle}", path=where)
-    kind, repeat, seq = sequences[name]
-    parts = []
-    for item in seq:
-        if item not in out and item not in sequences:
-            raise BatsimError(
-                f"profile {name!r} names {item!r} in its 'seq', which is not in the file", path=where
-            )
-        parts.append(_sequence_runtime(item, sequences, out, (*within, name), where))
-    times = [part for part in parts if isinstance(part, float)]
-    runtime: float | str = repeat * sum(times) if len(times) == len(parts) else kind
-    if isinstance(runtime, float) and runtime > MAX_TIME:
-        raise BatsimError(f"profile {name!r} runs for {runtime!r} s, beyond 1e12 s", path=where)
-    out[name] = runtime
-    return runtime
-
-
 def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int], str | None]:
     """The users as integers: strings numbered after the integers, in order of first appearance."""
-    known = [u for u in raw_users if _is_int(u)]
+    known = [u for u in raw_users if is_int(u)]
     start = max(0, *known) + 1 if known else 1
     numbers_of: dict[str, int] = {}
     out = []
     for user, job_id in zip(raw_users, ids, strict=True):
         if user is None:
             out.append(-1)
-        elif _is_int(user):
+        elif is_int(user):
             if not -MAX_INT < user < MAX_INT:
                 raise BatsimError(
                     f"user {user} is not strictly between -2**53 and 2**53", path=where, job=str(job_id)
@@ -300,7 +173,7 @@ def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int],
             out.append(numbers_of.setdefault(user, start + len(numbers_of)))
         else:
             raise BatsimError(
-                f"user must be an integer, a string or null, got {_shown(user)}", path=where, job=str(job_id)
+                f"user must be an integer, a string or null, got {shown(user)}", path=where, job=str(job_id)
             )
     if not numbers_of:
         return out, None
@@ -313,7 +186,7 @@ def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int],
 def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str]) -> tuple[Any, ...]:
     """(id, submit, runtime, estimate, processors, user, profile type or None) of the k-th job."""
     if not isinstance(raw, dict):
-        raise BatsimError(f"is not an object: {_shown(raw)}", path=where, job=f"#{k}")
+        raise BatsimError(f"is not an object: {shown(raw)}", path=where, job=f"#{k}")
     job_id = _job_id(raw, k, where)
     name = str(raw["id"])
 
@@ -324,18 +197,18 @@ def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str])
         if field not in raw:
             raise refuse(f"has no {field!r} field")
     subtime, res, profile = raw["subtime"], raw["res"], raw["profile"]
-    if not (_is_number(subtime) and 0 <= subtime <= MAX_TIME):
-        raise refuse(f"subtime must be a number of seconds from 0 to 1e12, got {_shown(subtime)}")
+    if not (is_number(subtime) and 0 <= subtime <= MAX_TIME):
+        raise refuse(f"subtime must be a number of seconds from 0 to 1e12, got {shown(subtime)}")
     walltime = raw.get("walltime", -1)
-    if not (_is_number(walltime) and (walltime == -1 or 0 < walltime <= MAX_TIME)):
+    if not (is_number(walltime) and (walltime == -1 or 0 < walltime <= MAX_TIME)):
         raise refuse(
             "walltime must be -1 (none) or a number of seconds from 0 (excluded) to 1e12, "
-            f"got {_shown(walltime)}"
+            f"got {shown(walltime)}"
         )
-    if not (_is_int(res) and 0 <= res < MAX_INT):
-        raise refuse(f"res must be an integer from 0 to 2**53 - 1, got {_shown(res)}")
+    if not (is_int(res) and 0 <= res < MAX_INT):
+        raise refuse(f"res must be an integer from 0 to 2**53 - 1, got {shown(res)}")
     if not isinstance(profile, str):
-        raise refuse(f"profile must be a profile's name (a string), got {_shown(profile)}")
+        raise refuse(f"profile must be a profile's name (a string), got {shown(profile)}")
     if profile not in delays:
         raise refuse(f"its profile {profile!r} is not in the file's profiles")
     delay = delays[profile]
@@ -401,20 +274,20 @@ def read_batsim_workload(
     if machine_size is not None and not 0 < machine_size < MAX_INT:
         raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
     where, base = _names(source)
-    doc = _document(source, where)
+    doc = load_document(source, where)
     if not isinstance(doc, dict):
         raise BatsimError(f"a Batsim workload is a JSON object, got {type(doc).__name__}", path=where)
     for key in ("nb_res", "jobs", "profiles"):
         if key not in doc:
             raise BatsimError(f"the {key!r} field is missing", path=where)
     nb_res, jobs, profiles = doc["nb_res"], doc["jobs"], doc["profiles"]
-    if not (_is_int(nb_res) and 0 < nb_res < MAX_INT):
-        raise BatsimError(f"'nb_res' must be a positive integer, got {_shown(nb_res)}", path=where)
+    if not (is_int(nb_res) and 0 < nb_res < MAX_INT):
+        raise BatsimError(f"'nb_res' must be a positive integer, got {shown(nb_res)}", path=where)
     if not isinstance(jobs, list):
-        raise BatsimError(f"'jobs' must be an array, got {_shown(jobs)}", path=where)
+        raise BatsimError(f"'jobs' must be an array, got {shown(jobs)}", path=where)
     if not isinstance(profiles, dict):
-        raise BatsimError(f"'profiles' must be an object, got {_shown(profiles)}", path=where)
-    delays = _delays(profiles, where)
+        raise BatsimError(f"'profiles' must be an object, got {shown(profiles)}", path=where)
+    delays = profile_runtimes(profiles, where)
     rows = [_job_values(raw, k, where, delays) for k, raw in enumerate(jobs, start=1)]
     ids = [row[0] for row in rows]
     repeated = [job_id for job_id, n in Counter(ids).items() if n > 1]
@@ -561,9 +434,9 @@ def write_batsim_workload(
           }
         }
     """
-    if profile_type not in _DELAY_TYPES:
+    if profile_type not in DELAY_TYPES:
         raise ParameterError(
-            f"profile_type must be one of {', '.join(map(repr, _DELAY_TYPES))}; got {profile_type!r}"
+            f"profile_type must be one of {', '.join(map(repr, DELAY_TYPES))}; got {profile_type!r}"
         )
     if description is not None and not isinstance(description, str):
         raise ParameterError(f"description must be a string or None, got {description!r}")
