@@ -1,7 +1,7 @@
 """Parallel-job scheduling algorithms for HPC batch systems, and the tools to evaluate them."""
 
 from backfill._moved import install as _install_moved_paths
-from backfill.errors import BackfillError, JobError, ParameterError, ScheduleError, SWFError
+from backfill.errors import BackfillError, BatsimError, JobError, ParameterError, ScheduleError, SWFError
 from backfill.experiments.columns import MEASURE_COLUMNS, extra_measures
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
 from backfill.experiments.replications import replication_summary, t_quantile
@@ -116,6 +116,7 @@ from backfill.schedulers.priorities import (
     wjf,
 )
 from backfill.simulator import Simulator, simulate
+from backfill.workloads.batsim import read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
 from backfill.workloads.swf import read_swf, write_swf
@@ -126,6 +127,7 @@ _install_moved_paths()  # old module paths (backfill.metrics, ...) keep importin
 __all__ = [
     "AdaptiveThreshold",
     "BackfillError",
+    "BatsimError",
     "CategoryThresholds",
     "Cell",
     "CleaningPolicy",
@@ -219,6 +221,7 @@ __all__ = [
     "prediction_mae",
     "predictor_name",
     "priority_name",
+    "read_batsim_workload",
     "read_swf",
     "relative_response_times",
     "replication_summary",
@@ -248,5 +251,6 @@ __all__ = [
     "validate_schedule",
     "wait_times",
     "wjf",
+    "write_batsim_workload",
     "write_swf",
 ]

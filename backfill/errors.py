@@ -6,7 +6,7 @@ type.
 
 from __future__ import annotations
 
-__all__ = ["BackfillError", "JobError", "ParameterError", "SWFError", "ScheduleError"]
+__all__ = ["BackfillError", "BatsimError", "JobError", "ParameterError", "SWFError", "ScheduleError"]
 
 
 class BackfillError(Exception):
@@ -68,6 +68,28 @@ class SWFError(BackfillError, ValueError):
         self.line = line
         self.reason = reason
         where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {reason}")
+
+
+class BatsimError(BackfillError, ValueError):
+    """A Batsim workload (JSON) could not be read or written.
+
+    Attributes:
+        path: The file, or ``"<string>"`` for an unnamed stream.
+        job: The job at fault as the file names it (its ``id``, or ``#k`` for the k-th job when the
+            id itself is what is wrong), or ``None`` when the problem is not one job's.
+        reason: What is wrong, without the location.
+
+    Examples:
+        >>> str(BatsimError("res must be an integer, got 2.5", path="w.json", job="7"))
+        "w.json: job '7': res must be an integer, got 2.5"
+    """
+
+    def __init__(self, reason: str, *, path: str = "<string>", job: str | None = None) -> None:
+        self.path = path
+        self.job = job
+        self.reason = reason
+        where = path if job is None else f"{path}: job {job!r}"
         super().__init__(f"{where}: {reason}")
 
 

@@ -87,7 +87,8 @@ def add_compare_command(commands: Any) -> None:
         nargs="*",
         metavar="TRACE_OR_MODEL",
         help=(
-            "SWF logs (.swf, .swf.gz), and/or the synthetic workload 'model' or 'model:K=V,...' "
+            "SWF logs (.swf, .swf.gz), Batsim workloads (.json), and/or the synthetic workload "
+            "'model' or 'model:K=V,...' "
             "with keys n, machine_size, seed, job_class, arrival_shape, estimates, estimate_factor "
             f"and name (default {DEFAULT_JOBS} jobs, {DEFAULT_MACHINE_SIZE} processors, seed 0, "
             "f-model estimates; labelled by the text given unless name= says otherwise)"
@@ -166,7 +167,7 @@ _MODEL_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
 
 
 def workload_spec(text: str) -> TraceWorkload | ModelWorkload:
-    """Return the sweep workload of a positional argument: ``model[:K=V,...]`` or an SWF path."""
+    """Return the sweep workload of a positional argument: ``model[:K=V,...]``, an SWF or a Batsim path."""
     if text != "model" and not text.startswith("model:"):
         path = Path(text)
         try:

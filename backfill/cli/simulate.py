@@ -55,6 +55,7 @@ from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
 from backfill.simulator import simulate
+from backfill.workloads.batsim import is_batsim_path, read_batsim_workload, write_batsim_workload
 from backfill.workloads.swf import ReadReport, read_swf
 from backfill.workloads.workload import Workload
 
@@ -108,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         "swf_path",
         nargs="?",
         metavar="SWF_PATH",
-        help="an SWF log (.swf or .swf.gz); default: the synthetic workload",
+        help="an SWF log (.swf or .swf.gz) or a Batsim workload (.json); default: the synthetic workload",
     )
     add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
     add_metric_option(sim, "default: the standard table")
@@ -151,6 +152,16 @@ def build_parser() -> argparse.ArgumentParser:
             "write each schedule as SWF (wait field = simulated wait; the header's notes name the "
             "scheduler, load, estimates and input); with several, what tells them apart is added "
             "before the suffix"
+        ),
+    )
+    sim.add_argument(
+        "--output-batsim",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=(
+            "write each schedule's workload as a Batsim workload (JSON, one delay profile per "
+            "runtime); with several, what tells them apart is added before the suffix"
         ),
     )
     sim.add_argument(
@@ -202,12 +213,18 @@ def _load_workload(args: argparse.Namespace) -> _Input:
             "f-model (f = 3) estimates"
         )
         return _Input(model.load(), None, model.label, description, provenance(MODEL_SOURCE, seed=seed))
+    path = Path(args.swf_path)
+    given = "a Batsim workload" if is_batsim_path(path) else "an SWF log"
     for option, value in (("--seed", args.seed), ("--job-class", args.job_class)):
         if value is not None:
-            raise CommandLineError(f"{option} applies only to the synthetic workload, not to an SWF log")
-    path = Path(args.swf_path)
+            raise CommandLineError(f"{option} applies only to the synthetic workload, not to {given}")
+    if args.lenient and is_batsim_path(path):
+        raise CommandLineError("--lenient applies only to an SWF log, not to a Batsim workload")
     try:
-        workload, report = read_swf(path, machine_size=args.machine_size, lenient=args.lenient)
+        if is_batsim_path(path):
+            workload, report = read_batsim_workload(path, machine_size=args.machine_size)
+        else:
+            workload, report = read_swf(path, machine_size=args.machine_size, lenient=args.lenient)
         digest = file_digest(path)
     except OSError as e:
         raise CommandLineError(f"cannot read {path}: {e.strerror or e}") from None
@@ -238,7 +255,8 @@ def _output_files(args: argparse.Namespace, names: list[str]) -> list[tuple[str,
     """Every file the run writes, with its option: one per schedule for the per-schedule outputs."""
     several = len(names) > 1
     files: list[tuple[str, Path | None]] = [("--csv", args.csv), ("--json", args.json)]
-    for option, base in (("--jobs-csv", args.jobs_csv), ("--output-swf", args.output_swf)):
+    per_schedule = [("--jobs-csv", args.jobs_csv), ("--output-swf", args.output_swf)]
+    for option, base in [*per_schedule, ("--output-batsim", args.output_batsim)]:
         if base is not None:
             files += [(option, output_path(base, name, several)) for name in names]
     if args.figures is not None:
@@ -261,7 +279,8 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
             raise CommandLineError(f"--figures: {e}") from None
     inputs = [args.swf_path] if args.swf_path is not None else []
     given = [
-        (f"--{o.replace('_', '-')}", getattr(args, o)) for o in ("csv", "json", "jobs_csv", "output_swf")
+        (f"--{o.replace('_', '-')}", getattr(args, o))
+        for o in ("csv", "json", "jobs_csv", "output_swf", "output_batsim")
     ]
     check_outputs(_output_files(args, names), inputs, [args.figures], given=given)
 
@@ -391,6 +410,9 @@ def _write_outputs(
         if args.output_swf is not None:
             write = partial(_schedule_swf, schedule, _swf_notes(row))
             outputs.append((output_path(args.output_swf, name, several), write))
+        if args.output_batsim is not None:
+            write = partial(_schedule_batsim, schedule, _swf_notes(row))
+            outputs.append((output_path(args.output_batsim, name, several), write))
     if args.figures is not None:
         if args.figure_bin is not None:  # refused before anything is written, not halfway
             utilization_bins(schedules, bin_width=args.figure_bin)
@@ -408,6 +430,14 @@ def _jobs_csv(schedule: Schedule, row: dict[str, Any], bound: float, path: Path)
 
 def _schedule_swf(schedule: Schedule, notes: list[str], path: Path) -> None:
     schedule.to_swf(path, notes=notes)
+
+
+def _schedule_batsim(schedule: Schedule, notes: list[str], path: Path) -> None:
+    made = f"workload of a schedule simulated by backfill {library_version()} with {schedule.scheduler}"
+    left_out = write_batsim_workload(schedule, path, description="; ".join([made, *notes]))
+    for reason, ids in left_out.items():
+        jobs = "1 job" if len(ids) == 1 else f"{len(ids)} jobs"
+        print(f"note: {path}: {jobs} left out, which Batsim cannot run ({reason.replace('_', ' ')})")
 
 
 def _swf_notes(row: dict[str, Any]) -> list[str]:

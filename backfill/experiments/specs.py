@@ -22,6 +22,7 @@ from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.protocol import Scheduler
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 from backfill.schedulers.registry import scheduler_entry
+from backfill.workloads.batsim import BATSIM_POLICY, is_batsim_path, read_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy
 from backfill.workloads.lublin import lublin_feitelson
 from backfill.workloads.swf import read_swf
@@ -265,17 +266,21 @@ def _job_count(instance: object, attribute: attrs.Attribute[Any], value: object)
 @functools.lru_cache(maxsize=2)
 def _read_trace(path: Path, digest: str, cleaning: CleaningPolicy) -> Workload:
     # One read per worker process and trace, not per cell: the digest in the key drops a stale copy.
-    return read_swf(path, cleaning)[0]
+    return read_batsim_workload(path, cleaning)[0] if is_batsim_path(path) else read_swf(path, cleaning)[0]
 
 
 @attrs.frozen
 class TraceWorkload:
     """An SWF log read with :func:`~backfill.workloads.swf.read_swf` and a cleaning policy (default if None).
 
+    A path ending in ``.json`` is a Batsim workload, read with
+    :func:`~backfill.workloads.batsim.read_batsim_workload` (default policy
+    :data:`~backfill.workloads.batsim.BATSIM_POLICY`).
+
     Its cache identity is the SHA-256 of the file's bytes and the policy, not its path or mtime: a
     moved trace keeps its cached cells, an edited one does not. Its label is ``name``, else the file
-    name without ``.gz`` and ``.swf``. A sweep on a cluster needs the file at the same path on the
-    workers.
+    name without ``.gz`` and ``.swf`` (or ``.json``). A sweep on a cluster needs the file at the
+    same path on the workers.
 
     Examples:
         >>> import tempfile
@@ -301,20 +306,25 @@ class TraceWorkload:
         if self.name is not None:
             return self.name
         stem = self.path.name.removesuffix(".gz")
-        return stem.removesuffix(".swf") or stem
+        return stem.removesuffix(".json" if is_batsim_path(stem) else ".swf") or stem
 
     def identity(self) -> dict[str, Any]:
         """Return what the workload's content depends on, as JSON-able data (hashes the file)."""
-        policy = self.cleaning if self.cleaning is not None else CleaningPolicy()
-        return {"kind": "swf", "sha256": file_digest(self.path), "cleaning": attrs.asdict(policy)}
+        policy = self._policy()
+        kind = "batsim" if is_batsim_path(self.path) else "swf"
+        return {"kind": kind, "sha256": file_digest(self.path), "cleaning": attrs.asdict(policy)}
+
+    def _policy(self) -> CleaningPolicy:
+        if self.cleaning is not None:
+            return self.cleaning
+        return BATSIM_POLICY if is_batsim_path(self.path) else CleaningPolicy()
 
     def load(self) -> Workload:
         """Read and clean the trace."""
         return self._load(self.identity())
 
     def _load(self, identity: Mapping[str, Any]) -> Workload:
-        policy = self.cleaning if self.cleaning is not None else CleaningPolicy()
-        return _read_trace(self.path, identity["sha256"], policy)
+        return _read_trace(self.path, identity["sha256"], self._policy())
 
 
 @attrs.frozen

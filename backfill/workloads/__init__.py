@@ -1,5 +1,10 @@
-"""Workloads: jobs and workloads, SWF reading and writing, cleaning, the Lublin-Feitelson model."""
+"""Workloads: jobs and workloads, SWF and Batsim reading and writing, cleaning, the Lublin-Feitelson model."""
 
+from backfill.workloads.batsim import (
+    BATSIM_POLICY,
+    read_batsim_workload,
+    write_batsim_workload,
+)
 from backfill.workloads.cleaning import (
     CleaningPolicy,
     OverrunPolicy,
@@ -22,6 +27,7 @@ from backfill.workloads.workload import (
 )
 
 __all__ = [
+    "BATSIM_POLICY",
     "CleaningPolicy",
     "JOB_DTYPE",
     "Job",
@@ -32,6 +38,8 @@ __all__ = [
     "SWF_FIELDS",
     "Workload",
     "lublin_feitelson",
+    "read_batsim_workload",
     "read_swf",
+    "write_batsim_workload",
     "write_swf",
 ]

@@ -1,0 +1,152 @@
+"""The JSON side of Batsim workloads: the document, the types of its values, its profiles' runtimes.
+
+Private to :mod:`backfill.workloads.batsim`, which documents the format.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping
+from typing import IO, Any, TypeGuard
+
+from backfill.errors import BatsimError
+from backfill.workloads.limits import MAX_TIME
+
+__all__ = ["DELAY_TYPES", "is_int", "is_number", "load_document", "profile_runtimes", "shown"]
+
+#: The names Batsim gives the delay profile type: Batsim 4's, then Batsim 5's.
+DELAY_TYPES = ("delay", "DelayProfile")
+#: And the names of the sequence profile type.
+_SEQUENCE_TYPES = ("composed", "SequentialCompositionProfile")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members, refusing a repeated key (``json`` would keep the last one silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_document(source: str | os.PathLike[str] | IO[str] | IO[bytes], where: str) -> Any:
+    """The JSON document of a path or an open file."""
+    if isinstance(source, str | os.PathLike):
+        mode = os.stat(source).st_mode
+        if not stat.S_ISREG(mode):
+            raise BatsimError(
+                "not a regular file (to read a stream, open it and pass the open file)", path=where
+            )
+        with open(source, "rb") as f:
+            data: str | bytes = f.read()
+    else:
+        data = source.read()
+    try:
+        return json.loads(data, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise BatsimError(
+            f"not a JSON document: {e.msg} (line {e.lineno}, column {e.colno})", path=where
+        ) from None
+    except UnicodeDecodeError:
+        raise BatsimError("not a JSON document: the text is not UTF-8", path=where) from None
+    except ValueError as e:
+        raise BatsimError(f"not a Batsim workload: {e}", path=where) from None
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def shown(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}...{text[-6:]}"
+
+
+def profile_runtimes(profiles: Mapping[str, Any], where: str) -> dict[str, float | str]:
+    """Each profile's runtime (a delay, or a sequence of delays), or its type when it has none."""
+    out: dict[str, float | str] = {}
+    sequences = {}
+    for name, profile in profiles.items():
+        if not isinstance(profile, dict):
+            raise BatsimError(f"profile {name!r} is not an object: {shown(profile)}", path=where)
+        kind = profile.get("type")
+        if not isinstance(kind, str):
+            raise BatsimError(f"profile {name!r} has no 'type' string", path=where)
+        if kind in _SEQUENCE_TYPES:
+            sequences[name] = (kind, *_sequence(name, profile, where))
+        elif kind not in DELAY_TYPES:
+            out[name] = kind
+        else:
+            out[name] = _time(
+                profile.get("delay"), f"profile {name!r} of type {kind!r} must have a 'delay'", where
+            )
+    for name in sequences:
+        try:
+            _sequence_runtime(name, sequences, out, (), where)
+        except RecursionError:
+            raise BatsimError(f"profile {name!r} nests sequences too deeply to follow", path=where) from None
+    return out
+
+
+def _time(value: object, what: str, where: str) -> float:
+    if not (is_number(value) and 0 < value <= MAX_TIME):
+        raise BatsimError(f"{what} from 0 (excluded) to 1e12 s, got {shown(value)}", path=where)
+    return float(value)
+
+
+def _sequence(name: str, profile: Mapping[str, Any], where: str) -> tuple[int, list[str]]:
+    """A sequence profile's ``repeat`` and ``seq``, checked as Batsim checks them."""
+    repeat, seq = profile.get("repeat", 1), profile.get("seq")
+    if not (is_int(repeat) and repeat > 0):
+        raise BatsimError(
+            f"profile {name!r} must have a positive integer 'repeat', got {shown(repeat)}", path=where
+        )
+    if not (isinstance(seq, list) and seq and all(isinstance(item, str) for item in seq)):
+        raise BatsimError(
+            f"profile {name!r} must have a 'seq' of one or more profile names, got {shown(seq)}", path=where
+        )
+    return repeat, seq
+
+
+def _sequence_runtime(
+    name: str,
+    sequences: Mapping[str, tuple[str, int, list[str]]],
+    out: dict[str, float | str],
+    within: tuple[str, ...],
+    where: str,
+) -> float | str:
+    """A sequence's runtime, ``repeat`` times the sum of its profiles', stored in ``out``; or its type.
+
+    A sequence of profiles that all have a runtime has one (Batsim runs them one after the other);
+    one with any other profile in it has none.
+    """
+    if name in out:
+        return out[name]
+    if name in within:
+        cycle = " -> ".join(map(repr, (*within[within.index(name) :], name)))
+        raise BatsimError(f"profiles form a cycle: {cycle}", path=where)
+    kind, repeat, seq = sequences[name]
+    parts = []
+    for item in seq:
+        if item not in out and item not in sequences:
+            raise BatsimError(
+                f"profile {name!r} names {item!r} in its 'seq', which is not in the file", path=where
+            )
+        parts.append(_sequence_runtime(item, sequences, out, (*within, name), where))
+    times = [part for part in parts if isinstance(part, float)]
+    runtime: float | str = repeat * sum(times) if len(times) == len(parts) else kind
+    if isinstance(runtime, float) and runtime > MAX_TIME:
+        raise BatsimError(f"profile {name!r} runs for {runtime!r} s, beyond 1e12 s", path=where)
+    out[name] = runtime
+    return runtime

@@ -1,0 +1,483 @@
+r"""Reading and writing Batsim workloads (JSON), so that Batsim and evalys users can move between tools.
+
+Batsim (https://github.com/oar-team/batsim) simulates a resource and job management system; its
+workloads are JSON documents. The format followed here is the one Batsim 4.2.1 documents in
+``docs/input-workload.rst`` (https://batsim.readthedocs.io/en/latest/input-workload.html) and
+checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
+
+* ``nb_res``: the number of resources the workload was made for, a positive integer (the
+  machine size here);
+* ``jobs``: an array of jobs, each with ``id`` (a string, or an integer), ``subtime`` (submission
+  time in seconds), ``res`` (resources requested, an integer from 0), ``profile`` (the name of a
+  profile) and optionally ``walltime`` (-1, no limit, or a positive number of seconds; Batsim
+  stops a job at its walltime). Other fields are the user's: Batsim 4 forwards them to the
+  scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user``;
+* ``profiles``: an object from profile name to profile, each with a ``type``. A ``"delay"``
+  profile (Batsim 5.0.0-rc2 calls it ``"DelayProfile"``; both are read) holds its job for
+  ``delay`` seconds, a positive number: that is the job's runtime. A ``"composed"`` profile
+  (``"SequentialCompositionProfile"``) runs the profiles its ``seq`` names one after the other,
+  ``repeat`` times (default 1): made of delays, it has a runtime too. The other types
+  (``parallel``, ``parallel_homogeneous``, SMPI traces, ...) simulate computations and
+  communications on a platform, so their runtime is not in the file.
+
+What a Batsim job becomes here:
+
+* ``id``: an integer, or a string holding one, alone (``"7"``) or after Batsim's workload prefix
+  (``"w0!7"``, the workload-qualified form of Batsim's protocol): the job id 7. Any other id (``"delay"``,
+  ``"7b"``) raises :class:`~backfill.errors.BatsimError`: jobs here have integer ids.
+* ``subtime`` → ``submit``; ``res`` → ``processors`` (and ``requested_processors``);
+  ``walltime`` → ``estimate`` (-1, unknown, when absent or -1);
+* the profile's ``delay`` (or a sequence's delays, summed and repeated) → ``runtime``; a profile
+  of another type gives an unknown runtime (-1),
+  which the cleaning policy drops by default (counted under ``unknown_runtime``, with a note
+  naming the profile types);
+* ``user``, a field Batsim does not define but lets users add: an integer is kept as the job's
+  ``user``; strings (user names) are numbered 1, 2, ... in order of first appearance (after the
+  largest integer user, if the file has both), with a note; ``null`` or no field is unknown (-1).
+  :func:`write_batsim_workload` writes a known user back as an integer ``user`` field.
+
+Reading applies a :class:`~backfill.workloads.cleaning.CleaningPolicy` as :func:`~backfill.read_swf`
+does, and counts every job dropped or changed in a :class:`~backfill.workloads.cleaning.ReadReport`
+(whose ``lines`` are the file's jobs). The default policy truncates the runtime of a job whose delay
+exceeds its walltime to the walltime, as Batsim does when it stops the job there. A file Batsim
+itself would refuse (a job without a field it requires, a value of the wrong type, a profile that
+does not exist, a delay that is not positive, a sequence without profiles or a positive
+``repeat``, a repeated job id) raises
+:class:`~backfill.errors.BatsimError` naming the file and the job, and so do a negative ``subtime``
+and a non-integer id, which no job here can have.
+
+Examples:
+    >>> import io
+    >>> text = '''{"nb_res": 4,
+    ...   "jobs": [{"id": "1", "subtime": 0, "walltime": 100, "res": 2, "profile": "delay10"}],
+    ...   "profiles": {"delay10": {"type": "delay", "delay": 10}}}'''
+    >>> workload, report = read_batsim_workload(io.StringIO(text))
+    >>> workload.machine_size, [(j.id, j.processors, j.runtime, j.estimate) for j in workload]
+    (4, [(1, 2, 10.0, 100.0)])
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import numbers
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import IO, Any, Literal, Protocol, TypeAlias
+
+import numpy as np
+
+from backfill.errors import BatsimError, ParameterError
+from backfill.workloads._batsim_json import (
+    DELAY_TYPES,
+    is_int,
+    is_number,
+    load_document,
+    profile_runtimes,
+    shown,
+)
+from backfill.workloads.cleaning import CleaningPolicy, ReadReport
+from backfill.workloads.limits import MAX_INT, MAX_TIME
+from backfill.workloads.swf import read_swf
+from backfill.workloads.workload import SWF_FIELDS, Job, Workload
+
+__all__ = ["BATSIM_POLICY", "is_batsim_path", "read_batsim_workload", "write_batsim_workload"]
+
+#: What :func:`read_batsim_workload` reads: a path, or an open file (text or binary).
+Source: TypeAlias = "str | os.PathLike[str] | IO[str] | IO[bytes]"
+#: What :func:`write_batsim_workload` writes to: a path, or an open text file.
+Target: TypeAlias = "str | os.PathLike[str] | IO[str]"
+
+#: The default cleaning policy of :func:`read_batsim_workload`: :class:`CleaningPolicy`'s defaults,
+#: except that a job whose delay exceeds its walltime runs for its walltime, as Batsim stops it then.
+BATSIM_POLICY = CleaningPolicy(overrun="truncate_runtime")
+
+# An id as Batsim writes one: an integer, alone or after a workload's name and "!".
+_ID_RE = re.compile(r"(?:[^!]+!)?([+-]?[0-9]+)\Z", re.ASCII)
+_COL = {name: i for i, name in enumerate(SWF_FIELDS)}
+# Integral floats below this are written without a decimal point (they stay exact).
+_MAX_PLAIN_INT = 1e16
+
+
+class _Scheduled(Protocol):
+    """A simulated schedule, as far as writing its workload goes (:class:`backfill.Schedule`)."""
+
+    @property
+    def workload(self) -> Workload: ...
+
+
+def is_batsim_path(path: str | os.PathLike[str]) -> bool:
+    """Whether a path names a Batsim workload: its suffix is ``.json`` (any letter case).
+
+    The command line reads such a path with :func:`read_batsim_workload`, any other as SWF.
+
+    Examples:
+        >>> is_batsim_path("workloads/test_delays.json"), is_batsim_path("SDSC-SP2.swf.gz")
+        (True, False)
+    """
+    return os.fspath(path).lower().endswith(".json")
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------------
+
+
+def _names(source: Source) -> tuple[str, str]:
+    """(name for error messages, base name for provenance): a path's, an open file's, or ``<string>``."""
+    name = os.fspath(source) if isinstance(source, str | os.PathLike) else getattr(source, "name", None)
+    return (name, os.path.basename(name)) if isinstance(name, str) and name else ("<string>", "<string>")
+
+
+def _job_id(raw: Mapping[str, Any], k: int, where: str) -> int:
+    if "id" not in raw:
+        raise BatsimError("has no 'id' field", path=where, job=f"#{k}")
+    value = raw["id"]
+    match = _ID_RE.match(value) if isinstance(value, str) else None
+    if is_int(value):
+        job_id = int(value)
+    elif match:
+        job_id = int(match.group(1))
+    else:
+        raise BatsimError(
+            f"id {shown(value)} is not an integer, nor a string of one ('7' or 'w0!7'): "
+            "jobs here have integer ids",
+            path=where,
+            job=f"#{k}",
+        )
+    if not -MAX_INT < job_id < MAX_INT:
+        raise BatsimError(
+            f"id {shown(value)} is not strictly between -2**53 and 2**53", path=where, job=f"#{k}"
+        )
+    return job_id
+
+
+def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int], str | None]:
+    """The users as integers: strings numbered after the integers, in order of first appearance."""
+    known = [u for u in raw_users if is_int(u)]
+    start = max(0, *known) + 1 if known else 1
+    numbers_of: dict[str, int] = {}
+    out = []
+    for user, job_id in zip(raw_users, ids, strict=True):
+        if user is None:
+            out.append(-1)
+        elif is_int(user):
+            if not -MAX_INT < user < MAX_INT:
+                raise BatsimError(
+                    f"user {user} is not strictly between -2**53 and 2**53", path=where, job=str(job_id)
+                )
+            out.append(int(user))
+        elif isinstance(user, str):
+            out.append(numbers_of.setdefault(user, start + len(numbers_of)))
+        else:
+            raise BatsimError(
+                f"user must be an integer, a string or null, got {shown(user)}", path=where, job=str(job_id)
+            )
+    if not numbers_of:
+        return out, None
+    first = ", ".join(f"{name!r} = {n}" for name, n in list(numbers_of.items())[:3])
+    more = ", ..." if len(numbers_of) > 3 else ""
+    names = "user name" if len(numbers_of) == 1 else "user names"
+    return out, f"{len(numbers_of)} {names} numbered in order of first appearance ({first}{more})"
+
+
+def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str]) -> tuple[Any, ...]:
+    """(id, submit, runtime, estimate, processors, user, profile type or None) of the k-th job."""
+    if not isinstance(raw, dict):
+        raise BatsimError(f"is not an object: {shown(raw)}", path=where, job=f"#{k}")
+    job_id = _job_id(raw, k, where)
+    name = str(raw["id"])
+
+    def refuse(reason: str) -> BatsimError:
+        return BatsimError(reason, path=where, job=name)
+
+    for field in ("subtime", "res", "profile"):
+        if field not in raw:
+            raise refuse(f"has no {field!r} field")
+    subtime, res, profile = raw["subtime"], raw["res"], raw["profile"]
+    if not (is_number(subtime) and 0 <= subtime <= MAX_TIME):
+        raise refuse(f"subtime must be a number of seconds from 0 to 1e12, got {shown(subtime)}")
+    walltime = raw.get("walltime", -1)
+    if not (is_number(walltime) and (walltime == -1 or 0 < walltime <= MAX_TIME)):
+        raise refuse(
+            "walltime must be -1 (none) or a number of seconds from 0 (excluded) to 1e12, "
+            f"got {shown(walltime)}"
+        )
+    if not (is_int(res) and 0 <= res < MAX_INT):
+        raise refuse(f"res must be an integer from 0 to 2**53 - 1, got {shown(res)}")
+    if not isinstance(profile, str):
+        raise refuse(f"profile must be a profile's name (a string), got {shown(profile)}")
+    if profile not in delays:
+        raise refuse(f"its profile {profile!r} is not in the file's profiles")
+    delay = delays[profile]
+    runtime, kind = (delay, None) if isinstance(delay, float) else (-1.0, delay)
+    return job_id, float(subtime), runtime, float(walltime), int(res), raw.get("user"), kind
+
+
+def read_batsim_workload(
+    source: Source,
+    policy: CleaningPolicy = BATSIM_POLICY,
+    *,
+    machine_size: int | None = None,
+) -> tuple[Workload, ReadReport]:
+    """Read a Batsim workload (JSON), check it and clean it; each delay profile gives a job's runtime.
+
+    Args:
+        source: A path (to a regular file) or an open file, text or binary, of JSON text.
+        policy: Which jobs to keep and how to repair them, as for :func:`~backfill.read_swf`; see
+            :class:`~backfill.workloads.cleaning.CleaningPolicy`. Its ``processors`` choice does not
+            matter here (a Batsim job has one width, ``res``), nor do the rules on SWF's statuses. The
+            default, :data:`BATSIM_POLICY`, truncates a delay longer than the walltime to the
+            walltime, as Batsim does.
+        machine_size: Processors of the machine, instead of the file's ``nb_res``.
+
+    Returns:
+        The cleaned workload, sorted by submit time (ties keep file order), with the source name,
+        policy and counts in ``Workload.provenance``; and the :class:`ReadReport`, which counts the
+        file's jobs as its ``lines``, names where the machine size came from (``"nb_res"`` or
+        ``"argument"``) and says in its ``notes`` which profile types had no runtime and how user
+        names were numbered.
+
+    Raises:
+        BatsimError: The file is not JSON (or holds NaN or a key twice in one object); ``nb_res``,
+            ``jobs`` or ``profiles`` is missing or of the wrong type; a profile has no ``type``, a
+            delay profile no positive ``delay``, a sequence no positive integer ``repeat`` or no
+            ``seq`` of names of profiles in the file (without a cycle), or it runs beyond 1e12 s;
+            a job lacks ``id``, ``subtime``, ``res`` or
+            ``profile``, its id is not an integer (or a string of one), its ``subtime`` is negative,
+            its ``walltime`` neither -1 nor positive, its ``res`` not an integer from 0, its
+            ``user`` neither an integer, a string nor null, its profile is not in the file, or its
+            id repeats. The error names the file and the job (``#k`` for the k-th job, from 1, when
+            its id is what is wrong).
+        ParameterError: ``machine_size`` is not an integer from 1.
+        OSError: The file cannot be opened or read.
+
+    Examples:
+        >>> import io
+        >>> text = '''{"nb_res": 2, "jobs": [
+        ...   {"id": "w0!1", "subtime": 0, "walltime": 5, "res": 1, "profile": "long", "user": "ann"},
+        ...   {"id": 2, "subtime": 3, "res": 1, "profile": "homogeneous"}],
+        ...   "profiles": {"long": {"type": "delay", "delay": 8},
+        ...                "homogeneous": {"type": "parallel_homogeneous", "cpu": 1e6, "com": 0}}}'''
+        >>> w, report = read_batsim_workload(io.StringIO(text))
+        >>> [(j.id, j.runtime, j.estimate, j.user) for j in w]
+        [(1, 5.0, 5.0, 1)]
+        >>> dict(report.dropped), dict(report.altered)
+        ({'unknown_runtime': 1}, {'runtime_truncated_to_estimate': 1})
+    """
+    if machine_size is not None and (
+        not isinstance(machine_size, numbers.Integral) or isinstance(machine_size, bool)
+    ):
+        raise ParameterError(f"machine_size must be an integer, got {machine_size!r}")
+    if machine_size is not None and not 0 < machine_size < MAX_INT:
+        raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
+    where, base = _names(source)
+    doc = load_document(source, where)
+    if not isinstance(doc, dict):
+        raise BatsimError(f"a Batsim workload is a JSON object, got {type(doc).__name__}", path=where)
+    for key in ("nb_res", "jobs", "profiles"):
+        if key not in doc:
+            raise BatsimError(f"the {key!r} field is missing", path=where)
+    nb_res, jobs, profiles = doc["nb_res"], doc["jobs"], doc["profiles"]
+    if not (is_int(nb_res) and 0 < nb_res < MAX_INT):
+        raise BatsimError(f"'nb_res' must be a positive integer, got {shown(nb_res)}", path=where)
+    if not isinstance(jobs, list):
+        raise BatsimError(f"'jobs' must be an array, got {shown(jobs)}", path=where)
+    if not isinstance(profiles, dict):
+        raise BatsimError(f"'profiles' must be an object, got {shown(profiles)}", path=where)
+    delays = profile_runtimes(profiles, where)
+    rows = [_job_values(raw, k, where, delays) for k, raw in enumerate(jobs, start=1)]
+    ids = [row[0] for row in rows]
+    repeated = [job_id for job_id, n in Counter(ids).items() if n > 1]
+    if repeated:
+        raise BatsimError(
+            f"the job id {repeated[0]} is given to more than one job", path=where, job=str(repeated[0])
+        )
+    users, user_note = _users([row[5] for row in rows], ids, where)
+
+    values = np.full((len(rows), len(SWF_FIELDS)), -1.0)
+    if rows:
+        columns = np.array([row[:5] for row in rows], dtype=np.float64).reshape(len(rows), 5)
+        for i, name in enumerate(("id", "submit", "runtime", "estimate", "processors")):
+            values[:, _COL[name]] = columns[:, i]
+    values[:, _COL["requested_processors"]] = values[:, _COL["processors"]]
+    values[:, _COL["status"]] = 1
+    values[:, _COL["user"]] = users
+    size = machine_size if machine_size is not None else nb_res
+    # One implementation of the cleaning rules: the jobs go through the SWF reader as SWF rows
+    # (repr gives every float back exactly), in file order so that it counts the
+    # jobs it reorders, rather than through a second copy of its rules.
+    text = "".join(" ".join(map(repr, row)) + "\n" for row in values.tolist())
+    cleaned, swf_report = read_swf(io.StringIO(text), policy, machine_size=size)
+    size_from = "argument" if machine_size is not None else "nb_res"
+
+    notes = []
+    others = Counter(row[6] for row in rows if row[6] is not None)
+    if others:
+        kinds = ", ".join(f"{kind}: {n}" for kind, n in others.most_common())
+        notes.append(
+            f"jobs whose profile is of another type than delay, so their runtime is unknown: "
+            f"{others.total()} ({kinds})"
+        )
+    if user_note:
+        notes.append(user_note)
+    report = ReadReport(
+        source=base,
+        lines=len(rows),
+        kept=swf_report.kept,
+        machine_size=size,
+        machine_size_from=size_from,
+        dropped=swf_report.dropped,
+        dropped_ids=swf_report.dropped_ids,
+        altered=swf_report.altered,
+        notes=notes,
+    )
+    provenance = {
+        "source": base,
+        "reader": "backfill.workloads.batsim.read_batsim_workload",
+        "policy": repr(policy),
+        "lines": report.lines,
+        "kept": report.kept,
+        "dropped": dict(report.dropped),
+        "altered": dict(report.altered),
+        "machine_size_from": size_from,
+    }
+    return Workload(cleaned.records, size, provenance), report
+
+
+# --------------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------------
+
+
+def _number(value: float) -> int | float:
+    """A time as JSON writes it exactly: integral values as integers (``10``, not ``10.0``)."""
+    return int(value) if value.is_integer() and abs(value) < _MAX_PLAIN_INT else value
+
+
+def _workload_of(source: Workload | _Scheduled | Iterable[Job], machine_size: int | None) -> Workload:
+    if isinstance(source, Workload):
+        workload = source
+    elif isinstance(getattr(source, "workload", None), Workload):
+        workload = source.workload  # type: ignore[union-attr]  # a Schedule
+    else:
+        if isinstance(source, str | bytes | Mapping) or not isinstance(source, Iterable):
+            raise ParameterError(f"expected a Workload, a Schedule or jobs, got {type(source).__name__}")
+        jobs = list(source)
+        wrong = next((j for j in jobs if not isinstance(j, Job)), None)
+        if wrong is not None:
+            raise ParameterError(f"expected jobs (backfill.Job), got {type(wrong).__name__}")
+        if machine_size is None:
+            raise ParameterError("machine_size is needed to write jobs: Batsim's nb_res")
+        return Workload.from_jobs(jobs, machine_size)
+    if machine_size is None:
+        return workload
+    return Workload(workload.records, machine_size, workload.provenance, workload.header)
+
+
+def write_batsim_workload(
+    source: Workload | _Scheduled | Iterable[Job],
+    target: Target,
+    *,
+    machine_size: int | None = None,
+    description: str | None = None,
+    profile_type: Literal["delay", "DelayProfile"] = "delay",
+) -> dict[str, tuple[int, ...]]:
+    """Write jobs as a Batsim workload (JSON): one delay profile per distinct runtime.
+
+    Each job is written with its ``id`` as a string (``"7"``), ``subtime`` (its submit time),
+    ``walltime`` (its estimate, the user's; left out, meaning no limit, when the estimate is not
+    positive), ``res`` (its processors) and ``profile``, the name of the delay profile of its runtime
+    (``"delay10"``, ``"delay20.25"``), and its ``user`` when known. Numbers are written exactly
+    (integral ones without a decimal point), so that :func:`read_batsim_workload` gives back the
+    same jobs. Batsim cannot run a job of no runtime (a delay must be positive) or of no processors:
+    those are left out, as Batsim's own ``swf_to_batsim_workload_delay.py`` leaves them, and returned.
+
+    Args:
+        source: A :class:`~backfill.Workload`, a simulated :class:`~backfill.Schedule` (its
+            workload is written: the jobs as simulated, after load scaling and the estimates
+            policy; a Batsim workload has no field for start times) or an iterable of
+            :class:`~backfill.Job`.
+        target: A path, written whole or not at all (through a temporary file renamed into
+            place), or an open text file.
+        machine_size: The ``nb_res`` to write: needed for jobs, by default the workload's size.
+        description: Text for the top-level ``description`` field Batsim's tools write, if any.
+        profile_type: The delay profile's type name: ``"delay"`` (Batsim 4, the default) or
+            ``"DelayProfile"`` (Batsim 5).
+
+    Returns:
+        The ids of the jobs left out, by reason: ``"no_runtime"`` (a runtime of 0 or unknown) and
+        ``"no_processors"`` (a width of 0 or unknown); empty when every job was written.
+
+    Raises:
+        ParameterError: ``source`` is none of those, jobs come without ``machine_size``, or
+            ``profile_type`` is neither name.
+        OSError: The file could not be written; it names ``target``, which is left as it was.
+
+    Examples:
+        >>> import io
+        >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=60.0, user=3),
+        ...         Job(id=2, submit=5.5, processors=1, runtime=0.0, estimate=60.0)]
+        >>> out = io.StringIO()
+        >>> write_batsim_workload(jobs, out, machine_size=4)
+        {'no_runtime': (2,)}
+        >>> print(out.getvalue(), end="")
+        {
+          "nb_res": 4,
+          "jobs": [
+            {"id": "1", "subtime": 0, "walltime": 60, "res": 2, "profile": "delay10", "user": 3}
+          ],
+          "profiles": {
+            "delay10": {"type": "delay", "delay": 10}
+          }
+        }
+    """
+    if profile_type not in DELAY_TYPES:
+        raise ParameterError(
+            f"profile_type must be one of {', '.join(map(repr, DELAY_TYPES))}; got {profile_type!r}"
+        )
+    if description is not None and not isinstance(description, str):
+        raise ParameterError(f"description must be a string or None, got {description!r}")
+    workload = _workload_of(source, machine_size)
+    records = workload.records
+    no_runtime = records["runtime"] <= 0
+    no_processors = ~no_runtime & (records["processors"] <= 0)
+    left_out = {
+        reason: tuple(records["id"][mask].tolist())
+        for reason, mask in (("no_runtime", no_runtime), ("no_processors", no_processors))
+        if mask.any()
+    }
+    kept = records[~(no_runtime | no_processors)]
+    profiles: dict[float, str] = {}
+    lines = []
+    for job_id, submit, runtime, estimate, processors, user in zip(
+        *(kept[name].tolist() for name in ("id", "submit", "runtime", "estimate", "processors", "user")),
+        strict=True,
+    ):
+        profile = profiles.setdefault(runtime, f"delay{_number(runtime)}")
+        job: dict[str, Any] = {"id": str(job_id), "subtime": _number(submit)}
+        if estimate > 0:
+            job["walltime"] = _number(estimate)
+        job |= {"res": processors, "profile": profile}
+        if user != -1:
+            job["user"] = user
+        lines.append(json.dumps(job))
+    head = {"nb_res": workload.machine_size}
+    if description is not None:
+        head["description"] = description  # type: ignore[assignment]
+    text = "{\n" + "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items())
+    text += '  "jobs": [' + ("\n    " + ",\n    ".join(lines) + "\n  " if lines else "") + "],\n"
+    shown = [
+        f"{json.dumps(name)}: {json.dumps({'type': profile_type, 'delay': _number(runtime)})}"
+        for runtime, name in sorted(profiles.items())
+    ]
+    text += '  "profiles": {' + ("\n    " + ",\n    ".join(shown) + "\n  " if shown else "") + "}\n}\n"
+    if not isinstance(target, str | os.PathLike):
+        target.write(text)
+        return left_out
+    from backfill._files import write_atomically  # here, beside the only use: the reader needs none
+
+    write_atomically(target, text)
+    return left_out
