@@ -32,7 +32,7 @@ from backfill.cli.options import (
     split_params,
 )
 from backfill.errors import BackfillError, ParameterError
-from backfill.experiments.outputs import write_metrics_json
+from backfill.experiments.outputs import stamp_jobs_csv, write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
 from backfill.experiments.sweep import (
     DROPPED_COLUMN,
@@ -64,6 +64,8 @@ def add_compare_command(commands: Any) -> None:
     cmp = commands.add_parser(
         "compare",
         help="run a sweep: workloads x schedulers x priorities x loads; tables, CSV and figures",
+        # Options of many values take every word after them, workloads included.
+        hints={"the following arguments are required: TRACE_OR_MODEL": f"no workload: {ORDER_HINT}"},
         description=(
             "Simulate every workload under every scheduler, priority, load factor and estimate "
             "policy (a sweep grid, on a process pool, optionally cached), validate every "
@@ -74,7 +76,7 @@ def add_compare_command(commands: Any) -> None:
     )
     cmp.add_argument(
         "workloads",
-        nargs="*",
+        nargs="+",
         metavar="TRACE_OR_MODEL",
         help=(
             "SWF logs (.swf, .swf.gz), and/or the synthetic workload 'model' or 'model:K=V,...' "
@@ -404,16 +406,17 @@ def _write_outputs(
 ) -> None:
     """Write every output asked for, each whole or not at all; the error names those that failed."""
     outputs: list[tuple[Path, Callable[[Path], object]]] = []
+    stamp = getattr(args, "stamp", {})  # the command line's words and start time (main sets them)
+    rows = [row | stamp for row in result.rows]
     if args.csv is not None:
-        outputs.append((args.csv, result.to_csv))
+        outputs.append((args.csv, SweepResult(rows).to_csv))
     if args.json is not None:
-        write = partial(
-            write_metrics_json, result.rows, command="compare", bound=args.bound, baseline=baseline
-        )
+        write = partial(write_metrics_json, rows, command="compare", bound=args.bound, baseline=baseline)
         outputs.append((args.json, write))
     if args.jobs_csv is not None:
         for name, text in zip(names, result.jobs, strict=True):
-            outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, text)))
+            stamped = stamp_jobs_csv(text, stamp) if stamp else text
+            outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, stamped)))
     if args.figures is not None:
         for m in metrics:
             write = partial(_improvement_figure, result.improvement(m, baseline))
