@@ -348,39 +348,43 @@ def test_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert f"backfill: error: cannot write {target}: {tmp_path / 'file'} is not a directory" in err
 
 
+#: The start of each parser's error line.
+TOP, SIM, CMP = "backfill: error: ", "backfill simulate: error: ", "backfill compare: error: "
+#: A compare command line that runs, to add a bad argument to.
+COMPARE = ["compare", "model:n=20", "--scheduler", "easy"]
 #: Bad argument lists, each refused by the parser: (argv, the start of the line, a fragment of it).
 BAD_ARGUMENTS = [
-    ([], "backfill: error: ", "required: COMMAND"),
-    (["frobnicate"], "backfill: error: ", "invalid choice: 'frobnicate'"),
-    (["--frobnicate"], "backfill: error: ", "required: COMMAND"),
-    (["--frobnicate", "simulate"], "backfill: error: ", "unrecognized arguments: --frobnicate"),
-    (["simulate", "--bogus"], "backfill: error: ", "unrecognized arguments: --bogus"),
-    (["simulate", "--jobs"], "backfill simulate: error: ", "--jobs: expected one argument"),
-    (["simulate", "--jobs", "0"], "backfill simulate: error: ", "--jobs: expected a positive number, got 0"),
-    (["simulate", "--jobs", "-5"], "backfill simulate: error: ", "--jobs: -5 is negative"),
-    (["simulate", "--jobs", "many"], "backfill simulate: error: ", "--jobs: expected a whole number"),
-    (["simulate", "--jobs", "1e3"], "backfill simulate: error: ", "got '1e3'"),
-    (["simulate", "--seed", "-4"], "backfill simulate: error: ", "--seed: -4 is negative"),
-    (["simulate", "--depth", "-2"], "backfill simulate: error: ", "--depth: depth: -2 is negative"),
-    (["simulate", "--depth", "-inf"], "backfill simulate: error: ", "--depth: depth: -inf is negative"),
-    (["simulate", "--bound", "-10"], "backfill simulate: error: ", "--bound: -10 is negative"),
-    (["simulate", "--machine-size", "0"], "backfill simulate: error: ", "--machine-size: expected a positive"),
-    (["simulate", "--window", "-4h"], "backfill simulate: error: ", "--window: window: -4h is negative"),
-    (["simulate", "--window", "4x"], "backfill simulate: error: ", "--window: window: expected a number"),
-    (["simulate", "--bf-window", "-5"], "backfill simulate: error: ", "--bf-window: bf_window: -5 is negative"),
-    (["simulate", "--job-class", "x"], "backfill simulate: error: ", "invalid choice: 'x'"),
-    (["simulate", "--progress=yes"], "backfill simulate: error: ", "--progress"),
-    (["compare", "model:n=20"], "backfill compare: error: ", "required: --scheduler"),
-    (["compare", "--scheduler", "easy"], "backfill compare: error: ", "no workload: give the workload first"),
-    (["compare", "--scheduler", "easy", "model"], "backfill compare: error: ", "no workload"),
-    (["compare", "model:n=20", "--scheduler"], "backfill compare: error: ", "--scheduler: expected at least one"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--workers", "0"], "backfill compare: error: ", "--workers"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--workers", "-1"], "backfill compare: error: ", "-1 is negative"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--bound", "-1"], "backfill compare: error: ", "-1 is negative"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--depth", "-inf"], "backfill compare: error: ", "-inf is negative"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--window", "-1d"], "backfill compare: error: ", "-1d is negative"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--bogus"], "backfill: error: ", "unrecognized arguments"),
-    (["compare", "model:n=20", "--scheduler", "easy", "--cache"], "backfill compare: error: ", "--cache: expected one"),
+    ([], TOP, "required: COMMAND"),
+    (["frobnicate"], TOP, "invalid choice: 'frobnicate'"),
+    (["--frobnicate"], TOP, "required: COMMAND"),
+    (["--frobnicate", "simulate"], TOP, "unrecognized arguments: --frobnicate"),
+    (["simulate", "--bogus"], TOP, "unrecognized arguments: --bogus"),
+    (["simulate", "--jobs"], SIM, "--jobs: expected one argument"),
+    (["simulate", "--jobs", "0"], SIM, "--jobs: expected a positive number, got 0"),
+    (["simulate", "--jobs", "-5"], SIM, "--jobs: -5 is negative"),
+    (["simulate", "--jobs", "many"], SIM, "--jobs: expected a whole number"),
+    (["simulate", "--jobs", "1e3"], SIM, "got '1e3'"),
+    (["simulate", "--seed", "-4"], SIM, "--seed: -4 is negative"),
+    (["simulate", "--depth", "-2"], SIM, "--depth: depth: -2 is negative"),
+    (["simulate", "--depth", "-inf"], SIM, "--depth: depth: -inf is negative"),
+    (["simulate", "--bound", "-10"], SIM, "--bound: -10 is negative"),
+    (["simulate", "--machine-size", "0"], SIM, "--machine-size: expected a positive"),
+    (["simulate", "--window", "-4h"], SIM, "--window: window: -4h is negative"),
+    (["simulate", "--window", "4x"], SIM, "--window: window: expected a number"),
+    (["simulate", "--bf-window", "-5"], SIM, "--bf-window: bf_window: -5 is negative"),
+    (["simulate", "--job-class", "x"], SIM, "invalid choice: 'x'"),
+    (["simulate", "--progress=yes"], SIM, "--progress"),
+    (["compare", "model:n=20"], CMP, "required: --scheduler"),
+    (["compare", "--scheduler", "easy"], CMP, "no workload: give the workload first"),
+    (["compare", "--scheduler", "easy", "model"], CMP, "no workload"),
+    (["compare", "model:n=20", "--scheduler"], CMP, "--scheduler: expected at least one"),
+    ([*COMPARE, "--workers", "0"], CMP, "--workers"),
+    ([*COMPARE, "--workers", "-1"], CMP, "-1 is negative"),
+    ([*COMPARE, "--bound", "-1"], CMP, "-1 is negative"),
+    ([*COMPARE, "--depth", "-inf"], CMP, "-inf is negative"),
+    ([*COMPARE, "--window", "-1d"], CMP, "-1d is negative"),
+    ([*COMPARE, "--bogus"], TOP, "unrecognized arguments"),
+    ([*COMPARE, "--cache"], CMP, "--cache: expected one"),
 ]
 
 
@@ -845,3 +849,100 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> 
         stderr = process.stderr.read().decode()
     assert process.wait(timeout=120) == 141
     assert stderr == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# usages
+# ---------------------------------------------------------------------------------------------
+def _usage_parts(usage: str) -> list[str]:
+    """The parts of a usage line after the program's name: split at spaces outside brackets."""
+    parts, depth, current = [], 0, ""
+    for char in " ".join(usage.split()):
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if char == " " and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    merged: list[str] = []
+    for part in (p for p in [*parts, current] if p):
+        # "X [X ...]", one item of one or more values, has a space outside brackets.
+        # A required option's values follow it unbracketed: "--scheduler SPEC [SPEC ...]".
+        value_of_option = merged and merged[-1].startswith("-") and not part.startswith(("-", "[-"))
+        if value_of_option or (merged and part == f"[{merged[-1].split()[-1]} ...]"):
+            merged[-1] += " " + part
+        else:
+            merged.append(part)
+    return merged
+
+
+def _bracketed(part: str) -> bool:
+    """Whether the whole part is one bracketed (optional) item: ``[--x X]``, not ``X [X ...]``."""
+    if not part.startswith("["):
+        return False
+    depth = 0
+    for i, char in enumerate(part):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth == 0:
+            return i == len(part) - 1
+    return False
+
+
+def _shown_nargs(values: list[str]) -> object:
+    """The nargs a usage item's values show: none, one, one or more."""
+    if not values:
+        return 0
+    if len(values) == 3 and values[1] == f"[{values[0]}" and values[2] == "...]":
+        return "+"
+    assert len(values) == 1, values
+    return None
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_usage_shows_what_is_accepted(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    parser = next(
+        choice for a in build_parser()._actions if a.dest == "command" for name, choice in a.choices.items()
+        if name == command
+    )  # fmt: skip
+    usage = parser.format_usage()
+    assert usage.startswith(f"usage: backfill {command} ")
+    parts = _usage_parts(usage.removeprefix(f"usage: backfill {command} "))
+    positionals = [a for a in parser._actions if not a.option_strings]
+    # Workloads first, as the commands read them (options of many values take every word after them).
+    assert parts[0].split()[0].strip("[]") == positionals[0].metavar
+    shown: dict[str, tuple[bool, object]] = {}
+    for part in parts:
+        optional = _bracketed(part)
+        inner = part[1:-1] if optional else part
+        if " | " in inner:  # a group of switches
+            for switch in inner.split(" | "):
+                shown[switch] = (True, 0)
+            continue
+        words = inner.split()
+        name = words[0] if words[0].startswith("-") else words[0].strip("[]")
+        values = words[1:] if words[0].startswith("-") else words
+        nargs = _shown_nargs(values)
+        if not words[0].startswith("-") and optional:
+            nargs = "?" if nargs is None else "*"
+        shown[name] = (optional, nargs)
+    for action in parser._actions:
+        name = action.option_strings[0] if action.option_strings else action.metavar
+        optional, nargs = shown.pop(name)
+        assert optional == (not action.required), name
+        accepted = 0 if action.nargs == 0 else action.nargs
+        assert nargs == accepted, (name, nargs, accepted)
+        for other in action.option_strings[1:]:
+            shown.pop(other, None)
+    assert not shown, shown
+    # And the parser does as the usage says: one --load in simulate, several in compare; compare
+    # refuses to run without --scheduler.
+    given = [command, "model", "--scheduler", "easy"]
+    assert build_parser().parse_args([*given, "--load", "1", "--load", "2"]).load == ["1", "2"]
+    if command == "compare":
+        assert build_parser().parse_args([*given, "--load", "1", "2"]).load == ["1", "2"]
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "model"])
+        assert "required: --scheduler" in capsys.readouterr().err
+    else:
+        args = build_parser().parse_args([command, "--load", "1", "trace.swf"])
+        assert (args.load, args.swf_path) == (["1"], "trace.swf")

@@ -581,7 +581,66 @@ def test_simulate_interrupted_says_so_in_one_line(
 
     monkeypatch.setattr(cli_simulate, "simulate", interrupted)
     code, _, err = run(capsys, "simulate", "--jobs", "20")
-    assert code == 130 and err == "backfill: interrupted (SIGINT): 0 of 3 schedules finished; nothing written\n"
+    assert code == 130
+    assert err == "backfill: interrupted (SIGINT): 0 of 3 schedules finished; nothing written\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_simulate_keeps_and_writes_what_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    real, calls = cli_simulate.simulate, []
+
+    def signalled_in_the_second_run(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signum)  # as Ctrl-C or kill would, through the command's handlers
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli_simulate, "simulate", signalled_in_the_second_run)
+    out_dir, figures = tmp_path / "out", tmp_path / "figs"
+    code, out, err = run(
+        capsys, "simulate", "--jobs", "60", "--scheduler", "fcfs", "easy", "conservative",
+        "--csv", str(out_dir / "m.csv"), "--json", str(out_dir / "m.json"),
+        "--jobs-csv", str(out_dir / "jobs.csv"), "--figures", str(figures),
+    )  # fmt: skip
+    name = signal.Signals(signum).name
+    assert code == 128 + signum
+    assert err == (
+        f"backfill: interrupted ({name}): 1 of 3 schedules finished (FCFS(fcfs)), printed and written; "
+        "not finished: EASY(fcfs), Conservative\n"
+    )
+    assert "FCFS(fcfs)" in out and "EASY(fcfs)" not in out and "1 schedule(s) valid" in out
+    rows = SweepResult.from_csv(out_dir / "m.csv").rows
+    assert [r["scheduler"] for r in rows] == ["FCFS"]
+    assert [r["scheduler"] for r in json.loads((out_dir / "m.json").read_text())["rows"]] == ["FCFS"]
+    assert sorted(p.name for p in out_dir.iterdir()) == ["jobs-fcfs.csv", "m.csv", "m.json"]
+    assert sorted(p.name for p in figures.iterdir()) == ["gantt-fcfs.png", "utilization_queue.png"]
+
+
+def test_a_simulate_interrupted_before_any_schedule_leaves_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
+    figures, csv_path = tmp_path / "figs", tmp_path / "new" / "m.csv"
+    argv = [
+        "simulate",
+        "--jobs",
+        "20",
+        "--scheduler",
+        "easy",
+        "--figures",
+        str(figures),
+        "--csv",
+        str(csv_path),
+    ]
+    code, out, err = run(capsys, *argv)
+    assert code == 130 and "wrote" not in out
+    assert err == "backfill: interrupted (SIGINT): 0 of 1 schedules finished; nothing written\n"
+    assert sorted(tmp_path.iterdir()) == []
 
 
 def _alive(pid: int) -> bool:

@@ -30,10 +30,11 @@ def check_outputs(
     ``outputs`` are (option, path) pairs, every file the run will write (each schedule's file of
     ``--jobs-csv``, say), None for an option not given; ``given`` are the paths as the options gave
     them, checked first, so that a folder that cannot be made is named as given. Missing folders
-    are made when the outputs are written (:func:`write_outputs`). A path names an input (or another output) when both are one file: the same
-    device and inode where the file exists (a symbolic or hard link is seen through), the same
-    resolved path otherwise. Special files (``/dev/null``, ``/dev/stdout``, a FIFO) are written in
-    place, one output after the other, so several outputs may name one; none may be an input.
+    are made when the outputs are written (:func:`write_outputs`). A path names an input (or
+    another output) when both are one file: the same device and inode where the file exists (a
+    symbolic or hard link is seen through), the same resolved path otherwise. Special files
+    (``/dev/null``, ``/dev/stdout``, a FIFO) are written in place, one output after the other, so
+    several outputs may name one; none may be an input.
 
     Raises:
         CommandLineError: A file's folder cannot be made or written in, the file is a directory, an

@@ -85,10 +85,6 @@ class CommandLineError(BackfillError):
     """An error of the command line's own (bad combination of options, unreadable file)."""
 
 
-#: The parts of a usage line that wrap as wholes: a bracketed option, a group, a word.
-_USAGE_PARTS = re.compile(r"\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+")
-
-
 class _UsageFirst(argparse.HelpFormatter):
     """The help formatter of both commands: the usage gives the positional arguments first.
 
@@ -98,22 +94,32 @@ class _UsageFirst(argparse.HelpFormatter):
 
     def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
         if usage is not None:
-            return super()._format_usage(usage, actions, groups, prefix)
-        prefix = "usage: " if prefix is None else prefix
-        prog = self._prog
+            return str(super()._format_usage(usage, actions, groups, prefix))
+        start = "usage: " if prefix is None else str(prefix)
+        prog = str(self._prog)
         ordered = [a for a in actions if not a.option_strings] + [a for a in actions if a.option_strings]
-        parts = _USAGE_PARTS.findall(self._format_actions_usage(ordered, groups))
+        parts: list[str] = []
+        shown: set[int] = set()
+        for action in ordered:
+            # An option with its values is one part, never wrapped inside; a group of options too.
+            group = next((g for g in groups if action in g._group_actions), None)
+            if group is None:
+                parts.append(self._format_actions_usage([action], []))
+            elif id(group) not in shown:
+                shown.add(id(group))
+                parts.append(self._format_actions_usage(group._group_actions, [group]))
         width = max(self._width - self._current_indent, 40)
-        indent = " " * (len(prefix) + len(prog) + 1)
-        lines, line = [], prog
+        indent = " " * (len(start) + len(prog) + 1)
+        lines: list[str] = []
+        line: str = prog
         for part in parts:
-            if len(prefix) + len(line) + 1 + len(part) > width and line.strip():
+            if len(start) + len(line) + 1 + len(part) > width and line.strip():
                 lines.append(line)
                 line = indent + part
             else:
                 line += " " + part
         lines.append(line)
-        return prefix + "\n".join(lines) + "\n\n"
+        return start + "\n".join(lines) + "\n\n"
 
 
 class Parser(argparse.ArgumentParser):
@@ -138,6 +144,7 @@ class Parser(argparse.ArgumentParser):
         self.hints = dict(hints or {})
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Parse as argparse does, a value starting with ``-`` after an option taking one being its value."""
         words = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(self._values_joined(words), namespace)
 
@@ -155,7 +162,8 @@ class Parser(argparse.ArgumentParser):
             if action is None or action.nargs == 0 or i == len(words):
                 continue
             value = words[i]
-            if value.startswith("-") and not value.startswith("--") and value not in self._option_string_actions:
+            taken = value in self._option_string_actions
+            if value.startswith("-") and not value.startswith("--") and not taken:
                 out[-1] = f"{word}={value}"
                 i += 1
         return out
@@ -622,7 +630,9 @@ def _creatable(directory: Path) -> str | None:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         return f"{ancestor} is not a directory"
-    return None if os.access(ancestor, os.W_OK | os.X_OK) else f"cannot create folders in {ancestor}: permission denied"
+    if os.access(ancestor, os.W_OK | os.X_OK):
+        return None
+    return f"cannot create folders in {ancestor}: permission denied"
 
 
 def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:

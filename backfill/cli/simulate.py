@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = Parser(
         prog="backfill",
+        formatter_class=argparse.HelpFormatter,  # its options come before the command
         description="Parallel-job scheduling for HPC batch systems: simulate, compare schedulers.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {library_version()}")
@@ -386,7 +387,8 @@ def _simulate(args: argparse.Namespace) -> int:
         f"times in seconds; bounded slowdown with a {args.bound:g} s bound; "
         f"{len(schedules)} schedule(s) valid, simulated in {elapsed:.2f} s"
     )
-    _write_outputs(args, list(schedules.values()), rows, finished)
+    # Named as planned (and checked) for every run, also when an interrupt left one finished.
+    _write_outputs(args, list(schedules.values()), rows, finished, several=len(names) > 1)
     if stopped is not None:
         raise stopped
     return 0
@@ -415,10 +417,14 @@ def _run_label(spec: SchedulerSpec, priority: str) -> str:
 
 
 def _write_outputs(
-    args: argparse.Namespace, schedules: list[Schedule], rows: list[dict[str, Any]], names: list[str]
+    args: argparse.Namespace,
+    schedules: list[Schedule],
+    rows: list[dict[str, Any]],
+    names: list[str],
+    *,
+    several: bool,
 ) -> None:
     """Write every output asked for, each whole or not at all; the error names those that failed."""
-    several = len(schedules) > 1
     outputs: list[tuple[Path, Callable[[Path], object]]] = []
     if args.csv is not None:
         outputs.append((args.csv, SweepResult(rows).to_csv))

@@ -165,12 +165,12 @@ def run_provenance(argv: Sequence[str], started: datetime.datetime | None = None
         started: When it started (now if None); written in UTC, ISO 8601, to the second.
 
     Examples:
-        >>> when = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+        >>> when = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
         >>> run_provenance(["backfill", "simulate", "--jobs", "10"], when)
         {'argv': '["backfill", "simulate", "--jobs", "10"]', 'utc': '2026-01-02T03:04:05Z'}
     """
-    moment = started if started is not None else datetime.datetime.now(datetime.timezone.utc)
-    utc = moment.astimezone(datetime.timezone.utc).replace(microsecond=0, tzinfo=None)
+    moment = started if started is not None else datetime.datetime.now(datetime.UTC)
+    utc = moment.astimezone(datetime.UTC).replace(microsecond=0, tzinfo=None)
     return {"argv": json.dumps(list(argv)), "utc": utc.isoformat() + "Z"}
 
 
@@ -283,7 +283,7 @@ def write_jobs_csv(
 
 
 def stamp_jobs_csv(text: str, stamp: Mapping[str, str]) -> str:
-    """Return a per-job CSV text (:func:`jobs_csv_text`) with the columns of ``stamp`` set in every row.
+    r"""Return a per-job CSV text (:func:`jobs_csv_text`) with the columns of ``stamp`` set in every row.
 
     A sweep's cells make their per-job CSV before the command that ran them is known; the command
     line stamps its ``argv`` and ``utc`` (:func:`run_provenance`) on them when it writes them.
@@ -314,7 +314,8 @@ def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, An
 
     The object holds ``version`` (this library's), the ``meta`` items and ``rows``: every row with
     its columns (description, metrics, accounting and provenance), ``params`` and ``reading`` as
-    objects and ``argv`` as a list (where given), NaN as null and infinities as the strings ``"inf"``/``"-inf"``.
+    objects and ``argv`` as a list (where given), NaN as null and infinities as the strings
+    ``"inf"``/``"-inf"``.
 
     Examples:
         >>> out = metrics_json([{"scheduler": "EASY", "params": '{"depth": 4}', "mean_wait": float("nan")}],
