@@ -51,9 +51,11 @@ __all__ = [
 #: model's seed (empty for a log), the reading policy (:func:`reading_policy`: the SWF reader's
 #: cleaning settings and ``lenient``, as JSON; empty for the model), ``kernel`` (``compiled`` when the
 #: compiled kernel was in use, else ``python``), ``path`` (the schedule's
-#: :attr:`~backfill.schedule.Schedule.path`, ``compiled`` or ``python``; empty for a cell read from
-#: a sweep's cache), and the command line that made the file (``argv``, a JSON list) and when it
-#: started (``utc``, ISO 8601), both empty outside the command line (:func:`run_provenance`).
+#: :attr:`~backfill.schedule.Schedule.path`, ``compiled`` or ``python``, where the schedule is at
+#: hand, as in ``backfill simulate``; empty in a sweep's rows, which are the same whether a cell was
+#: simulated or read from the cache), and the command line that made the file (``argv``, a JSON
+#: list) and when it started (``utc``, ISO 8601), both empty outside the command line
+#: (:func:`run_provenance`).
 PROVENANCE_COLUMNS: tuple[str, ...] = (
     "version",
     "source",

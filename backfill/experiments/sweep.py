@@ -199,22 +199,19 @@ class Cell:
     def run(self) -> dict[str, Any]:
         """Simulate the cell in this process, validate the schedule, and return its result row."""
         identity = self.workload.identity()
-        measured = _measure(self, identity)
-        path = measured.pop(_PATH)
-        return self.description() | measured | _provenance(self.workload, identity, path)
+        return self.description() | _measure(self, identity) | _provenance(self.workload, identity)
 
 
 #: The key of a measured cell under which a sweep run with ``jobs=True`` returns its per-job CSV.
 _JOBS = "jobs_csv"
-#: The key under which a measured cell returns its schedule's path (not cached: a provenance column).
-_PATH = "_path"
 
 
-def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any], path: str = "") -> dict[str, Any]:
+def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any]) -> dict[str, Any]:
+    # No schedule path: a cell read from the cache has none, and it must equal the cell computed.
     if isinstance(workload, TraceWorkload):
         reading = reading_policy(workload.cleaning)  # a sweep reads its logs strictly
-        return provenance(workload.path.name, sha256=identity["sha256"], reading=reading, path=path)
-    return provenance(MODEL_SOURCE, seed=identity["seed"], path=path)
+        return provenance(workload.path.name, sha256=identity["sha256"], reading=reading)
+    return provenance(MODEL_SOURCE, seed=identity["seed"])
 
 
 def summary_row(
@@ -254,9 +251,8 @@ def _measure(cell: Cell, identity: Mapping[str, Any], jobs: bool = False) -> dic
     validate_schedule(schedule)
     metrics = summary_row(schedule, bound=cell.bound, seconds=seconds)
     if jobs:
-        description = cell.description() | _provenance(cell.workload, identity, schedule.path)
+        description = cell.description() | _provenance(cell.workload, identity)
         metrics[_JOBS] = jobs_csv_text(schedule, description, bound=cell.bound)
-    metrics[_PATH] = schedule.path
     return metrics
 
 
@@ -423,7 +419,7 @@ def run_sweep(
         # Saved first, counted after: an interrupt between the two must not count a cell the cache lacks.
         if store is not None:
             try:
-                store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k not in (_JOBS, _PATH)})
+                store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k != _JOBS})
                 if jobs:
                     store.save_jobs(keys[i], m[_JOBS])
             except OSError as e:
@@ -450,8 +446,7 @@ def run_sweep(
     for cell, m in zip(cells, metrics, strict=True):
         assert m is not None
         texts.append(m.pop(_JOBS, ""))
-        path = m.pop(_PATH, "")  # unknown for a cell read from the cache
-        rows.append(cell.description() | m | _provenance(cell.workload, identities[cell.workload], path))
+        rows.append(cell.description() | m | _provenance(cell.workload, identities[cell.workload]))
     problem = ""
     if failures:
         e = failures[0]
