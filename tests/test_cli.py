@@ -372,6 +372,9 @@ BAD_ARGUMENTS = [
     (["simulate", "--window", "-4h"], SIM, "--window: window: -4h is negative"),
     (["simulate", "--window", "4x"], SIM, "--window: window: expected a number"),
     (["simulate", "--bf-window", "-5"], SIM, "--bf-window: bf_window: -5 is negative"),
+    (["simulate", "--win", "-4h"], SIM, "--window: window: -4h is negative"),  # abbreviated
+    (["simulate", "--goal", "-g"], SIM, "--goal: goal must be one of G1, G2, got '-g'"),  # not a number
+    (["simulate", "--window", "--csv", "x"], SIM, "--window: expected one argument"),
     (["simulate", "--job-class", "x"], SIM, "invalid choice: 'x'"),
     (["simulate", "--progress=yes"], SIM, "--progress"),
     (["compare", "model:n=20"], CMP, "required: --scheduler"),

@@ -159,6 +159,10 @@ class Parser(argparse.ArgumentParser):
             if word == "--":
                 return out + words[i:]
             action = self._option_string_actions.get(word)
+            if action is None and word.startswith("--") and self.allow_abbrev:
+                # An unambiguous abbreviation (--win for --window), as argparse reads it.
+                prefixed = {a for o, a in self._option_string_actions.items() if o.startswith(word)}
+                action = prefixed.pop() if len(prefixed) == 1 else None
             if action is None or action.nargs == 0 or i == len(words):
                 continue
             value = words[i]
@@ -183,9 +187,12 @@ def _said_of(text: str, reason: str) -> str:
     Examples:
         >>> _said_of("-4h", "window: expected a positive number, got -4")
         'window: -4h is negative; expected a positive number'
+        >>> _said_of("-x", "goal must be one of G1, G2, got '-x'")
+        "goal must be one of G1, G2, got '-x'"
     """
-    if not text.startswith("-") or len(text) < 2:
-        return reason
+    rest = text[1:].lower()
+    if not text.startswith("-") or not (rest[:1].isdigit() or rest[:1] == "." or rest.startswith("inf")):
+        return reason  # not a negative number, whatever else it is
     name, colon, said = reason.rpartition(": ")
     expected = said.split(", got ")[0]
     return f"{name}{colon}{text} is negative; {expected}"
