@@ -543,10 +543,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``backfill`` command line and return its exit status.
 
     Errors of the library (:class:`~backfill.errors.BackfillError`) and unreadable files are
-    reported on one line of standard error with exit status 2; bad options exit with status 2
-    through :mod:`argparse`. Ctrl-C or SIGTERM stops a command with one line on standard error
-    (for ``compare``: how many cells finished, and whether ``--cache`` keeps them) and exit status
-    128 + the signal's number (130, 143), without a traceback.
+    reported on one line of standard error with exit status 2; bad arguments too, through the
+    parser (:class:`~backfill.cli.options.Parser`), which raises :class:`SystemExit` with status 2.
+    Ctrl-C or SIGTERM stops a command with one line on standard error (for ``simulate``: which
+    schedules finished, those being printed and written; for ``compare``: how many cells
+    finished, and whether ``--cache`` keeps them) and exit status 128 + the signal's number (130,
+    143), without a traceback. Every file written records ``argv`` (``backfill`` and the
+    arguments) and the UTC start time in its provenance.
 
     Args:
         argv: The arguments, without the program name; default ``sys.argv[1:]``.
