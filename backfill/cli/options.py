@@ -544,7 +544,7 @@ def _creatable(directory: Path) -> str | None:
         return f"{ancestor} is not a directory"
     if os.access(ancestor, os.W_OK | os.X_OK):
         return None
-    return f"cannot create folders in {ancestor}: permission denied"
+    return f"no permission to make folders in {ancestor}"
 
 
 def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:
