@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import errno
 import hashlib
+import json
 import os
 import resource
 import subprocess
@@ -12,12 +14,18 @@ import sys
 import threading
 from pathlib import Path
 
+import attrs
 import pytest
 
+from backfill import kernel
 from backfill._files import is_special, open_atomically, same_file, write_atomically
 from backfill.cli import main
+from backfill.experiments.results import SweepResult
+from backfill.schedulers import FCFS, RelShare
+from backfill.simulator import simulate
+from backfill.workloads.cleaning import CleaningPolicy
 from backfill.workloads.lublin import lublin_feitelson
-from backfill.workloads.swf import write_swf
+from backfill.workloads.swf import read_swf, write_swf
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -338,3 +346,110 @@ def test_open_atomically_takes_text_or_bytes_only(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="mode must be"):
         appending.__enter__()
     assert list(tmp_path.iterdir()) == []
+
+
+# -- missing folders: every output alike -------------------------------------------------------------
+
+
+def test_every_output_makes_its_missing_folders(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib", reason="--figures needs the plot extra")
+    sim, cmp = tmp_path / "sim", tmp_path / "cmp"
+    code, _, err = run(
+        capsys, "simulate", str(trace), "--scheduler", "fcfs", "easy",
+        "--csv", str(sim / "a" / "m.csv"), "--json", str(sim / "b" / "m.json"),
+        "--jobs-csv", str(sim / "c" / "d" / "jobs.csv"), "--output-swf", str(sim / "e" / "s.swf"),
+        "--figures", str(sim / "f" / "g"),
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    made = sorted(p.relative_to(sim).as_posix() for p in sim.rglob("*") if p.is_file())
+    assert made == [
+        "a/m.csv", "b/m.json", "c/d/jobs-easy.csv", "c/d/jobs-fcfs.csv", "e/s-easy.swf", "e/s-fcfs.swf",
+        "f/g/gantt-easy.png", "f/g/gantt-fcfs.png", "f/g/utilization_queue.png",
+    ]  # fmt: skip
+    code, _, err = run(
+        capsys, "compare", str(trace), "--scheduler", "fcfs", "easy", "--workers", "1",
+        "--csv", str(cmp / "a" / "m.csv"), "--json", str(cmp / "b" / "m.json"),
+        "--jobs-csv", str(cmp / "c" / "jobs.csv"), "--figures", str(cmp / "f" / "g"),
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    made = sorted(p.relative_to(cmp).as_posix() for p in cmp.rglob("*") if p.is_file())
+    assert made == [
+        "a/m.csv", "b/m.json", "c/jobs-easy.csv", "c/jobs-fcfs.csv",
+        "f/g/improvement_mean_bsld.png", "f/g/improvement_mean_wait.png",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("option", ["--csv", "--json", "--jobs-csv", "--output-swf", "--figures"])
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_every_output_under_a_file_is_refused_alike(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, option: str
+) -> None:
+    if command == "compare" and option == "--output-swf":
+        pytest.skip("compare writes no schedules as SWF")
+    pytest.importorskip("matplotlib", reason="--figures needs the plot extra")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    target = blocker / "sub" / ("figs" if option == "--figures" else "out.txt")
+    code, out, err = run(capsys, command, str(trace), "--scheduler", "fcfs", "easy", option, str(target))
+    assert (code, out) == (2, "")
+    said = f"cannot write in {target}" if option == "--figures" else f"cannot write {target}"
+    assert err == f"backfill: error: {said}: {blocker} is not a directory\n"
+
+
+# -- provenance ---------------------------------------------------------------------------------------
+
+
+def _recent(utc: str) -> bool:
+    """Whether ``utc`` is an ISO 8601 time in UTC (``Z``) of the last ten minutes."""
+    when = datetime.datetime.fromisoformat(utc.removesuffix("Z")).replace(tzinfo=datetime.UTC)
+    return utc.endswith("Z") and abs((datetime.datetime.now(datetime.UTC) - when).total_seconds()) < 600
+
+
+def test_simulate_provenance_has_the_command_time_path_and_reading_policy(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["simulate", str(trace), "--lenient", "--scheduler", "fcfs", "relshare",
+            "--csv", str(tmp_path / "m.csv"), "--json", str(tmp_path / "m.json")]  # fmt: skip
+    code, _, err = run(capsys, *argv)
+    assert (code, err) == (0, "")
+    with (tmp_path / "m.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    data = json.loads((tmp_path / "m.json").read_text())["rows"]
+    workload = read_swf(trace)[0]
+    paths = {"FCFS": simulate(workload, FCFS()).path, "RelShare": simulate(workload, RelShare()).path}
+    assert paths == {"FCFS": "compiled" if kernel.compiled() else "python", "RelShare": "python"}
+    reading = attrs.asdict(CleaningPolicy()) | {"lenient": True}
+    for row, item in zip(rows, data, strict=True):
+        assert json.loads(row["argv"]) == item["argv"] == ["backfill", *argv]
+        assert row["utc"] == item["utc"] and _recent(row["utc"])
+        assert json.loads(row["reading"]) == item["reading"] == reading
+        assert row["kernel"] == item["kernel"] == ("compiled" if kernel.compiled() else "python")
+        assert row["path"] == item["path"] == paths[row["scheduler_name"]]
+
+
+def test_compare_provenance_has_them_too_the_same_for_a_cached_cell(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["compare", str(trace), "model:n=30,machine_size=8", "--scheduler", "fcfs", "relshare",
+            "--workers", "1", "--cache", str(tmp_path / "cache"), "--csv", str(tmp_path / "m.csv"),
+            "--jobs-csv", str(tmp_path / "jobs.csv")]  # fmt: skip
+    for time_around in ("simulated", "cached"):
+        code, _, err = run(capsys, *argv)
+        assert (code, err) == (0, ""), time_around
+        rows = SweepResult.from_csv(tmp_path / "m.csv").rows
+        for row in rows:
+            assert json.loads(row["argv"]) == ["backfill", *argv] and _recent(row["utc"])
+            log = row["source"] == trace.name
+            reading = attrs.asdict(CleaningPolicy()) | {"lenient": False}
+            assert (json.loads(row["reading"]) if log else row["reading"]) == (reading if log else "")
+            # A sweep's row is the same from the cache: no schedule path, the kernel in use.
+            assert row["path"] == "" and row["kernel"] == ("compiled" if kernel.compiled() else "python")
+        jobs = sorted(tmp_path.glob("jobs-*.csv"))
+        assert len(jobs) == 4
+        for path in jobs:
+            with path.open() as f:
+                job_rows = list(csv.DictReader(f))
+            assert {r["argv"] for r in job_rows} == {rows[0]["argv"]}
+            assert {r["utc"] for r in job_rows} == {rows[0]["utc"]}

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import backfill.cli.simulate as cli_simulate
+from backfill import kernel
 from backfill.cli import build_parser, main
 from backfill.cli.options import ORDER_HINT
 from backfill.experiments.cache import file_digest, library_version
@@ -71,6 +72,10 @@ def test_both_commands_define_the_shared_options_alike() -> None:
     shared += ["--bf-job-part-count-reserve"]
     for option in shared:
         assert option in sim and option in cmp, option
+        if option in ("--load", "--estimates"):  # simulate takes one value, compare sweeps several
+            assert (sim[option][1], cmp[option][1]) == (None, "+"), option
+            assert sim[option][2:] == cmp[option][2:], option
+            continue
         assert sim[option] == cmp[option], option
 
 
@@ -86,6 +91,10 @@ def test_a_workload_after_an_option_gets_the_same_message(
     if "--scheduler" not in option:
         argv += ["--scheduler", "easy"]
     code, out, err = run(capsys, *argv)
+    if command == "simulate" and option.startswith(("--load", "--estimates")):
+        # Options of one value take one word: the log after it is simulate's log.
+        assert code == 0 and "small.swf" in out and err == ""
+        return
     assert code == 2 and out == ""
     assert err.count("\n") == 1, err
     name = option.split()[0]
@@ -173,10 +182,22 @@ def test_a_parameter_option_applies_in_compare_as_in_simulate(capsys: pytest.Cap
     assert "EASY(depth=3)" in out and "| PC " in out  # PC takes no depth
 
 
-def test_simulate_runs_one_load_and_says_where_to_sweep(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "simulate", "--jobs", "50", "--load", "1", "1.5")
+def test_simulate_runs_one_load_and_says_where_to_sweep(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "simulate", "--jobs", "50", "--load", "1", "--load", "1.5")
     assert (code, out) == (2, "")
     assert "--load 1.0 1.5: simulate runs one; backfill compare sweeps several" in err
+    # A second value after the option is read as the log, and the error says why it may not be one.
+    code, out, err = run(capsys, "simulate", "--jobs", "50", "--load", "1", "1.5")
+    assert (code, out) == (2, "")
+    assert err == (
+        "backfill: error: cannot read 1.5: No such file or directory "
+        "(simulate takes one --load factor; backfill compare sweeps several)\n"
+    )
+    code, out, err = run(capsys, "simulate", "--jobs", "50", "--estimates", "user", "exact")
+    assert "(simulate takes one --estimates policy; backfill compare sweeps several)" in err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -299,11 +320,17 @@ def test_per_job_csv_has_every_job_and_its_result(tmp_path: Path, capsys: pytest
         assert lanes == int(r["requested_number_of_resources"]) or float(r["execution_time"]) == 0
         assert r["scheduler"] == "EASY" and r["success"] == "1" and r["version"] == library_version()
         assert float(r["bounded_slowdown"]) >= 1.0
-    assert {k: rows[0][k] for k in PROVENANCE_COLUMNS[1:]} == {
+    assert {k: rows[0][k] for k in PROVENANCE_COLUMNS[1:7]} == {
         "source": "lublin_feitelson",
         "sha256": "",
         "seed": "0",
+        "reading": "",  # no log read
+        "kernel": "compiled" if kernel.compiled() else "python",
+        "path": expected.path,
     }
+    assert json.loads(rows[0]["argv"]) == ["backfill", "simulate", "--jobs", "300", "--scheduler", "easy",
+                                           "--jobs-csv", str(target)]  # fmt: skip
+    assert {r["argv"] for r in rows} == {rows[0]["argv"]} and {r["utc"] for r in rows} == {rows[0]["utc"]}
 
 
 def test_evalys_reads_the_per_job_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -364,9 +391,13 @@ def test_compare_writes_one_per_job_csv_per_cell(tmp_path: Path, capsys: pytest.
     )
     for path in tmp_path.glob("jobs-*.csv"):
         path.unlink()
-    code, out, _ = run(capsys, *argv)  # from the cache: the same files
+    code, out, _ = run(capsys, *argv)  # from the cache: the same files, but for the start time
     assert "0 simulated, 4 from the cache" in out
-    assert (tmp_path / "jobs-easy-load1.5.csv").read_text() == first
+
+    def but_the_time(text: str) -> list[dict[str, str]]:
+        return [{k: v for k, v in row.items() if k != "utc"} for row in csv.DictReader(io.StringIO(text))]
+
+    assert but_the_time((tmp_path / "jobs-easy-load1.5.csv").read_text()) == but_the_time(first)
 
 
 def test_the_swf_header_names_the_scheduler_not_the_input_systems(
@@ -405,10 +436,12 @@ def test_output_paths_are_checked_before_simulating(
         raise AssertionError("simulated before checking the output path")
 
     monkeypatch.setattr(cli_simulate, "simulate", never)
-    target = tmp_path / "missing" / "out.txt"
+    (tmp_path / "file").write_text("")
+    target = tmp_path / "file" / "missing" / "out.txt"
     code, out, err = run(capsys, "simulate", "--jobs", "20", option, str(target))
     assert (code, out) == (2, "")
-    assert f"cannot write {target}: no directory" in err
+    assert err == f"backfill: error: cannot write {target}: {tmp_path / 'file'} is not a directory\n"
+    assert not (tmp_path / "missing").exists()
 
 
 def test_an_output_that_is_a_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -552,7 +585,66 @@ def test_simulate_interrupted_says_so_in_one_line(
 
     monkeypatch.setattr(cli_simulate, "simulate", interrupted)
     code, _, err = run(capsys, "simulate", "--jobs", "20")
-    assert code == 130 and err == "backfill: interrupted (SIGINT)\n"
+    assert code == 130
+    assert err == "backfill: interrupted (SIGINT): 0 of 3 schedules finished; nothing written\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_simulate_keeps_and_writes_what_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    real, calls = cli_simulate.simulate, []
+
+    def signalled_in_the_second_run(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signum)  # as Ctrl-C or kill would, through the command's handlers
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli_simulate, "simulate", signalled_in_the_second_run)
+    out_dir, figures = tmp_path / "out", tmp_path / "figs"
+    code, out, err = run(
+        capsys, "simulate", "--jobs", "60", "--scheduler", "fcfs", "easy", "conservative",
+        "--csv", str(out_dir / "m.csv"), "--json", str(out_dir / "m.json"),
+        "--jobs-csv", str(out_dir / "jobs.csv"), "--figures", str(figures),
+    )  # fmt: skip
+    name = signal.Signals(signum).name
+    assert code == 128 + signum
+    assert err == (
+        f"backfill: interrupted ({name}): 1 of 3 schedules finished (FCFS(fcfs)), printed and written; "
+        "not finished: EASY(fcfs), Conservative\n"
+    )
+    assert "FCFS(fcfs)" in out and "EASY(fcfs)" not in out and "1 schedule(s) valid" in out
+    rows = SweepResult.from_csv(out_dir / "m.csv").rows
+    assert [r["scheduler"] for r in rows] == ["FCFS"]
+    assert [r["scheduler"] for r in json.loads((out_dir / "m.json").read_text())["rows"]] == ["FCFS"]
+    assert sorted(p.name for p in out_dir.iterdir()) == ["jobs-fcfs.csv", "m.csv", "m.json"]
+    assert sorted(p.name for p in figures.iterdir()) == ["gantt-fcfs.png", "utilization_queue.png"]
+
+
+def test_a_simulate_interrupted_before_any_schedule_leaves_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
+    figures, csv_path = tmp_path / "figs", tmp_path / "new" / "m.csv"
+    argv = [
+        "simulate",
+        "--jobs",
+        "20",
+        "--scheduler",
+        "easy",
+        "--figures",
+        str(figures),
+        "--csv",
+        str(csv_path),
+    ]
+    code, out, err = run(capsys, *argv)
+    assert code == 130 and "wrote" not in out
+    assert err == "backfill: interrupted (SIGINT): 0 of 1 schedules finished; nothing written\n"
+    assert sorted(tmp_path.iterdir()) == []
 
 
 def _alive(pid: int) -> bool:

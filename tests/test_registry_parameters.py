@@ -213,7 +213,8 @@ def test_a_value_no_scheduler_can_read_is_a_usage_error_naming_each(
     last = capsys.readouterr().err.splitlines()[-1]
     assert last == (
         "backfill simulate: error: argument --lookahead: LookaheadSlack's lookahead: expected a whole "
-        "number, got 'soon'; FitAhead's lookahead: expected a number, got 'soon'"
+        "number, got 'soon'; FitAhead's lookahead: expected a number, got 'soon'; "
+        "see 'backfill simulate --help'"
     )
 
 

@@ -15,7 +15,9 @@ Usage::
     backfill --version
 
 The two commands share their options (:mod:`backfill.cli.options`): the same spellings, values and
-messages; ``docs/command-line.md`` describes them, the outputs and their provenance.
+messages; ``docs/command-line.md`` describes them, the outputs and their provenance. Every error,
+an argument's included, is one line on standard error with exit status 2; a value starting with
+``-`` is the value of the option before it (``--window -4h`` is refused as negative).
 
 ``simulate``: without ``SWF_PATH`` the workload is synthetic: the Lublin-Feitelson (2003) model
 with f-model runtime estimates (so that backfilling and compression have something to gain), 5,000

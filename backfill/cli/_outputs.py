@@ -29,14 +29,15 @@ def check_outputs(
 
     ``outputs`` are (option, path) pairs, every file the run will write (each schedule's file of
     ``--jobs-csv``, say), None for an option not given; ``given`` are the paths as the options gave
-    them, checked first, so that a missing directory is named as given. Output directories are
-    created first. A path names an input (or another output) when both are one file: the same
-    device and inode where the file exists (a symbolic or hard link is seen through), the same
-    resolved path otherwise. Special files (``/dev/null``, ``/dev/stdout``, a FIFO) are written in
-    place, one output after the other, so several outputs may name one; none may be an input.
+    them, checked first, so that a folder that cannot be made is named as given. Missing folders
+    are made when the outputs are written (:func:`write_outputs`). A path names an input (or
+    another output) when both are one file: the same device and inode where the file exists (a
+    symbolic or hard link is seen through), the same resolved path otherwise. Special files
+    (``/dev/null``, ``/dev/stdout``, a FIFO) are written in place, one output after the other, so
+    several outputs may name one; none may be an input.
 
     Raises:
-        CommandLineError: A file's directory is missing or not writable, the file is a directory, an
+        CommandLineError: A file's folder cannot be made or written in, the file is a directory, an
             input, or the file of another output; the message names the options and paths.
 
     Examples:
@@ -74,6 +75,8 @@ def check_outputs(
 def write_outputs(outputs: Iterable[tuple[Path, Callable[[Path], object]]]) -> None:
     """Write each output by its writer, print ``wrote PATH`` for each written, and name those that failed.
 
+    The folders an output needs are made just before it is written.
+
     Every output is tried, even after one fails (a full disk may spare a small file); each writer
     writes whole files or none (:func:`~backfill._files.open_atomically`), so a failed one leaves
     its path as it was.
@@ -85,6 +88,9 @@ def write_outputs(outputs: Iterable[tuple[Path, Callable[[Path], object]]]) -> N
     failed: list[tuple[Path, OSError]] = []
     for path, write in outputs:
         try:
+            if not is_special(path):
+                # Missing folders are made now, for every output alike (checked before the run).
+                path.parent.mkdir(parents=True, exist_ok=True)
             write(path)
         except OSError as e:
             failed.append((path, e))

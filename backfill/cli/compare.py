@@ -40,9 +40,9 @@ from backfill.cli.options import (
     slug,
     split_params,
 )
-from backfill.errors import BackfillError
+from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.columns import EXTRA_COLUMNS
-from backfill.experiments.outputs import write_metrics_json
+from backfill.experiments.outputs import stamp_jobs_csv, write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
 from backfill.experiments.replications import replication_summary
 from backfill.experiments.sweep import (
@@ -74,6 +74,8 @@ def add_compare_command(commands: Any) -> None:
     cmp = commands.add_parser(
         "compare",
         help="run a sweep: workloads x schedulers x priorities x loads; tables, CSV and figures",
+        # Options of many values take every word after them, workloads included.
+        hints={"the following arguments are required: TRACE_OR_MODEL": f"no workload: {ORDER_HINT}"},
         description=(
             "Simulate every workload under every scheduler, priority, load factor and estimate "
             "policy (a sweep grid, on a process pool, optionally cached), validate every "
@@ -84,7 +86,7 @@ def add_compare_command(commands: Any) -> None:
     )
     cmp.add_argument(
         "workloads",
-        nargs="*",
+        nargs="+",
         metavar="TRACE_OR_MODEL",
         help=(
             "SWF logs (.swf, .swf.gz), Batsim workloads (.json), and/or the synthetic workload "
@@ -430,20 +432,23 @@ def _write_outputs(
 ) -> None:
     """Write every output asked for, each whole or not at all; the error names those that failed."""
     outputs: list[tuple[Path, Callable[[Path], object]]] = []
+    stamp = getattr(args, "stamp", {})  # the command line's words and start time (main sets them)
+    rows = [row | stamp for row in result.rows]
     if args.csv is not None:
-        outputs.append((args.csv, result.to_csv))
+        outputs.append((args.csv, SweepResult(rows).to_csv))
     if args.json is not None:
         warmup, cooldown = trim.describe()
         meta: dict[str, Any] = {"command": "compare", "bound": args.bound, "baseline": baseline}
         meta |= {"warmup": warmup, "cooldown": cooldown}
         if summary:
             meta["replications"] = [plain_summary(r) for r in summary]
-        outputs.append((args.json, partial(write_metrics_json, result.rows, **meta)))
+        outputs.append((args.json, partial(write_metrics_json, rows, **meta)))
     if args.summary_csv is not None:
         outputs.append((args.summary_csv, partial(write_summary_csv, summary, trim)))
     if args.jobs_csv is not None:
         for name, text in zip(names, result.jobs, strict=True):
-            outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, text)))
+            stamped = stamp_jobs_csv(text, stamp) if stamp else text
+            outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, stamped)))
     if args.figures is not None:
         for m in metrics:
             write = partial(_improvement_figure, result.improvement(m, baseline))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from backfill._files import is_special
+from backfill.cli._parser import Parser
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
@@ -47,6 +48,7 @@ __all__ = [
     "NO_JOBS",
     "ORDER_HINT",
     "CommandLineError",
+    "Parser",
     "add_run_options",
     "add_scheduler_options",
     "argument_type",
@@ -84,6 +86,23 @@ class CommandLineError(BackfillError):
     """An error of the command line's own (bad combination of options, unreadable file)."""
 
 
+def _said_of(text: str, reason: str) -> str:
+    """The reason a reader gave for refusing ``text``; for a negative value, that it is negative.
+
+    Examples:
+        >>> _said_of("-4h", "window: expected a positive number, got -4")
+        'window: -4h is negative; expected a positive number'
+        >>> _said_of("-x", "goal must be one of G1, G2, got '-x'")
+        "goal must be one of G1, G2, got '-x'"
+    """
+    rest = text[1:].lower()
+    if not text.startswith("-") or not (rest[:1].isdigit() or rest[:1] == "." or rest.startswith("inf")):
+        return reason  # not a negative number, whatever else it is
+    name, colon, said = reason.rpartition(": ")
+    expected = said.split(", got ")[0]
+    return f"{name}{colon}{text} is negative; {expected}"
+
+
 def argument_type(read: Callable[[str], Any], name: str) -> Callable[[str], Any]:
     """Return ``read`` as an argparse type: its :class:`ParameterError` becomes a usage error.
 
@@ -96,7 +115,7 @@ def argument_type(read: Callable[[str], Any], name: str) -> Callable[[str], Any]
         try:
             return read(text)
         except ParameterError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
+            raise argparse.ArgumentTypeError(_said_of(text, str(e))) from None
 
     parse.__name__ = name  # argparse names the type in some messages
     parse.__doc__ = f"The argparse type of :func:`~{read.__module__}.{read.__name__}`."
@@ -146,8 +165,9 @@ def _text_checked(name: str, meanings: Sequence[Meaning]) -> Callable[[str], str
                 m.parameter.from_text(text)
             except ParameterError as e:
                 owners = " and ".join(entry.name for entry in m.entries)
-                reason = str(e).removeprefix(f"{name}: ")
-                reasons.append(f"{owners}'s {name}: {reason}" if len(meanings) > 1 else str(e))
+                said = _said_of(text, str(e))
+                reason = said.removeprefix(f"{name}: ")
+                reasons.append(f"{owners}'s {name}: {reason}" if len(meanings) > 1 else said)
             else:
                 return text
         raise argparse.ArgumentTypeError("; ".join(reasons))
@@ -305,7 +325,8 @@ def read_values(texts: Iterable[str] | None, read: Callable[[str], Any], option:
         except (BackfillError, ValueError) as e:
             if looks_like_workload(text):
                 raise CommandLineError(f"{option} {text!r} is a workload, not {what}: {ORDER_HINT}") from None
-            message = str(e) if str(e).startswith(option) else f"{option} {text!r}: {e}"
+            said = _said_of(text, str(e))
+            message = said if said.startswith(option) else f"{option} {text!r}: {said}"
             raise CommandLineError(message) from None
     return list(dict.fromkeys(values))
 
@@ -408,17 +429,17 @@ def add_run_options(
             "keep their own order; default fcfs"
         ),
     )
+    # simulate takes one value (given again, it says so); compare sweeps several.
+    many: dict[str, Any] = {"nargs": "+", "action": "extend"} if sweep else {"action": "append"}
     parser.add_argument(
         "--load",
-        nargs="+",
-        action="extend",
+        **many,
         metavar="FACTOR",
         help=f"raise the arrival rate by FACTOR (submit times divided by it){several}; default 1",
     )
     parser.add_argument(
         "--estimates",
-        nargs="+",
-        action="extend",
+        **many,
         metavar="POLICY",
         help=(
             "runtime estimates: user keeps the workload's (a log's users' estimates, the model's "
@@ -512,25 +533,40 @@ def estimate_policies(args: argparse.Namespace, logs: Iterable[str]) -> list[str
     return list(dict.fromkeys("user" if w == "f-model" else ESTIMATE_WORDS[w] for w in words))
 
 
-def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:
-    """Refuse, before any simulation, an output file that cannot be written; create output directories.
+def _creatable(directory: Path) -> str | None:
+    """Why ``directory`` cannot be made or written in, or None: its nearest existing ancestor decides."""
+    if directory.is_dir():
+        return None if os.access(directory, os.W_OK) else "permission denied"
+    ancestor = directory
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"{ancestor} is not a directory"
+    if os.access(ancestor, os.W_OK | os.X_OK):
+        return None
+    return f"no permission to make folders in {ancestor}"
 
-    A special file (``/dev/null``, ``/dev/stdout``, a FIFO) is written in place: it needs to be
-    writable itself, not its directory. Other files are replaced through a temporary file beside
-    them, so their directory must be writable.
+
+def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:
+    """Refuse, before any simulation, an output file or directory that cannot be written.
+
+    Every output treats a missing folder alike: it is created when the output is written (not
+    before, so that a run stopped early leaves none empty), and refused now if it could not be, its
+    nearest existing ancestor being a file or not writable. A special file (``/dev/null``,
+    ``/dev/stdout``, a FIFO) is written in place: it needs to be writable itself. Other files are
+    replaced through a temporary file beside them, so their folder must be writable.
 
     Raises:
-        CommandLineError: A file's directory is missing or not writable, or the file is a directory.
+        CommandLineError: A file's folder cannot be made or written in, or the file is a directory.
     """
     for directory in directories:
         if directory is None:
             continue
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise CommandLineError(f"cannot create {directory}: {e.strerror or e}") from None
-        if not os.access(directory, os.W_OK):
-            raise CommandLineError(f"cannot write in {directory}: permission denied")
+        if directory.exists() and not directory.is_dir():
+            raise CommandLineError(f"cannot write in {directory}: it is not a directory")
+        why = _creatable(directory)
+        if why is not None:
+            raise CommandLineError(f"cannot write in {directory}: {why}")
     for path in files:
         if path is None:
             continue
@@ -540,10 +576,11 @@ def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path 
             if not os.access(path, os.W_OK):
                 raise CommandLineError(f"cannot write {path}: permission denied")
             continue
-        if not path.parent.is_dir():
-            raise CommandLineError(f"cannot write {path}: no directory {path.parent}")
-        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise CommandLineError(f"cannot write {path}: permission denied")
+        why = _creatable(path.parent)
+        if why is None and path.exists() and not os.access(path, os.W_OK):
+            why = "permission denied"
+        if why is not None:
+            raise CommandLineError(f"cannot write {path}: {why}")
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:

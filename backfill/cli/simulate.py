@@ -24,8 +24,10 @@ from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, r
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
+    ESTIMATE_WORDS,
     NO_JOBS,
     CommandLineError,
+    Parser,
     add_run_options,
     duration,
     estimate_policies,
@@ -42,20 +44,28 @@ from backfill.cli.options import (
 from backfill.errors import BackfillError
 from backfill.experiments.cache import file_digest, library_version
 from backfill.experiments.columns import EXTRA_COLUMNS, column_label, extra_measures, needs_reservations
-from backfill.experiments.outputs import MODEL_SOURCE, provenance, write_jobs_csv, write_metrics_json
+from backfill.experiments.outputs import (
+    MODEL_SOURCE,
+    provenance,
+    reading_policy,
+    run_provenance,
+    write_jobs_csv,
+    write_metrics_json,
+)
 from backfill.experiments.plots import require_matplotlib, schedule_window
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import SweepResult
-from backfill.experiments.specs import ModelWorkload, TraceWorkload
+from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
 from backfill.experiments.timeline import utilization_bins, utilization_queue
 from backfill.measures.metrics import METRIC_NAMES, format_metric, metrics_table
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
+from backfill.schedulers.protocol import scheduler_name
 from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
 from backfill.simulator import simulate
-from backfill.workloads.batsim import is_batsim_path, read_batsim_workload, write_batsim_workload
+from backfill.workloads.batsim import BATSIM_POLICY, is_batsim_path, read_batsim_workload, write_batsim_workload
 from backfill.workloads.swf import ReadReport, read_swf
 from backfill.workloads.workload import Workload
 
@@ -88,8 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         >>> args.command, args.scheduler, args.jobs
         ('simulate', ['easy'], 10)
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="backfill",
+        formatter_class=argparse.HelpFormatter,  # its options come before the command
         description="Parallel-job scheduling for HPC batch systems: simulate, compare schedulers.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {library_version()}")
@@ -212,7 +223,8 @@ def _load_workload(args: argparse.Namespace) -> _Input:
             f"Lublin-Feitelson model: {n} {job_class} jobs, {size} processors, seed {seed}, "
             "f-model (f = 3) estimates"
         )
-        return _Input(model.load(), None, model.label, description, provenance(MODEL_SOURCE, seed=seed))
+        origin = provenance(MODEL_SOURCE, seed=seed)
+        return _Input(model.load(), None, model.label, description, origin)
     path = Path(args.swf_path)
     given = "a Batsim workload" if is_batsim_path(path) else "an SWF log"
     for option, value in (("--seed", args.seed), ("--job-class", args.job_class)):
@@ -227,7 +239,7 @@ def _load_workload(args: argparse.Namespace) -> _Input:
             workload, report = read_swf(path, machine_size=args.machine_size, lenient=args.lenient)
         digest = file_digest(path)
     except OSError as e:
-        raise CommandLineError(f"cannot read {path}: {e.strerror or e}") from None
+        raise CommandLineError(f"cannot read {path}: {e.strerror or e}{_one_value_hint(args)}") from None
     label = TraceWorkload(path).label
     description = f"{path.name}: {workload.machine_size} processors"
     if args.jobs is not None and args.jobs < len(workload):
@@ -241,7 +253,27 @@ def _load_workload(args: argparse.Namespace) -> _Input:
         label += f" (first {args.jobs} jobs)"
     if args.machine_size is not None:
         label += f" ({workload.machine_size} processors)"
-    return _Input(workload, report, label, description, provenance(path.name, sha256=digest))
+    # The reader's cleaning policy (read_swf's default, or the Batsim reader's), and --lenient.
+    policy = BATSIM_POLICY if is_batsim_path(path) else None
+    origin = provenance(path.name, sha256=digest, reading=reading_policy(policy, lenient=args.lenient))
+    return _Input(workload, report, label, description, origin)
+
+
+def _one_value_hint(args: argparse.Namespace) -> str:
+    """Why a log that cannot be read may be a second value of ``--load`` or ``--estimates``."""
+    text = str(args.swf_path)
+    for option, values, word in (("--load", args.load, "factor"), ("--estimates", args.estimates, "policy")):
+        if values and (text in ESTIMATE_WORDS if option == "--estimates" else _is_number(text)):
+            return f" (simulate takes one {option} {word}; backfill compare sweeps several)"
+    return ""
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _one(values: list[Any], option: str) -> Any:
@@ -329,8 +361,9 @@ def _simulate(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     bar = progress_bar(len(workload) * len(runs), "simulate", "job") if show_progress else None
+    finished: list[str] = []  # the output names of the runs done, in order
     try:
-        for spec, priority in runs:
+        for (spec, priority), name in zip(runs, names, strict=True):
             done = [0]
 
             def advance(n: int, done: list[int] = done) -> None:
@@ -349,9 +382,6 @@ def _simulate(args: argparse.Namespace) -> int:
             )
             seconds = time.perf_counter() - t0
             validate_schedule(schedule)
-            schedules[schedule.scheduler] = schedule
-            if plans:
-                planned.append(schedule)
             run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
@@ -360,11 +390,25 @@ def _simulate(args: argparse.Namespace) -> int:
                 row |= extra_measures(
                     schedule, extra, scheduler=spec.build(priority), bound=args.bound, progress=show_progress
                 )
-            rows.append(row | given.origin)
+            row |= given.origin | {"path": schedule.path} | getattr(args, "stamp", {})
+            # Kept together, once the run is whole: an interrupt before here leaves no trace of it.
+            schedules[schedule.scheduler] = schedule
+            rows.append(row)
+            finished.append(name)
+            if plans:
+                planned.append(schedule)
+    except KeyboardInterrupt:
+        stopped: _Stopped | None = _Stopped(
+            list(schedules), [_run_label(spec, p) for spec, p in runs[len(finished) :]]
+        )
+    else:
+        stopped = None
     finally:
         if bar is not None:
             bar.close()
     elapsed = time.perf_counter() - started
+    if stopped is not None and not schedules:
+        raise stopped
 
     print()
     print(_chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
@@ -389,15 +433,44 @@ def _simulate(args: argparse.Namespace) -> int:
         f"times in seconds; bounded slowdown with a {args.bound:g} s bound; "
         f"{len(schedules)} schedule(s) valid, simulated in {elapsed:.2f} s"
     )
-    _write_outputs(args, list(schedules.values()), rows, names)
+    # Named as planned (and checked) for every run, also when an interrupt left one finished.
+    _write_outputs(args, list(schedules.values()), rows, finished, several=len(names) > 1)
+    if stopped is not None:
+        raise stopped
     return 0
 
 
+class _Stopped(KeyboardInterrupt):
+    """``simulate`` interrupted: the schedulers that finished (printed and written) and the others."""
+
+    def __init__(self, finished: list[str], unfinished: list[str]) -> None:
+        super().__init__(finished, unfinished)
+        self.finished, self.unfinished = finished, unfinished
+
+    def __str__(self) -> str:
+        total = len(self.finished) + len(self.unfinished)
+        if not self.finished:
+            return f"0 of {total} schedules finished; nothing written"
+        return (
+            f"{len(self.finished)} of {total} schedules finished ({', '.join(self.finished)}), "
+            f"printed and written; not finished: {', '.join(self.unfinished)}"
+        )
+
+
+def _run_label(spec: SchedulerSpec, priority: str) -> str:
+    """The label of a run not made, as its schedule would have been labelled."""
+    return scheduler_name(spec.build(priority))
+
+
 def _write_outputs(
-    args: argparse.Namespace, schedules: list[Schedule], rows: list[dict[str, Any]], names: list[str]
+    args: argparse.Namespace,
+    schedules: list[Schedule],
+    rows: list[dict[str, Any]],
+    names: list[str],
+    *,
+    several: bool,
 ) -> None:
     """Write every output asked for, each whole or not at all; the error names those that failed."""
-    several = len(schedules) > 1
     outputs: list[tuple[Path, Callable[[Path], object]]] = []
     if args.csv is not None:
         outputs.append((args.csv, SweepResult(rows).to_csv))
@@ -558,10 +631,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``backfill`` command line and return its exit status.
 
     Errors of the library (:class:`~backfill.errors.BackfillError`) and unreadable files are
-    reported on one line of standard error with exit status 2; bad options exit with status 2
-    through :mod:`argparse`. Ctrl-C or SIGTERM stops a command with one line on standard error
-    (for ``compare``: how many cells finished, and whether ``--cache`` keeps them) and exit status
-    128 + the signal's number (130, 143), without a traceback.
+    reported on one line of standard error with exit status 2; bad arguments too, through the
+    parser (:class:`~backfill.cli.options.Parser`), which raises :class:`SystemExit` with status 2.
+    Ctrl-C or SIGTERM stops a command with one line on standard error (for ``simulate``: which
+    schedules finished, those being printed and written; for ``compare``: how many cells
+    finished, and whether ``--cache`` keeps them) and exit status 128 + the signal's number (130,
+    143), without a traceback. Every file written records ``argv`` (``backfill`` and the
+    arguments) and the UTC start time in its provenance.
 
     Args:
         argv: The arguments, without the program name; default ``sys.argv[1:]``.
@@ -570,7 +646,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 2 on error, 130 or 143 when interrupted, 141 (as SIGPIPE would) when the
         reader of standard output closed it early (``backfill simulate | head``), without a traceback.
     """
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(words)
+    # The provenance of every file the command writes: its words and when it started.
+    args.stamp = run_provenance(["backfill", *words])
     received: list[int] = []
     try:
         with _sigterm_interrupts(received):
@@ -592,7 +671,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         signum = received[0] if received else signal.SIGINT
         name = signal.Signals(signum).name
-        if isinstance(e, SweepInterrupted):
+        if isinstance(e, _Stopped):
+            print(f"backfill: interrupted ({name}): {e}", file=sys.stderr)
+        elif isinstance(e, SweepInterrupted):
             kept = (
                 f"--cache {e.cache} keeps them: the same command goes on from there"
                 if e.cache is not None

@@ -1,8 +1,9 @@
 """Machine-readable results with their provenance: metrics as JSON, every job's result as CSV.
 
 Each output says where it came from (:data:`PROVENANCE_COLUMNS`): the library's version, the
-workload's source (an SWF file's name, or the synthetic model), the SHA-256 of that file and the
-model's seed, beside the description of the run (workload label, scheduler with its parameters,
+workload's source (an SWF file's name, or the synthetic model), the SHA-256 of that file, the
+model's seed, how the log was read, whether the compiled kernel and path ran, and the command line
+and its start time, beside the description of the run (workload label, scheduler with its parameters,
 priority, load factor, estimate policy). The per-job CSV has the column layout of Batsim's
 ``jobs.csv``, which evalys (the field's schedule-visualisation library) reads with
 ``evalys.jobset.JobSet.from_csv``, followed by columns of its own (see :data:`JOB_COLUMNS`).
@@ -11,20 +12,24 @@ priority, load factor, estimate policy). The per-job CSV has the column layout o
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
+from backfill import kernel
 from backfill._files import write_atomically
 from backfill._version import library_version
 from backfill.experiments.gantt import processor_lanes
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
 from backfill.schedule import Schedule
+from backfill.workloads.cleaning import CleaningPolicy
 
 __all__ = [
     "JOB_COLUMNS",
@@ -34,14 +39,34 @@ __all__ = [
     "jobs_csv_text",
     "metrics_json",
     "provenance",
+    "reading_policy",
+    "run_provenance",
+    "stamp_jobs_csv",
     "write_jobs_csv",
     "write_metrics_json",
 ]
 
 #: Columns that say where a result came from: the library's version, the workload's source (an SWF
-#: file's name, or :data:`MODEL_SOURCE`), the SHA-256 of that file (empty for the model) and the
-#: model's seed (empty for a log).
-PROVENANCE_COLUMNS: tuple[str, ...] = ("version", "source", "sha256", "seed")
+#: file's name, or :data:`MODEL_SOURCE`), the SHA-256 of that file (empty for the model), the
+#: model's seed (empty for a log), the reading policy (:func:`reading_policy`: the SWF reader's
+#: cleaning settings and ``lenient``, as JSON; empty for the model), ``kernel`` (``compiled`` when the
+#: compiled kernel was in use, else ``python``), ``path`` (the schedule's
+#: :attr:`~backfill.schedule.Schedule.path`, ``compiled`` or ``python``, where the schedule is at
+#: hand, as in ``backfill simulate``; empty in a sweep's rows, which are the same whether a cell was
+#: simulated or read from the cache), and the command line that made the file (``argv``, a JSON
+#: list) and when it started (``utc``, ISO 8601), both empty outside the command line
+#: (:func:`run_provenance`).
+PROVENANCE_COLUMNS: tuple[str, ...] = (
+    "version",
+    "source",
+    "sha256",
+    "seed",
+    "reading",
+    "kernel",
+    "path",
+    "argv",
+    "utc",
+)
 
 #: The ``source`` of a synthetic workload.
 MODEL_SOURCE = "lublin_feitelson"
@@ -79,25 +104,76 @@ JOB_COLUMNS: tuple[str, ...] = (
 )
 
 
-def provenance(source: str, sha256: str = "", seed: int | None = None) -> dict[str, Any]:
-    """Return the provenance columns of a result: this library's version and the workload's origin.
+def provenance(
+    source: str,
+    sha256: str = "",
+    seed: int | None = None,
+    *,
+    reading: str = "",
+    path: str = "",
+    argv: Sequence[str] | None = None,
+    utc: str = "",
+) -> dict[str, Any]:
+    """Return the provenance columns of a result (:data:`PROVENANCE_COLUMNS`).
 
     Args:
         source: The SWF file's name, or :data:`MODEL_SOURCE` for the synthetic model.
         sha256: The hex SHA-256 of the SWF file's bytes; empty for the model.
         seed: The model's seed; None for a log.
+        reading: How the log was read (:func:`reading_policy`); empty for the model.
+        path: The schedule's :attr:`~backfill.schedule.Schedule.path`; empty where unknown.
+        argv: The command line that made the result; None outside the command line.
+        utc: When that command started, ISO 8601 in UTC; empty outside the command line.
 
     Examples:
-        >>> p = provenance("CTC-SP2.swf.gz", sha256="ab12")
-        >>> p["source"], p["sha256"], p["seed"], p["version"] == library_version()
-        ('CTC-SP2.swf.gz', 'ab12', '', True)
+        >>> p = provenance("CTC-SP2.swf.gz", sha256="ab12", path="compiled")
+        >>> p["source"], p["sha256"], p["seed"], p["path"], p["version"] == library_version()
+        ('CTC-SP2.swf.gz', 'ab12', '', 'compiled', True)
+        >>> p["kernel"] in ("compiled", "python"), p["argv"]
+        (True, '')
     """
     return {
         "version": library_version(),
         "source": source,
         "sha256": sha256,
         "seed": "" if seed is None else seed,
+        "reading": reading,
+        "kernel": "compiled" if kernel.compiled() else "python",
+        "path": path,
+        "argv": "" if argv is None else json.dumps(list(argv)),
+        "utc": utc,
     }
+
+
+def reading_policy(policy: CleaningPolicy | None = None, *, lenient: bool = False) -> str:
+    """Return how an SWF log was read, as the ``reading`` provenance column: JSON, keys sorted.
+
+    The :class:`~backfill.workloads.cleaning.CleaningPolicy`'s settings (the default policy if
+    None) and whether malformed lines were skipped (``lenient``).
+
+    Examples:
+        >>> json.loads(reading_policy(lenient=True))["lenient"], json.loads(reading_policy())["overrun"]
+        (True, 'raise_estimate')
+    """
+    settings = attrs.asdict(policy if policy is not None else CleaningPolicy())
+    return json.dumps(settings | {"lenient": lenient}, sort_keys=True)
+
+
+def run_provenance(argv: Sequence[str], started: datetime.datetime | None = None) -> dict[str, str]:
+    """Return the ``argv`` and ``utc`` provenance columns of a command: its words and when it started.
+
+    Args:
+        argv: The command line, program name first.
+        started: When it started (now if None); written in UTC, ISO 8601, to the second.
+
+    Examples:
+        >>> when = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
+        >>> run_provenance(["backfill", "simulate", "--jobs", "10"], when)
+        {'argv': '["backfill", "simulate", "--jobs", "10"]', 'utc': '2026-01-02T03:04:05Z'}
+    """
+    moment = started if started is not None else datetime.datetime.now(datetime.UTC)
+    utc = moment.astimezone(datetime.UTC).replace(microsecond=0, tzinfo=None)
+    return {"argv": json.dumps(list(argv)), "utc": utc.isoformat() + "Z"}
 
 
 def _number(value: float) -> str:
@@ -212,6 +288,24 @@ def write_jobs_csv(
     write_atomically(path, jobs_csv_text(schedule, description, bound=bound))
 
 
+def stamp_jobs_csv(text: str, stamp: Mapping[str, str]) -> str:
+    r"""Return a per-job CSV text (:func:`jobs_csv_text`) with the columns of ``stamp`` set in every row.
+
+    A sweep's cells make their per-job CSV before the command that ran them is known; the command
+    line stamps its ``argv`` and ``utc`` (:func:`run_provenance`) on them when it writes them.
+
+    Examples:
+        >>> stamp_jobs_csv("jobID,utc\n1,\n2,\n", {"utc": "2026-01-02T03:04:05Z"})
+        'jobID,utc\n1,2026-01-02T03:04:05Z\n2,2026-01-02T03:04:05Z\n'
+    """
+    reader = csv.DictReader(io.StringIO(text))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(reader.fieldnames or ()), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(row | dict(stamp) for row in reader)
+    return out.getvalue()
+
+
 def _plain(value: Any) -> Any:
     """A value as JSON: NaN as null, a params column (JSON text) as an object."""
     if isinstance(value, float) and math.isnan(value):
@@ -247,9 +341,9 @@ def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, An
     The object is a table in the layout pandas reads whole, ``pandas.read_json(path,
     orient="table")``, one dtype per column: ``schema`` (its ``fields``, each column's name and
     type) and ``data``, every row with its columns (description, metrics, accounting and
-    provenance), ``params`` as an object, NaN and a log's missing seed as null and infinities as
-    the strings ``"inf"``/``"-inf"``; beside them ``version`` (this library's) and the ``meta``
-    items, which pandas leaves alone.
+    provenance), ``params`` and ``reading`` as objects and ``argv`` as a list (where given), NaN
+    and a log's missing seed as null and infinities as the strings ``"inf"``/``"-inf"``; beside
+    them ``version`` (this library's) and the ``meta`` items, which pandas leaves alone.
 
     Examples:
         >>> out = metrics_json([{"scheduler": "EASY", "params": '{"depth": 4}', "mean_wait": float("nan")}],
@@ -263,8 +357,10 @@ def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, An
     columns: dict[str, None] = {}
     for row in rows:
         item = {k: _plain(v) for k, v in row.items()}
-        if isinstance(item.get("params"), str):
-            item["params"] = json.loads(item["params"])
+        for column in ("params", "argv", "reading"):
+            # JSON text in a CSV cell is an object or a list in the JSON file.
+            if isinstance(item.get(column), str) and item[column]:
+                item[column] = json.loads(item[column])
         if item.get("seed") == "":
             item["seed"] = None
         columns |= dict.fromkeys(item)

@@ -310,11 +310,12 @@ class TraceWorkload:
 
     def identity(self) -> dict[str, Any]:
         """Return what the workload's content depends on, as JSON-able data (hashes the file)."""
-        policy = self._policy()
+        policy = self.reading_policy()
         kind = "batsim" if is_batsim_path(self.path) else "swf"
         return {"kind": kind, "sha256": file_digest(self.path), "cleaning": attrs.asdict(policy)}
 
-    def _policy(self) -> CleaningPolicy:
+    def reading_policy(self) -> CleaningPolicy:
+        """Return the cleaning policy the log is read with: ``cleaning``, or its reader's default."""
         if self.cleaning is not None:
             return self.cleaning
         return BATSIM_POLICY if is_batsim_path(self.path) else CleaningPolicy()
@@ -324,7 +325,7 @@ class TraceWorkload:
         return self._load(self.identity())
 
     def _load(self, identity: Mapping[str, Any]) -> Workload:
-        return _read_trace(self.path, identity["sha256"], self._policy())
+        return _read_trace(self.path, identity["sha256"], self.reading_policy())
 
 
 @attrs.frozen

@@ -33,7 +33,7 @@ from backfill.experiments.columns import (
     measure_column,
     needs_reservations,
 )
-from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance
+from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance, reading_policy
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import (
     COLUMNS,
@@ -244,8 +244,10 @@ _JOBS = "jobs_csv"
 
 
 def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any]) -> dict[str, Any]:
+    # No schedule path: a cell read from the cache has none, and it must equal the cell computed.
     if isinstance(workload, TraceWorkload):
-        return provenance(workload.path.name, sha256=identity["sha256"])
+        reading = reading_policy(workload.reading_policy())  # a sweep reads its logs strictly
+        return provenance(workload.path.name, sha256=identity["sha256"], reading=reading)
     return provenance(MODEL_SOURCE, seed=identity["seed"])
 
 
