@@ -40,7 +40,7 @@ from backfill.cli.options import (
     slug,
     split_params,
 )
-from backfill.errors import BackfillError, ParameterError
+from backfill.errors import BackfillError
 from backfill.experiments.columns import EXTRA_COLUMNS
 from backfill.experiments.outputs import stamp_jobs_csv, write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib

@@ -65,7 +65,12 @@ from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
 from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
 from backfill.simulator import simulate
-from backfill.workloads.batsim import BATSIM_POLICY, is_batsim_path, read_batsim_workload, write_batsim_workload
+from backfill.workloads.batsim import (
+    BATSIM_POLICY,
+    is_batsim_path,
+    read_batsim_workload,
+    write_batsim_workload,
+)
 from backfill.workloads.swf import ReadReport, read_swf
 from backfill.workloads.workload import Workload
 
