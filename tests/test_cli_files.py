@@ -416,7 +416,7 @@ def test_simulate_provenance_has_the_command_time_path_and_reading_policy(
     assert (code, err) == (0, "")
     with (tmp_path / "m.csv").open() as f:
         rows = list(csv.DictReader(f))
-    data = json.loads((tmp_path / "m.json").read_text())["rows"]
+    data = json.loads((tmp_path / "m.json").read_text())["data"]
     workload = read_swf(trace)[0]
     paths = {"FCFS": simulate(workload, FCFS()).path, "RelShare": simulate(workload, RelShare()).path}
     assert paths == {"FCFS": "compiled" if kernel.compiled() else "python", "RelShare": "python"}

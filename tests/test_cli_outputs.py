@@ -617,7 +617,7 @@ def test_an_interrupted_simulate_keeps_and_writes_what_finished(
     assert "FCFS(fcfs)" in out and "EASY(fcfs)" not in out and "1 schedule(s) valid" in out
     rows = SweepResult.from_csv(out_dir / "m.csv").rows
     assert [r["scheduler"] for r in rows] == ["FCFS"]
-    assert [r["scheduler"] for r in json.loads((out_dir / "m.json").read_text())["rows"]] == ["FCFS"]
+    assert [r["scheduler"] for r in json.loads((out_dir / "m.json").read_text())["data"]] == ["FCFS"]
     assert sorted(p.name for p in out_dir.iterdir()) == ["jobs-fcfs.csv", "m.csv", "m.json"]
     assert sorted(p.name for p in figures.iterdir()) == ["gantt-fcfs.png", "utilization_queue.png"]
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from backfill._files import is_special, same_file
-from backfill.cli.options import CommandLineError, check_output_paths
+from backfill.cli.options import CommandLineError
 
-__all__ = ["check_outputs", "write_outputs"]
+__all__ = ["check_output_paths", "check_outputs", "write_outputs"]
 
 
 def check_outputs(
@@ -107,3 +107,53 @@ def write_outputs(outputs: Iterable[tuple[Path, Callable[[Path], object]]]) -> N
         message += f": {error.strerror or error}"
         message += f"; not written either: {', '.join(others)}" if others else ""
         raise CommandLineError(message)
+
+
+def _creatable(directory: Path) -> str | None:
+    """Why ``directory`` cannot be made or written in, or None: its nearest existing ancestor decides."""
+    if directory.is_dir():
+        return None if os.access(directory, os.W_OK) else "permission denied"
+    ancestor = directory
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"{ancestor} is not a directory"
+    if os.access(ancestor, os.W_OK | os.X_OK):
+        return None
+    return f"no permission to make folders in {ancestor}"
+
+
+def check_output_paths(files: Iterable[Path | None], directories: Iterable[Path | None] = ()) -> None:
+    """Refuse, before any simulation, an output file or directory that cannot be written.
+
+    Every output treats a missing folder alike: it is created when the output is written (not
+    before, so that a run stopped early leaves none empty), and refused now if it could not be, its
+    nearest existing ancestor being a file or not writable. A special file (``/dev/null``,
+    ``/dev/stdout``, a FIFO) is written in place: it needs to be writable itself. Other files are
+    replaced through a temporary file beside them, so their folder must be writable.
+
+    Raises:
+        CommandLineError: A file's folder cannot be made or written in, or the file is a directory.
+    """
+    for directory in directories:
+        if directory is None:
+            continue
+        if directory.exists() and not directory.is_dir():
+            raise CommandLineError(f"cannot write in {directory}: it is not a directory")
+        why = _creatable(directory)
+        if why is not None:
+            raise CommandLineError(f"cannot write in {directory}: {why}")
+    for path in files:
+        if path is None:
+            continue
+        if path.is_dir():
+            raise CommandLineError(f"cannot write {path}: it is a directory")
+        if is_special(path):
+            if not os.access(path, os.W_OK):
+                raise CommandLineError(f"cannot write {path}: permission denied")
+            continue
+        why = _creatable(path.parent)
+        if why is None and path.exists() and not os.access(path, os.W_OK):
+            why = "permission denied"
+        if why is not None:
+            raise CommandLineError(f"cannot write {path}: {why}")

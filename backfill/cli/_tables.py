@@ -1,4 +1,4 @@
-"""The markdown tables of ``backfill compare``: cells, padding and alignment.
+"""The command line's tables: ``compare``'s markdown, ``simulate``'s ``--metric`` and planning tables.
 
 Private to :mod:`backfill.cli`.
 """
@@ -8,17 +8,22 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from backfill.measures.metrics import format_metric
+from backfill.experiments.columns import column_label
+from backfill.measures.metrics import METRIC_NAMES, format_metric
+from backfill.measures.planning import PLANNING_KEYS, planning_summary
+from backfill.schedule import Schedule
 
 __all__ = [
     "DESCRIPTION",
     "FRACTIONS",
+    "chosen_table",
     "describe",
     "markdown",
     "mean_cell",
     "metric_cell",
     "numeric_columns",
     "percent_cell",
+    "planning_measures",
 ]
 
 
@@ -75,3 +80,55 @@ FRACTIONS = ("underpredicted", "under_shared", "over_shared")
 
 def percent_cell(value: float) -> str:
     return "-" if value != value else f"{value:+.1f}"  # NaN is the one value unequal to itself
+
+
+def chosen_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """The ``--metric`` table: one line per schedule, the chosen columns, then what each one means."""
+    header = ["scheduler", *columns]
+    cells = [
+        [f"{row['scheduler']}({row['priority']})", *(_chosen_cell(c, float(row[c])) for c in columns)]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            [values[0].ljust(widths[0]), *(v.rjust(w) for v, w in zip(values[1:], widths[1:], strict=True))]
+        )
+        for values in [header, *cells]
+    ]
+    lines.append("")
+    lines += [f"{c}: {column_label(c)}" for c in columns]
+    return "\n".join(lines)
+
+
+def _chosen_cell(column: str, value: float) -> str:
+    if value != value:
+        return "-"
+    if column == "users" or column.endswith("_jobs"):
+        return str(round(value))
+    if column in ("seconds", "underpredicted", "under_shared", "over_shared"):
+        return f"{value:.3f}"
+    return format_metric(column, value)
+
+
+def planning_measures(schedules: list[Schedule]) -> str:
+    """The planning measures of each schedule, one per line under its scheduler, labelled in words."""
+    width = max(len(METRIC_NAMES[key][0]) for key in PLANNING_KEYS)
+    lines = ["planning measures (runs with a predictor, a resolution, a planning window or a test limit):"]
+    for schedule in schedules:
+        lines.append(schedule.scheduler)
+        for key, value in planning_summary(schedule).items():
+            name, unit = METRIC_NAMES[key]
+            if value != value:  # NaN: no job ran
+                shown = "-"
+            elif unit == "s":
+                shown = f"{value:.1f} s"
+            elif unit:
+                shown = f"{value:.3f} ({unit})"
+            else:
+                shown = str(round(value))
+            lines.append(f"  {name:<{width}}  {shown}")
+    return "\n".join(lines)
+
+
+# -- backfill compare --------------------------------------------------------------------------

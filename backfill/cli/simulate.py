@@ -9,17 +9,15 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from backfill._files import open_atomically
 from backfill.cli._metrics import add_metric_option, metrics_wanted
-from backfill.cli._outputs import check_outputs, write_outputs
+from backfill.cli._outputs import check_outputs
+from backfill.cli._simulate_outputs import GANTT_WINDOW, write_simulate_outputs
+from backfill.cli._tables import chosen_table, planning_measures
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
     DEFAULT_JOBS,
@@ -43,23 +41,18 @@ from backfill.cli.options import (
 )
 from backfill.errors import BackfillError
 from backfill.experiments.cache import file_digest, library_version
-from backfill.experiments.columns import EXTRA_COLUMNS, column_label, extra_measures, needs_reservations
+from backfill.experiments.columns import EXTRA_COLUMNS, extra_measures, needs_reservations
 from backfill.experiments.outputs import (
     MODEL_SOURCE,
     provenance,
     reading_policy,
     run_provenance,
-    write_jobs_csv,
-    write_metrics_json,
 )
-from backfill.experiments.plots import require_matplotlib, schedule_window
+from backfill.experiments.plots import require_matplotlib
 from backfill.experiments.progress import progress_bar
-from backfill.experiments.results import SweepResult
 from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
-from backfill.experiments.timeline import utilization_bins, utilization_queue
-from backfill.measures.metrics import METRIC_NAMES, format_metric, metrics_table
-from backfill.measures.planning import PLANNING_KEYS, planning_summary
+from backfill.measures.metrics import metrics_table
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
@@ -69,7 +62,6 @@ from backfill.workloads.batsim import (
     BATSIM_POLICY,
     is_batsim_path,
     read_batsim_workload,
-    write_batsim_workload,
 )
 from backfill.workloads.swf import ReadReport, read_swf
 from backfill.workloads.workload import Workload
@@ -87,8 +79,6 @@ __all__ = [
 
 #: The schedulers ``simulate`` runs when ``--scheduler`` is not given.
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
-#: The longest time span of the Gantt chart ``simulate --figures`` draws of each schedule: two days.
-GANTT_WINDOW = 2 * 86_400.0
 #: The parameters that make a run plan with a predictor or a limit, whose planning measures
 #: ``simulate`` prints: the planning options and Slurm's window and test limit. The reservation
 #: depth is left out: it predates them, and runs with it print what they always printed.
@@ -416,10 +406,10 @@ def _simulate(args: argparse.Namespace) -> int:
         raise stopped
 
     print()
-    print(_chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
+    print(chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
     print()
     if planned:
-        print(_planning_measures(planned))
+        print(planning_measures(planned))
         print()
     lines = {s.accounting() for s in schedules.values()}
     if len(lines) == 1:
@@ -439,7 +429,7 @@ def _simulate(args: argparse.Namespace) -> int:
         f"{len(schedules)} schedule(s) valid, simulated in {elapsed:.2f} s"
     )
     # Named as planned (and checked) for every run, also when an interrupt left one finished.
-    _write_outputs(args, list(schedules.values()), rows, finished, several=len(names) > 1)
+    write_simulate_outputs(args, list(schedules.values()), rows, finished, several=len(names) > 1)
     if stopped is not None:
         raise stopped
     return 0
@@ -465,152 +455,6 @@ class _Stopped(KeyboardInterrupt):
 def _run_label(spec: SchedulerSpec, priority: str) -> str:
     """The label of a run not made, as its schedule would have been labelled."""
     return scheduler_name(spec.build(priority))
-
-
-def _write_outputs(
-    args: argparse.Namespace,
-    schedules: list[Schedule],
-    rows: list[dict[str, Any]],
-    names: list[str],
-    *,
-    several: bool,
-) -> None:
-    """Write every output asked for, each whole or not at all; the error names those that failed."""
-    outputs: list[tuple[Path, Callable[[Path], object]]] = []
-    if args.csv is not None:
-        outputs.append((args.csv, SweepResult(rows).to_csv))
-    if args.json is not None:
-        outputs.append((args.json, partial(write_metrics_json, rows, command="simulate", bound=args.bound)))
-    for schedule, row, name in zip(schedules, rows, names, strict=True):
-        if args.jobs_csv is not None:
-            write = partial(_jobs_csv, schedule, row, args.bound)
-            outputs.append((output_path(args.jobs_csv, name, several), write))
-        if args.output_swf is not None:
-            write = partial(_schedule_swf, schedule, _swf_notes(row))
-            outputs.append((output_path(args.output_swf, name, several), write))
-        if args.output_batsim is not None:
-            write = partial(_schedule_batsim, schedule, _swf_notes(row))
-            outputs.append((output_path(args.output_batsim, name, several), write))
-    if args.figures is not None:
-        if args.figure_bin is not None:  # refused before anything is written, not halfway
-            utilization_bins(schedules, bin_width=args.figure_bin)
-        outputs.append(
-            (args.figures / "utilization_queue.png", partial(_utilization_figure, schedules, args.figure_bin))
-        )
-        for schedule, name in zip(schedules, names, strict=True):
-            outputs.append((args.figures / f"gantt-{name}.png", partial(_gantt_figure, schedule)))
-    write_outputs(outputs)
-
-
-def _jobs_csv(schedule: Schedule, row: dict[str, Any], bound: float, path: Path) -> None:
-    write_jobs_csv(schedule, path, row, bound=bound)
-
-
-def _schedule_swf(schedule: Schedule, notes: list[str], path: Path) -> None:
-    schedule.to_swf(path, notes=notes)
-
-
-def _schedule_batsim(schedule: Schedule, notes: list[str], path: Path) -> None:
-    made = f"workload of a schedule simulated by backfill {library_version()} with {schedule.scheduler}"
-    left_out = write_batsim_workload(schedule, path, description="; ".join([made, *notes]))
-    for reason, ids in left_out.items():
-        jobs = "1 job" if len(ids) == 1 else f"{len(ids)} jobs"
-        print(f"note: {path}: {jobs} left out, which Batsim cannot run ({reason.replace('_', ' ')})")
-
-
-def _swf_notes(row: dict[str, Any]) -> list[str]:
-    """The header notes of a written schedule: how it was made and from what."""
-    origin = f"seed {row['seed']}" if row["sha256"] == "" else f"sha256 {row['sha256']}"
-    return [
-        f"scheduler {row['scheduler']}, parameters {row['params']}, priority {row['priority']}, "
-        f"load factor {row['load']:g}, estimates {row['estimates']}",
-        f"input {row['workload']}: {row['source']}, {origin}",
-    ]
-
-
-def _save_figure(figure: Any, path: Path) -> None:
-    """Save a figure as PNG, whole or not at all, and close it."""
-    import matplotlib.pyplot as plt
-
-    try:
-        with open_atomically(path, "wb") as f:
-            figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
-    finally:
-        plt.close(figure)
-
-
-def _utilization_figure(schedules: list[Schedule], bin_width: float | None, path: Path) -> None:
-    """The utilization and queue figure of all schedules, in bins of ``bin_width`` (None: chosen)."""
-    _save_figure(utilization_queue(schedules, bin_width=bin_width), path)
-
-
-def _gantt_figure(schedule: Schedule, path: Path) -> None:
-    """The Gantt chart of a schedule over a busy window of at most two days."""
-    start, end = _gantt_window(schedule)
-    _save_figure(schedule_window(schedule, start=start, end=end, reservations=False), path)
-
-
-def _gantt_window(schedule: Schedule) -> tuple[float, float]:
-    """A window of at most two days from the middle job's submission: a busy stretch, readable."""
-    submit = schedule.submit
-    first, last = float(submit.min()), float(np.nanmax(schedule.end))
-    start = float(submit[len(submit) // 2])
-    end = min(last, start + GANTT_WINDOW)
-    if end <= start:
-        start, end = first, max(last, first + 1.0)
-    return start, end
-
-
-def _chosen_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    """The ``--metric`` table: one line per schedule, the chosen columns, then what each one means."""
-    header = ["scheduler", *columns]
-    cells = [
-        [f"{row['scheduler']}({row['priority']})", *(_cell(c, float(row[c])) for c in columns)]
-        for row in rows
-    ]
-    widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            [values[0].ljust(widths[0]), *(v.rjust(w) for v, w in zip(values[1:], widths[1:], strict=True))]
-        )
-        for values in [header, *cells]
-    ]
-    lines.append("")
-    lines += [f"{c}: {column_label(c)}" for c in columns]
-    return "\n".join(lines)
-
-
-def _cell(column: str, value: float) -> str:
-    if value != value:
-        return "-"
-    if column == "users" or column.endswith("_jobs"):
-        return str(round(value))
-    if column in ("seconds", "underpredicted", "under_shared", "over_shared"):
-        return f"{value:.3f}"
-    return format_metric(column, value)
-
-
-def _planning_measures(schedules: list[Schedule]) -> str:
-    """The planning measures of each schedule, one per line under its scheduler, labelled in words."""
-    width = max(len(METRIC_NAMES[key][0]) for key in PLANNING_KEYS)
-    lines = ["planning measures (runs with a predictor, a resolution, a planning window or a test limit):"]
-    for schedule in schedules:
-        lines.append(schedule.scheduler)
-        for key, value in planning_summary(schedule).items():
-            name, unit = METRIC_NAMES[key]
-            if value != value:  # NaN: no job ran
-                shown = "-"
-            elif unit == "s":
-                shown = f"{value:.1f} s"
-            elif unit:
-                shown = f"{value:.3f} ({unit})"
-            else:
-                shown = str(round(value))
-            lines.append(f"  {name:<{width}}  {shown}")
-    return "\n".join(lines)
-
-
-# -- backfill compare --------------------------------------------------------------------------
 
 
 @contextmanager

@@ -44,7 +44,7 @@ from backfill.experiments.fair_start import fair_start_times
 from backfill.measures.fairness import unfairness
 from backfill.measures.fairshare import fair_shares, resources_received
 from backfill.measures.groups import CATEGORIES, GROUP_KEYS, per_category, per_user
-from backfill.measures.metrics import DEFAULT_BOUND, METRIC_NAMES, SUMMARY_KEYS
+from backfill.measures.metrics import DEFAULT_BOUND, METRIC_NAMES, SUMMARY_KEYS, metric_label
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import share_balance, share_deviation
@@ -127,7 +127,9 @@ def column_label(key: str, *, unit: bool = True) -> str:
         >>> column_label("strict_unfairness"), column_label("lw_mean_bsld"), column_label("mean_wait")
         ('mean strict fair-start unfairness (s)', 'LW mean bounded slowdown', 'mean wait (s)')
     """
-    name, shown = _LABELS.get(key) or METRIC_NAMES.get(key, (key, ""))
+    if key not in _LABELS:
+        return metric_label(key, unit=unit)
+    name, shown = _LABELS[key]
     return f"{name} ({shown})" if unit and shown else name
 
 

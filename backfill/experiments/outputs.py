@@ -23,10 +23,10 @@ from typing import Any
 import attrs
 import numpy as np
 
-from backfill import kernel
 from backfill._files import write_atomically
 from backfill._version import library_version
 from backfill.experiments.gantt import processor_lanes
+from backfill.kernel import compiled
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
 from backfill.schedule import Schedule
 from backfill.workloads.cleaning import CleaningPolicy
@@ -138,7 +138,7 @@ def provenance(
         "sha256": sha256,
         "seed": "" if seed is None else seed,
         "reading": reading,
-        "kernel": "compiled" if kernel.compiled() else "python",
+        "kernel": "compiled" if compiled() else "python",
         "path": path,
         "argv": "" if argv is None else json.dumps(list(argv)),
         "utc": utc,
@@ -317,10 +317,13 @@ def _plain(value: Any) -> Any:
 
 #: Columns of a result row that hold whole numbers; ``seed`` is empty (null) for a log.
 _INTEGER_COLUMNS = frozenset({"jobs", "rejected", "seed"})
-#: Columns of a result row that hold text (``params`` is an object in JSON).
+#: Columns of a result row that are objects or lists in JSON (JSON text in a CSV cell).
+_JSON_COLUMNS = frozenset({"params", "reading", "argv"})
+#: Columns of a result row that hold text.
 _TEXT_COLUMNS = frozenset(
     {"workload", "scheduler", "scheduler_name", "priority", "estimates"}
     | {"rejected_reasons", "dropped_reasons", "warmup", "cooldown", "version", "source", "sha256"}
+    | {"kernel", "path", "utc"}
 )
 
 
@@ -328,7 +331,7 @@ def _field(name: str) -> dict[str, str]:
     """A column's field in the JSON table schema: one pandas dtype per column, whatever the rows."""
     if name in _INTEGER_COLUMNS:
         return {"name": name, "type": "integer", "extDtype": "Int64"}  # nullable: a log has no seed
-    if name == "params":
+    if name in _JSON_COLUMNS:
         return {"name": name, "type": "any"}
     if name in _TEXT_COLUMNS:
         return {"name": name, "type": "string"}
@@ -357,7 +360,7 @@ def metrics_json(rows: Iterable[Mapping[str, Any]], **meta: Any) -> dict[str, An
     columns: dict[str, None] = {}
     for row in rows:
         item = {k: _plain(v) for k, v in row.items()}
-        for column in ("params", "argv", "reading"):
+        for column in _JSON_COLUMNS:
             # JSON text in a CSV cell is an object or a list in the JSON file.
             if isinstance(item.get(column), str) and item[column]:
                 item[column] = json.loads(item[column])

@@ -19,9 +19,10 @@ import numpy as np
 from backfill.errors import BackfillError
 from backfill.experiments._figure import figure_axes as _axes
 from backfill.experiments._figure import require_matplotlib
+from backfill.experiments.columns import column_label
 from backfill.experiments.gantt import processor_lanes, schedule_window
 from backfill.measures.fairness import FairnessBuckets
-from backfill.measures.metrics import metric_label, percent_improvement
+from backfill.measures.metrics import percent_improvement
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -175,7 +176,7 @@ def improvement_bars(
     fig, ax = _axes(ax, (_width(len(heights)), 4.8))
     _grouped(ax, groups, series, heights)
     ax.axhline(0.0, color="black", linewidth=0.8)
-    name = metric_label(metrics[0] if metrics else (metric or "metric"), unit=False)
+    name = column_label(metrics[0] if metrics else (metric or "metric"), unit=False)
     against = f" over {baselines[0]}" if baselines else ""
     ax.set_ylabel(f"improvement{against} (%)")
     sizes = sorted(abs(v) for v in heights.values() if math.isfinite(v) and v != 0)
@@ -260,7 +261,7 @@ def category_bars(
                 raise BackfillError(f"group {category!r} has no statistic {metric!r}; it has {known}")
             values[(str(category), label)] = float(stats[metric])
     series = list(tables)
-    ylabel = metric_label(metric)
+    ylabel = column_label(metric)
     if baseline is not None:
         if baseline not in tables:
             raise BackfillError(f"no table labelled {baseline!r}; labels: {', '.join(tables)}")
@@ -272,7 +273,7 @@ def category_bars(
             for (c, s), v in values.items()
             if s != baseline
         }
-        ylabel = f"{metric_label(metric, unit=False)}: improvement over {baseline} (%)"
+        ylabel = f"{column_label(metric, unit=False)}: improvement over {baseline} (%)"
     categories = list(dict.fromkeys(c for c, _ in values))
     fig, ax = _axes(ax, (_width(len(values)), 4.8))
     _grouped(ax, categories, series, values)
