@@ -598,7 +598,9 @@ def test_an_interrupted_simulate_keeps_and_writes_what_finished(
     def signalled_in_the_second_run(*args: object, **kwargs: object) -> object:
         calls.append(1)
         if len(calls) == 2:
-            os.kill(os.getpid(), signum)  # as Ctrl-C or kill would, through the command's handlers
+            # As Ctrl-C or kill would, through the command's handlers; raise_signal delivers it to this
+            # thread (os.kill may hand it to another thread of the process, and it arrives late).
+            signal.raise_signal(signum)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cli_simulate, "simulate", signalled_in_the_second_run)
