@@ -6,11 +6,14 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import os
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from backfill import BackfillError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: rewrites every reproduction page from a fresh clone without running anything.
 RESULTS = ROOT / "benchmarks" / "reproduction"
 
-#: The Parallel Workloads Archive traces, in ../shared/traces beside the project.
+#: The Parallel Workloads Archive traces, by default in a folder ``shared/traces`` beside the
+#: checkout (every script takes ``--trace-dir`` for another place).
 DEFAULT_TRACE_DIR = ROOT.parent / "shared" / "traces"
 
 #: The file stem of each trace the reproductions use, by the name the papers give it. Where the
@@ -94,22 +98,42 @@ def verdict_of(agree: int, total: int, *, most: float = 0.75) -> str:
     return "partly" if 2 * agree >= total else "differs"
 
 
-@functools.cache
-def measured_stamp() -> dict[str, str]:
-    """Return the stamp every new result carries: today's date (UTC) and the code that measured it.
+#: The environment variable that lets :func:`measured_stamp` stamp results measured from a checkout with
+#: uncommitted changes (``reproduce.py --allow-dirty`` sets it). Without it such results are refused:
+#: a ``-dirty`` stamp names no code anyone can check out again.
+ALLOW_DIRTY = "BACKFILL_ALLOW_DIRTY"
 
-    The code is ``git describe --always --dirty`` of this checkout (a commit, marked ``-dirty`` when the
-    working tree had changes), or ``unknown`` outside a git checkout.
-    """
+
+@functools.cache
+def _described(root: Path) -> str:
     try:
-        described = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--abbrev=7"],
+        return subprocess.run(
+            ["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=7"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        described = "unknown"
+        return "unknown"
+
+
+def measured_stamp(root: Path = ROOT) -> dict[str, str]:
+    """Return the stamp every new result carries: today's date (UTC) and the code that measured it.
+
+    The code is ``git describe --always --dirty`` of the checkout at ``root`` (a commit), or
+    ``unknown`` outside a git checkout.
+
+    Raises:
+        BackfillError: The checkout has uncommitted changes to tracked files, and the environment
+            variable named by :data:`ALLOW_DIRTY` is not set; a stamp ``<commit>-dirty`` would then
+            name code that no one can check out again.
+    """
+    described = _described(root)
+    if described.endswith("-dirty") and not os.environ.get(ALLOW_DIRTY):
+        raise BackfillError(
+            f"the checkout at {root.name} has uncommitted changes ({described}); commit them so the results "
+            f"name their code, or pass --allow-dirty (or set {ALLOW_DIRTY}=1) to stamp them {described!r}"
+        )
     return {"date": datetime.datetime.now(datetime.UTC).date().isoformat(), "code": described}
 
 

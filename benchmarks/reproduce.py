@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 from _common import (
+    ALLOW_DIRTY,
     DEFAULT_TRACE_DIR,
     RESULTS,
     ROOT,
@@ -38,6 +40,7 @@ from _common import (
     Check,
     load_result,
     markdown,
+    measured_stamp,
     provenance,
 )
 
@@ -278,10 +281,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--docs", type=Path, default=DEFAULT_DOCS, help="the folder of reproduction.md and the papers' pages"
     )
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="stamp new results <commit>-dirty when the checkout has uncommitted changes (else refused)",
+    )
     args = parser.parse_args(argv)
     if not args.cached and not args.trace_dir.is_dir():
         print(f"reproduce: no trace folder at {args.trace_dir}", file=sys.stderr)
         return 2
+    if args.allow_dirty:
+        os.environ[ALLOW_DIRTY] = "1"
+    if not args.cached:
+        # Refuse before hours of runs, not at the first result they save.
+        try:
+            measured_stamp()
+        except BackfillError as error:
+            print(f"reproduce: {error}", file=sys.stderr)
+            return 2
     run = not args.cached
     sections = []
     pages = {}

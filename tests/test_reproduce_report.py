@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,7 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import VERDICTS, Check, verdict_of  # noqa: E402
+from _common import ALLOW_DIRTY, VERDICTS, Check, measured_stamp, verdict_of  # noqa: E402
+
+from backfill import BackfillError  # noqa: E402
 
 PAPERS = ("lindsay", "rajbhandary", "srinivasan", "vasupongayya", "jin", "tsafrir")
 
@@ -152,3 +155,60 @@ def test_the_committed_results_are_small_stamped_json() -> None:
         stamp = json.loads(path.read_text())["measured"]
         assert re.fullmatch(r"\d{4}-\d\d-\d\d", stamp["date"]), path
         assert stamp["code"], path
+        assert not stamp["code"].endswith("-dirty"), f"{path}: measured with uncommitted code"
+
+
+def _git(repo: Path, *args: str) -> str:
+    command = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git checkout with one commit of one tracked file, and no permission to stamp dirty results."""
+    monkeypatch.delenv(ALLOW_DIRTY, raising=False)
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "code.py").write_text("x = 1\n")
+    _git(repo, "add", "code.py")
+    _git(repo, "commit", "-q", "-m", "one")
+    return repo
+
+
+def test_a_clean_checkout_is_stamped_with_its_commit(checkout: Path) -> None:
+    (checkout / "new result.json").write_text("{}")  # untracked files leave the checkout clean
+    stamp = measured_stamp(checkout)
+    assert stamp["code"] == _git(checkout, "rev-parse", "--short=7", "HEAD")
+
+
+def test_a_dirty_checkout_is_refused_unless_allowed(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (checkout / "code.py").write_text("x = 2\n")
+    with pytest.raises(BackfillError, match=r"uncommitted changes.*--allow-dirty"):
+        measured_stamp(checkout)
+    monkeypatch.setenv(ALLOW_DIRTY, "1")
+    assert measured_stamp(checkout)["code"].endswith("-dirty")
+
+
+def test_reproduce_refuses_to_run_from_a_dirty_checkout(tmp_path: Path) -> None:
+    # The script checks before any cell runs; this checkout is dirty only when someone is editing it,
+    # so the check is made on a copy of the scripts inside a throwaway checkout.
+    repo = tmp_path / "repo"
+    shutil.copytree(
+        ROOT / "benchmarks", repo / "benchmarks", ignore=shutil.ignore_patterns("reproduction", "*.npz")
+    )
+    _git(repo, "init", "-q")
+    _git(repo, "add", "benchmarks")
+    _git(repo, "commit", "-q", "-m", "scripts")
+    (repo / "benchmarks" / "reproduce.py").write_text(
+        (repo / "benchmarks" / "reproduce.py").read_text() + "\n"
+    )
+    docs = _docs(tmp_path)
+    command = [sys.executable, str(repo / "benchmarks" / "reproduce.py"), "--trace-dir", str(tmp_path)]
+    command += ["--results", str(tmp_path / "results"), "--docs", str(docs), "--papers", "tsafrir"]
+    env = {key: value for key, value in os.environ.items() if key != ALLOW_DIRTY}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, env=env)
+    assert done.returncode == 2, done.stderr
+    assert "uncommitted changes" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "results").exists()
