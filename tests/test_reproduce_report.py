@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -15,7 +16,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import ALLOW_DIRTY, VERDICTS, Check, measured_stamp, verdict_of  # noqa: E402
+from _common import (  # noqa: E402
+    ALLOW_DIRTY,
+    EVERY,
+    MOST,
+    ONE,
+    VERDICTS,
+    Check,
+    judged,
+    majority,
+    measured_stamp,
+    rules_used,
+    verdict_of,
+    within,
+)
 
 from backfill import BackfillError  # noqa: E402
 
@@ -30,6 +44,23 @@ def test_verdict_of_thresholds() -> None:
     assert verdict_of(3, 8) == "differs"
     assert verdict_of(0, 0) == "not checkable"
     assert verdict_of(9, 10, most=1.0) == "partly"
+
+
+def test_each_verdict_is_counted_under_the_rule_that_decided_it() -> None:
+    rules_used()
+    verdict_of(3, 4)
+    verdict_of(3, 4, most=1.0)
+    verdict_of(1, 1, most=1.0)
+    verdict_of(0, 0)  # no case: nothing was decided
+    assert majority(2, 4) == "partly"
+    assert within(12.5, 2.0, 10, "percentage points") == "partly"
+    assert within(0.9, 0.0, 1, "percentage points") == "holds"
+    assert judged("a word", "differs") == "differs"
+    used = rules_used()
+    assert used[MOST] == used[EVERY] == used[ONE] == 1
+    assert sum(used.values()) == 7
+    assert "a value: holds within 1 percentage point of the paper's, partly within twice that" in used
+    assert not rules_used()
 
 
 def test_check_rejects_an_unknown_verdict() -> None:
@@ -58,7 +89,7 @@ def _run(
 
 def _summary(text: str) -> dict[str, list[int]]:
     """The summary table's counts per paper: claims, one per verdict, then rows in other settings."""
-    block = text.split("## Summary", 1)[1].split("## The traces", 1)[0]
+    block = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in block.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -84,7 +115,9 @@ def test_empty_results_give_every_statement_not_checkable(tmp_path: Path) -> Non
     assert re.search(r"\| KTH-SP2 \| KTH-SP2-1996-2 \| KTH-SP2-1996-2 \| 28,489 \| not measured \|", text)
     assert "| CTC | 45.06 / 11.84 / 30.26 / 12.84 | not measured |" in text
     # One section per paper, each a table with a verdict per row.
-    sections = re.findall(r"^## (?!Summary|The traces|When and)(.+)$", text, flags=re.MULTILINE)
+    sections = re.findall(
+        r"^## (?!Summary|The traces|When and|How the verdicts)(.+)$", text, flags=re.MULTILINE
+    )
     assert len(sections) == len(PAPERS)
     rows = [line for line in text.splitlines() if line.startswith("| ") and line.count(" | ") >= 4]
     rows = [line for line in rows if not line.startswith("| paper |")]  # the summary's header
@@ -141,6 +174,29 @@ def test_the_committed_pages_are_what_the_committed_results_give(tmp_path: Path)
     assert len(pages) == 1 + len(PAPERS)
     stale = [name for name in pages if (docs / name).read_text() != (ROOT / "docs" / name).read_text()]
     assert not stale, f"rewrite them with `python benchmarks/reproduce.py --cached`: {stale}"
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_verdict_comes_from_a_stated_rule(paper: str) -> None:
+    # The summary's table of rules is the record of the rules the checks applied; a verdict typed in
+    # or decided by a rule that records nothing would be missing from it.
+    reproduce = importlib.import_module("reproduce")
+    module = reproduce._load(paper)
+    rules_used()
+    checks = module.checks(
+        ROOT / "no traces", ROOT / "benchmarks" / "reproduction" / paper, workers=1, run=False
+    )
+    decided = [check for check in checks if check.verdict != "not checkable"]
+    assert sum(rules_used().values()) == len(decided)
+
+
+def test_the_summary_states_the_rules_per_paper() -> None:
+    text = (ROOT / "docs" / "reproduction.md").read_text()
+    block = text.split("## How the verdicts are reached", 1)[1].split("\n## ", 1)[0]
+    assert MOST in block and EVERY in block
+    summary = _summary(text)
+    header = next(line for line in block.splitlines() if line.startswith("| when a claim holds"))
+    assert header.count("|") - 2 == len(summary)
 
 
 def test_the_committed_results_are_small_stamped_json() -> None:
