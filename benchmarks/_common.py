@@ -159,9 +159,9 @@ def within(ours: float, paper: float, near: float, unit: str) -> str:
     return judged(f"a value: holds within {near:g} {unit} of the paper's, partly within twice that", verdict)
 
 
-#: The environment variable that lets :func:`measured_stamp` stamp results measured from a checkout with
-#: uncommitted changes (``reproduce.py --allow-dirty`` sets it). Without it such results are refused:
-#: a ``-dirty`` stamp names no code anyone can check out again.
+#: The environment variable that, set to anything but empty or ``0``, lets :func:`measured_stamp` stamp
+#: results measured from a checkout with uncommitted changes (``reproduce.py --allow-dirty`` sets it).
+#: Without it such results are refused: a ``-dirty`` stamp names no code anyone can check out again.
 ALLOW_DIRTY = "BACKFILL_ALLOW_DIRTY"
 
 
@@ -190,7 +190,7 @@ def measured_stamp(root: Path = ROOT) -> dict[str, str]:
             name code that no one can check out again.
     """
     described = _described(root)
-    if described.endswith("-dirty") and not os.environ.get(ALLOW_DIRTY):
+    if described.endswith("-dirty") and os.environ.get(ALLOW_DIRTY, "") in ("", "0"):
         raise BackfillError(
             f"the checkout at {root.name} has uncommitted changes ({described}); commit them so the results "
             f"name their code, or pass --allow-dirty (or set {ALLOW_DIRTY}=1) to stamp them {described!r}"

@@ -242,8 +242,27 @@ def test_a_dirty_checkout_is_refused_unless_allowed(checkout: Path, monkeypatch:
     (checkout / "code.py").write_text("x = 2\n")
     with pytest.raises(BackfillError, match=r"uncommitted changes.*--allow-dirty"):
         measured_stamp(checkout)
+    monkeypatch.setenv(ALLOW_DIRTY, "0")
+    with pytest.raises(BackfillError, match="uncommitted changes"):
+        measured_stamp(checkout)
     monkeypatch.setenv(ALLOW_DIRTY, "1")
     assert measured_stamp(checkout)["code"].endswith("-dirty")
+
+
+def test_outside_a_checkout_the_code_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ALLOW_DIRTY, raising=False)
+    assert measured_stamp(tmp_path)["code"] == "unknown"
+
+
+def test_lindsays_upper_bounds_met_by_doing_less_are_not_checkable() -> None:
+    # §4.3 bounds the events PC examines and its time per job; our PC skips searches, so it meets
+    # both whatever a literal PC would do.
+    rows = [
+        line for line in (ROOT / "docs" / "reproduction.md").read_text().splitlines() if "| §4.3 |" in line
+    ]
+    bounds = [row for row in rows if "at most 43 times" in row or "under 0.4 s per job" in row]
+    assert len(bounds) == 2
+    assert all(row.split(" | ")[3] == "not checkable" for row in bounds)
 
 
 def test_reproduce_refuses_to_run_from_a_dirty_checkout(tmp_path: Path) -> None:
