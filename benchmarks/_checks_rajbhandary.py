@@ -14,7 +14,7 @@ from pathlib import Path
 import _rajbhandary_instance
 import _rajbhandary_more
 import _rajbhandary_share_wait
-from _common import DEFAULT_TRACE_DIR, Check, markdown, verdict_of
+from _common import DEFAULT_TRACE_DIR, Check, judged, markdown, verdict_of
 from _rajbhandary_judge import (
     ALL_TRACES,
     MINUS,
@@ -183,7 +183,7 @@ def _lpc_egee(fig: Figures) -> list[Check]:
             rows.append(unknown(source, statement, fig, "DC", traces=["LPC-EGEE"]))
             continue
         value = fig["LPC-EGEE", "DC"][metric]
-        verdict = value_verdict(value, 0.102, 0.05)
+        verdict = value_verdict(value, 0.102, 0.05, "s")
         why = ""
         if verdict != "holds" and ("LPC-EGEE", "Conservative") in fig:
             base = fig["LPC-EGEE", "Conservative"][metric]
@@ -257,6 +257,7 @@ def _easy_many(fig: Figures, metric: str) -> Check:
     groups = sides(fig, metric, "EASY", traces)
     share = len(groups["better"]) / len(traces)
     verdict = "holds" if share >= 0.5 else "partly" if share >= 0.25 else "differs"
+    verdict = judged('"many": holds on at least half the cases, partly on a quarter', verdict)
     why = "" if verdict == "holds" else 'We read "many" as at least half of the traces.'
     return Check(source, statement, describe(groups, "better", len(traces)) + gaps(fig, "EASY"), verdict, why)
 
@@ -281,6 +282,7 @@ def _easy_inconsistent(fig: Figures) -> Check:
     ours += f" ({', '.join(easy)})" if easy else ""
     ours += f", PC on {len(pc)}" + (f" ({', '.join(pc)})" if pc else "")
     verdict = "holds" if len(easy) > len(pc) else "partly" if len(easy) == len(pc) else "differs"
+    verdict = judged('"more often": holds when the count is larger, partly when equal', verdict)
     return Check(source, statement, ours + gaps(fig, "EASY", "PC"), verdict)
 
 
@@ -299,7 +301,10 @@ def _easy_much_worse(fig: Figures) -> Check:
         for name, value in sides(fig, metric, "EASY", traces)["worse"].items():
             if value <= _MUCH and (name not in much or value < much[name][1]):
                 much[name] = (_label(metric), value, fig[name, "Conservative"][metric])
-    verdict = "holds" if len(much) >= 2 else "partly" if much else "differs"
+    verdict = judged(
+        '"some": holds on two cases or more, partly on one',
+        "holds" if len(much) >= 2 else "partly" if much else "differs",
+    )
     ours = f"{len(much)} of {len(traces)} traces" + (
         " (" + ", ".join(f"{name} {pct(value)} {label}" for name, (label, value, _) in much.items()) + ")"
         if much

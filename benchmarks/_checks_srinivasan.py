@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import _srinivasan_more
-from _common import DEFAULT_TRACE_DIR, Check, verdict_of
+from _common import BY_CONSTRUCTION, DEFAULT_TRACE_DIR, ONE, Check, judged, verdict_of
 from _srinivasan_common import (
     CTC_LOAD,
     HIGH,
@@ -156,7 +156,10 @@ def _fig1(groups: dict[str, _Group]) -> list[Check]:
             worse = sum(x > 0 for x in flat)
             text += f"; EASY worse in {worse} of {len(flat)}, better in {len(flat) - worse}"
             mixed = 0 < worse < len(flat)
-            verdict = "holds" if mixed else "differs"
+            verdict = judged(
+                '"no consistent trend": holds when the signs differ across cases',
+                "holds" if mixed else "differs",
+            )
             why = "" if mixed else "The sign is the same on every trace and metric: a consistent trend."
         out.append(Check("Fig. 1", statement, text, verdict, why))
     return out
@@ -243,7 +246,7 @@ def _thresholds(groups: dict[str, _Group], estimates: str, source: str, paper: l
         f"SDSC x{HIGH:g}: {mine[0]:.2f} ({mine[0] / paper[0]:.1f} times the paper's); SDSC at "
         + ", ".join(sdsc)
     )
-    out = [Check(source, statements[0], text, "holds" if ok else "differs", "" if ok else why)]
+    out = [Check(source, statements[0], text, judged(ONE, "holds" if ok else "differs"), "" if ok else why)]
     close = sum(abs(o - p) <= _THRESHOLD_TOLERANCE * p for o, p in zip(mine[1:], paper[1:], strict=True))
     order = mine[2] > mine[1] > mine[4] > mine[3]
     text = (
@@ -279,7 +282,7 @@ def _starvation(groups: dict[str, _Group]) -> Check:
         "instant and the start bound promotion + \u03a3 estimates present then on random workloads"
     )
     why = "The promotion instant is checked by the tests, not measured on the traces."
-    return Check(source, statement, text, "holds", why)
+    return Check(source, statement, text, judged(BY_CONSTRUCTION, "holds"), why)
 
 
 def _adaptive(groups: dict[str, _Group]) -> list[Check]:

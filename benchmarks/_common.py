@@ -6,11 +6,15 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import os
 import subprocess
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from backfill import BackfillError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: rewrites every reproduction page from a fresh clone without running anything.
 RESULTS = ROOT / "benchmarks" / "reproduction"
 
-#: The Parallel Workloads Archive traces, in ../shared/traces beside the project.
+#: The Parallel Workloads Archive traces, by default in a folder ``shared/traces`` beside the
+#: checkout (every script takes ``--trace-dir`` for another place).
 DEFAULT_TRACE_DIR = ROOT.parent / "shared" / "traces"
 
 #: The file stem of each trace the reproductions use, by the name the papers give it. Where the
@@ -84,32 +89,112 @@ class Check:
             raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
 
 
+#: How many verdicts each rule has decided since :func:`rules_used` last read them: ``reproduce.py``
+#: reads them after each paper's checks, so the report states the rules a paper's verdicts come from
+#: as the code applied them.
+_RULES: Counter[str] = Counter()
+
+#: The rule most claims are judged by, and the one the summary defines.
+MOST = "most cases: holds when all or at least three quarters agree, partly when at least half"
+#: The rule for a claim made of every case ("on every trace", "always").
+EVERY = "every case (the claim says all): holds only when all agree, partly when at least half"
+#: The rule for a property the code has by construction, checked by the tests rather than the traces.
+BY_CONSTRUCTION = "by construction: holds when the library's checks and tests confirm it"
+#: The rule for a claim that is one yes-or-no fact.
+ONE = "one case: holds when it agrees, differs when not"
+
+
+def judged(rule: str, verdict: str) -> str:
+    """Return ``verdict``, recording that ``rule`` (a sentence saying when a claim holds) decided it.
+
+    >>> judged("a ratio within a factor 2 of the paper's", "holds")
+    'holds'
+    """
+    _RULES[rule] += 1
+    return verdict
+
+
+def rules_used() -> Counter[str]:
+    """Return how many verdicts each rule decided since the last call, and start counting anew."""
+    used = Counter(_RULES)
+    _RULES.clear()
+    return used
+
+
 def verdict_of(agree: int, total: int, *, most: float = 0.75) -> str:
     """Return "holds" when all ``total`` cases agree or at least ``most`` of them, "partly" when at
     least half do, "differs" otherwise, and "not checkable" when there is no case."""
     if total == 0:
         return "not checkable"
     if agree == total or agree >= most * total:
-        return "holds"
-    return "partly" if 2 * agree >= total else "differs"
+        verdict = "holds"
+    else:
+        verdict = "partly" if 2 * agree >= total else "differs"
+    if total == 1:
+        return judged(ONE, verdict)
+    if most == 0.75:
+        return judged(MOST, verdict)
+    if most == 1.0:
+        return judged(EVERY, verdict)
+    return judged(f"cases: holds when at least {most:.0%} agree, partly when at least half", verdict)
+
+
+def majority(agree: int, total: int) -> str:
+    """Verdict on "the majority of cases": "holds" above half, "partly" at half, "differs" below."""
+    if total == 0:
+        return "not checkable"
+    verdict = "holds" if 2 * agree > total else "partly" if 2 * agree == total else "differs"
+    return judged("a majority claimed: holds when over half the cases agree, partly at exactly half", verdict)
+
+
+def within(ours: float, paper: float, near: float, unit: str) -> str:
+    """Verdict on a value: "holds" within ``near`` (in ``unit``) of the paper's, "partly" within twice.
+
+    >>> within(30.0, 32.7, 10, "points")
+    'holds'
+    """
+    off = abs(ours - paper)
+    verdict = "holds" if off <= near else "partly" if off <= 2 * near else "differs"
+    unit = unit[:-1] if near == 1 and unit.endswith("s") else unit
+    return judged(f"a value: holds within {near:g} {unit} of the paper's, partly within twice that", verdict)
+
+
+#: The environment variable that, set to anything but empty or ``0``, lets :func:`measured_stamp` stamp
+#: results measured from a checkout with uncommitted changes (``reproduce.py --allow-dirty`` sets it).
+#: Without it such results are refused: a ``-dirty`` stamp names no code anyone can check out again.
+ALLOW_DIRTY = "BACKFILL_ALLOW_DIRTY"
 
 
 @functools.cache
-def measured_stamp() -> dict[str, str]:
-    """Return the stamp every new result carries: today's date (UTC) and the code that measured it.
-
-    The code is ``git describe --always --dirty`` of this checkout (a commit, marked ``-dirty`` when the
-    working tree had changes), or ``unknown`` outside a git checkout.
-    """
+def _described(root: Path) -> str:
     try:
-        described = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--abbrev=7"],
+        return subprocess.run(
+            ["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=7"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        described = "unknown"
+        return "unknown"
+
+
+def measured_stamp(root: Path = ROOT) -> dict[str, str]:
+    """Return the stamp every new result carries: today's date (UTC) and the code that measured it.
+
+    The code is ``git describe --always --dirty`` of the checkout at ``root`` (a commit), or
+    ``unknown`` outside a git checkout.
+
+    Raises:
+        BackfillError: The checkout has uncommitted changes to tracked files, and the environment
+            variable named by :data:`ALLOW_DIRTY` is not set; a stamp ``<commit>-dirty`` would then
+            name code that no one can check out again.
+    """
+    described = _described(root)
+    if described.endswith("-dirty") and os.environ.get(ALLOW_DIRTY, "") in ("", "0"):
+        raise BackfillError(
+            f"the checkout at {root.name} has uncommitted changes ({described}); commit them so the results "
+            f"name their code, or pass --allow-dirty (or set {ALLOW_DIRTY}=1) to stamp them {described!r}"
+        )
     return {"date": datetime.datetime.now(datetime.UTC).date().isoformat(), "code": described}
 
 

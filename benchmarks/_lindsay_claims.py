@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from _common import verdict_of
+from _common import ONE, judged, majority, verdict_of, within
 from reproduce_lindsay import TRACES
 
 from backfill.measures.metrics import percent_improvement
@@ -81,17 +81,9 @@ def so_far(have: int, total: int = len(TRACES)) -> str:
     return "" if have == total else f" ({have} of {total} traces so far)"
 
 
-def majority(agree: int, total: int) -> str:
-    """Verdict on "the majority of cases": "holds" above half, "partly" at half, "differs" below."""
-    if total == 0:
-        return "not checkable"
-    return "holds" if 2 * agree > total else "partly" if 2 * agree == total else "differs"
-
-
 def close(ours: float, paper: float, points: float = 10.0) -> str:
     """Verdict on a share in percent: "holds" within ``points`` of the paper's, "partly" within twice that."""
-    gap = abs(ours - paper)
-    return "holds" if gap <= points else "partly" if gap <= 2 * points else "differs"
+    return within(ours, paper, points, "percentage points")
 
 
 def _beats(
@@ -159,8 +151,12 @@ def _easy_outlier(r: Results, metric: str) -> Found:
         ours += f"; on LLNL-Thunder EASY {pct(easy)}, PC {pct(pc)}, DC {pct(dc)}"
     ours += so_far(len(table))
     if top == _THUNDER:
-        return ours, "holds", ""
-    return ours, "differs", r.ctc_note(metric, ["EASY", "PC-sjf", "DC-sjf"]) if top == _CTC else ""
+        return ours, judged(ONE, "holds"), ""
+    return (
+        ours,
+        judged(ONE, "differs"),
+        r.ctc_note(metric, ["EASY", "PC-sjf", "DC-sjf"]) if top == _CTC else "",
+    )
 
 
 # Fig. 5: mean wait with SJF.
@@ -329,7 +325,7 @@ def f8_lpc(r: Results) -> Found:
         ours = f"each of its {fact['jobs']:,} jobs uses one processor"
     else:
         ours = f"its widest job of {fact['jobs']:,} uses {fact['widest']:,} processors"
-    return ours, "holds" if fact["widest"] == 1 else "differs", ""
+    return ours, judged(ONE, "holds" if fact["widest"] == 1 else "differs"), ""
 
 
 def f8_which(r: Results) -> Found:
@@ -340,7 +336,15 @@ def f8_which(r: Results) -> Found:
     dc = sum(b > a for a, b in t.values())
     ours = f"PC ahead on {pc} of {len(t)} traces, DC on {dc}{so_far(len(t), len(TRACES) - 1)}"
     # Unclear: neither is ahead on more than three quarters of the traces.
-    return ours, "holds" if 4 * max(pc, dc) <= 3 * len(t) else "differs", ""
+    unclear = 4 * max(pc, dc) <= 3 * len(t)
+    return (
+        ours,
+        judged(
+            '"unclear which": holds when neither leads on over three quarters',
+            "holds" if unclear else "differs",
+        ),
+        "",
+    )
 
 
 def f8_pc_easy(r: Results) -> Found:
@@ -372,7 +376,10 @@ def f9_mixed(r: Results) -> Found:
         return ours, "differs", "Not mixed: every run that differs goes the same way."
     return (
         ours,
-        "holds" if losses <= gains else "partly",
+        judged(
+            "gains against losses: holds when no more losses than gains, partly otherwise",
+            "holds" if losses <= gains else "partly",
+        ),
         "" if losses <= gains else "More losses than gains.",
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from _common import verdict_of
+from _common import judged, verdict_of
 from _lindsay_claims import BIG, Found, Results, close, majority, pct, so_far
 from reproduce_lindsay import TRACES
 
@@ -74,7 +74,8 @@ def s41_under2(r: Results) -> Found:
         f"{_READING.format(total)}; of the losses alone, {small_losses} of {losses} are under 2 %. "
         "We read many as at least a quarter (partly: at least a tenth)."
     )
-    return ours, "holds" if share >= 25 else "partly" if share >= 10 else "differs", why
+    verdict = "holds" if share >= 25 else "partly" if share >= 10 else "differs"
+    return ours, judged('"many": holds on at least a quarter of the cases, partly on a tenth', verdict), why
 
 
 def s41_gains(r: Results) -> Found:
@@ -158,7 +159,10 @@ def s43_hpc2n(r: Results) -> Found:
         return None
     ours = f"{top[0]:.1f}x ({top[1]}, the largest of the five priorities)"
     # The magnitude: within a factor 2 of the paper's.
-    verdict = "holds" if 127 / 2 <= top[0] <= 127 * 2 else "differs"
+    verdict = judged(
+        "a ratio: holds within a factor 2 of the paper's",
+        "holds" if 127 / 2 <= top[0] <= 127 * 2 else "differs",
+    )
     return ours, verdict, "" if verdict == "holds" else _IMPLEMENTATIONS
 
 
@@ -174,7 +178,10 @@ def s43_others(r: Results) -> Found:
     worst = max(top, key=lambda n: top[n][0])
     ours = f"at most 43x on {len(top) - len(over)} of {len(top)} traces{so_far(len(top), len(TRACES) - 1)}; "
     ours += f"largest {top[worst][0]:.1f}x ({top[worst][1]} on {worst})"
-    return ours, verdict_of(len(top) - len(over), len(top), most=1.0), ""
+    # An upper bound on work our implementation cuts short (HPC2N: 127x in the paper, 5.6x here) is met
+    # whatever the literal algorithm does, so meeting it tells nothing.
+    why = f"An upper bound met because our code examines fewer events, not a test of PC. {_IMPLEMENTATIONS}"
+    return ours, "not checkable", why
 
 
 def s43_time(r: Results) -> Found:
@@ -191,11 +198,12 @@ def s43_time(r: Results) -> Found:
         f"({1000 * per_job[spec, name]:.3f} ms per job); at most {1000 * per_job[slowest]:.3f} ms per job "
         f"in any PC run ({slowest[0]} on {slowest[1]})"
     )
+    met = "meets" if per_job[slowest] < 0.4 else "misses"
     why = (
-        "Ours is the time of the whole simulation, recording every reservation change, on one core of a "
-        "shared machine; the paper's worst case is on DAS2-fs0, which we do not have."
+        f"Our code {met} the bound on other hardware, skipping searches it can prove useless, so the time "
+        "tells nothing of the paper's implementation; its worst case is on DAS2-fs0, which we do not have."
     )
-    return ours, "holds" if per_job[slowest] < 0.4 else "differs", why
+    return ours, "not checkable", why
 
 
 def missing(name: str) -> Callable[[Results], Found]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from _common import Check, cached_result, markdown
+from _common import ONE, Check, cached_result, judged, markdown
 from reproduce_rajbhandary import SCHEDULERS, make_scheduler
 
 from backfill import simulate
@@ -87,7 +87,7 @@ def checks(cache: Path, *, run: bool) -> list[Check]:
         same = all(other[1] == agree for other in per_size[1:])
         others = names_of(SIZES[1:])
         ours += f" ({size} processors; {'the same' if same else 'not so'} on {others})"
-        rows.append(Check(SOURCE, text, ours, "holds" if agree else "differs"))
+        rows.append(Check(SOURCE, text, ours, judged(ONE, "holds" if agree else "differs")))
     return rows
 
 

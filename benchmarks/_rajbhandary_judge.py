@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from _common import TRACE_STEMS, Check, verdict_of
+from _common import TRACE_STEMS, Check, verdict_of, within
 from reproduce_rajbhandary import SCHEDULERS, TRACES
 
 from backfill.measures.metrics import percent_improvement
@@ -154,10 +154,9 @@ def count_verdict(ours: int, paper: int, traces: int) -> str:
     return verdict_of(min(ours, expected), expected) if expected else "holds"  # type: ignore[arg-type]
 
 
-def value_verdict(ours: float, paper: float, near: float) -> str:
+def value_verdict(ours: float, paper: float, near: float, unit: str = "percentage points") -> str:
     """Judge a value claim: "holds" within ``near`` of the paper's, "partly" within twice that."""
-    off = abs(ours - paper)
-    return "holds" if off <= near else "partly" if off <= 2 * near else "differs"
+    return within(ours, paper, near, unit)
 
 
 def per_trace(

@@ -3,7 +3,7 @@ the paper's main directions measured on HPC2N, the trace it dropped (rows in ano
 
 from __future__ import annotations
 
-from _common import Check, verdict_of
+from _common import Check, judged, verdict_of
 from _rajbhandary_judge import (
     EXTRA,
     MINUS,
@@ -165,7 +165,8 @@ def _pc_losses(fig: Figures, bound: float, exceptions: int | None, statement: st
     elif exceptions is None:
         verdict, why = verdict_of(len(losses) - len(over), len(losses)), ""
     else:
-        verdict, why = ("holds" if len(over) <= exceptions else "differs"), ""
+        rule = '"all but N": holds when no more cases than the paper\'s exceptions disagree'
+        verdict, why = judged(rule, "holds" if len(over) <= exceptions else "differs"), ""
     if over and verdict != "holds":
         why = f"PC loses more on {names(over)}.{versions(over)}"
     return Check(source, statement, ours + gaps(fig, "PC"), verdict, why)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _common import Check, verdict_of
+from _common import ONE, Check, judged, verdict_of
 from _srinivasan_common import HIGH, NAMES, NORMAL, PAPER_TRACE, and_, cells, f, missing
 from _srinivasan_experiments import BUCKETS, CLASSES, alternative_boundaries, unfair_counts
 
@@ -60,6 +60,9 @@ def table9(groups: dict[str, _Group]) -> list[Check]:
         )
         first = abs(ours[0] - paper[0]) <= _POINTS
         verdict = "holds" if close == 5 else ("partly" if first else "differs")
+        verdict = judged(
+            f"five shares: holds when all within {_POINTS:g} point, partly when the first is", verdict
+        )
         why = _WHY_SETTING if verdict != "holds" else ""
         if not first:
             fairer = "fairer" if ours[0] > paper[0] else "less fair"
@@ -142,7 +145,7 @@ def fig7(fig7_cells: dict[str, Any]) -> list[Check]:
             source,
             statements[0],
             f"{_SETTING}: {text}" + ", ".join(beyond4),
-            "holds" if not beyond4 else "differs",
+            judged(ONE, "holds" if not beyond4 else "differs"),
             "" if not beyond4 else why,
         ),
         Check(
@@ -150,7 +153,7 @@ def fig7(fig7_cells: dict[str, Any]) -> list[Check]:
             statements[1],
             f"{_SETTING}: "
             + ("none beyond 2x" if not very_long else "> 16 h jobs beyond 2x: " + ", ".join(very_long)),
-            "holds" if not very_long else "differs",
+            judged(ONE, "holds" if not very_long else "differs"),
             "" if not very_long else why,
         ),
     ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _common import Check, verdict_of
+from _common import ONE, Check, judged, verdict_of
 from _srinivasan_common import (
     CTC_LOAD,
     HIGH,
@@ -31,6 +31,9 @@ from backfill.measures.groups import CATEGORIES
 
 _Group = dict[str, Any]
 _SLIGHT = 25.0  # a "slight" degradation: a change of at most this many percent
+_SIGN_AND_SIZE = (
+    f'"a slight degradation": holds for a change above 0 and at most {_SLIGHT:g} %, partly when larger'
+)
 _OTHERS = "the other traces (CTC, KTH, LANL), high load, exact estimates"
 
 
@@ -116,7 +119,7 @@ def fig3_categories(groups: dict[str, _Group]) -> list[Check]:
             if worse
             else "Our Sel improves the LW jobs on every trace."
         )
-    verdict = "holds" if ok else ("partly" if lw > 0 else "differs")
+    verdict = judged(_SIGN_AND_SIZE, "holds" if ok else ("partly" if lw > 0 else "differs"))
     out.append(Check("Fig. 3a", statements[1], text, verdict, why))
     agree, off = _categories_beaten(g, "Sel-D", CATEGORIES, "mean_bsld")
     text = head + f"Sel-D {fs(sel_d)} %; below Conservative and EASY in {agree} of 8 cases"
@@ -213,7 +216,7 @@ def fig3_worst(groups: dict[str, _Group]) -> list[Check]:
     sw = d[1]
     why = "" if sw >= 0 else f"Our Sel-D lowers the SW jobs' worst case too ({f(sw, 0)} %)."
     text = f"{_where('exact')}: Sel-D's worst-case SW slowdown {f(sw, 0)} % against Conservative"
-    out.append(Check(source, statements[2], text, "holds" if sw >= 0 else "differs", why))
+    out.append(Check(source, statements[2], text, judged(ONE, "holds" if sw >= 0 else "differs"), why))
     return out
 
 
@@ -352,7 +355,7 @@ def fig5(groups: dict[str, _Group]) -> list[Check]:
     )
     sw = d[1]
     ok = 0 < sw <= _SLIGHT
-    verdict = "holds" if ok else ("partly" if sw > 0 else "differs")
+    verdict = judged(_SIGN_AND_SIZE, "holds" if ok else ("partly" if sw > 0 else "differs"))
     why = (
         ""
         if ok

@@ -1,14 +1,14 @@
 """Write the reproduction report: ``docs/reproduction.md`` and the generated parts of each paper's page.
 
-One command for the whole reproduction report. For each of the five papers, and for the one paper
-beyond them that is reproduced as well (Tsafrir et al. 2007, EASY++), it calls the ``checks``
-function of that paper's reproduction script, which runs whatever cells are missing from the paper's
-results (simulations, fair start times) and turns them into rows: the paper's statement with its
-value or direction, ours, a verdict and why they differ. ``docs/reproduction.md`` gathers every
-paper's rows, with the traces' published job counts and Srinivasan's category shares beside ours,
-and the day and commit each paper's results were measured with. Each paper's page
-(``docs/reproduction-<paper>.md``) is written by hand except two blocks this command rewrites: the
-paper's rows (``statements``) and its full tables (``tables``). Usage::
+One command for the whole reproduction report. For each of the seed papers (the five whose
+algorithms ``backfill`` implements), and for the one paper beyond them that is reproduced as well
+(Tsafrir et al. 2007, EASY++), it calls the ``checks`` function of that paper's reproduction script,
+which runs whatever cells are missing from the paper's results (simulations, fair start times) and turns
+them into rows: the paper's statement with its value or direction, ours, a verdict and why they differ.
+``docs/reproduction.md`` gathers every paper's rows, with the traces' published job counts and
+Srinivasan's category shares beside ours, and the day and commit each paper's results were measured
+with. Each paper's page (``docs/reproduction-<paper>.md``) is written by hand except two blocks this
+command rewrites: the paper's rows (``statements``) and its full tables (``tables``). Usage::
 
     python benchmarks/reproduce.py                    # run what is missing, then write the pages
     python benchmarks/reproduce.py --cached           # write from the kept results only, run nothing
@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 from _common import (
+    ALLOW_DIRTY,
     DEFAULT_TRACE_DIR,
     RESULTS,
     ROOT,
@@ -38,7 +40,9 @@ from _common import (
     Check,
     load_result,
     markdown,
+    measured_stamp,
     provenance,
+    rules_used,
 )
 
 from backfill import BackfillError
@@ -55,9 +59,9 @@ PAPERS: dict[str, str] = {
     "tsafrir": "reproduce_tsafrir",
 }
 
-#: A paper module with ``BEYOND = True`` is not one of the five papers ``backfill`` implements: the
+#: A paper module with ``BEYOND = True`` is not one of the seed papers (the five ``backfill`` implements): the
 #: report summarises it in a table of its own and marks its section so.
-_BEYOND_TITLE = "Beyond the five papers"
+_BEYOND_TITLE = "Beyond the seed papers"
 
 #: The archive file each trace was in when Lindsay et al. (2013) Fig. 4 listed it (Rajbhandary et al.
 #: (2013) Fig. 3 gives the same files); their job counts and shares with estimates are
@@ -79,8 +83,11 @@ PAPER_FILES: dict[str, str] = {
 _INTRO = """\
 # Reproduction report
 
-Every claim of the five papers `backfill` implements, one row each, beside what we measure on the
-traces in `../shared/traces`. This page is written by one command; do not edit it by hand:
+Every claim of the seed papers, the five papers whose algorithms `backfill` implements (Lindsay et
+al. 2013; Rajbhandary, Bunde and Leung 2013; Srinivasan et al. 2002; Vasupongayya; Jin 2009), one
+row each, beside what we measure on the Parallel Workloads Archive traces. The traces are read from
+a folder `shared/traces` beside the checkout, or from the folder `--trace-dir` names. This page is
+written by one command; do not edit it by hand:
 
 ```sh
 python benchmarks/reproduce.py            # runs the missing cells (hours from scratch), then writes the pages
@@ -88,18 +95,22 @@ python benchmarks/reproduce.py --cached   # rewrites the pages from the committe
 ```
 
 Each paper has its own page with the full tables, the set-up and the cost of its runs; this page
-gathers the claims. "Ours" is computed from the committed results, and so is the verdict:
-**holds** when the claim holds on all cases or at least three quarters of them (traces, months,
-seeds), **partly** when it holds on at least half, **differs** otherwise, and **not checkable**
-when the cells it needs are not there or our traces cannot test it. Each claim is judged in the
-paper's own setting; where we also measured it in another (other traces, estimates or loads), that
-row is labelled "other setting" and counted apart. Percent improvements are
-`(baseline - other) / baseline`, positive is better, unless a row says otherwise.
+gathers the claims. "Ours" is computed from the committed results, and so is the verdict. A claim
+made of many cases (traces, months, seeds) **holds** when all cases or at least three quarters of
+them agree, is **partly** true when at least half do, and **differs** otherwise; a claim about every
+case, one fact, a value or a word such as "many" is judged as its wording reads, by the rules listed
+under [How the verdicts are reached](#how-the-verdicts-are-reached), which are the ones the code
+applied. **Not checkable** means the cells it needs are not there, our traces cannot test it, or
+meeting it would tell nothing, as for an upper bound on time or work that our code meets because
+it does less. Each claim is judged in the paper's own setting; where we also measured it in
+another (other traces, estimates or loads), that row is labelled "other setting" and counted
+apart. Percent improvements are `(baseline - other) / baseline`, positive is better, unless a row
+says otherwise.
 
-One paper **beyond the five** is reproduced as well, in its own summary table and section: Tsafrir,
-Etsion and Feitelson (2007), whose EASY++ the library can build from its runtime predictors. Only
-that paper's abstract could be retrieved, so its rows judge the abstract's directions, never its
-figures.
+One paper **beyond the seed papers** is reproduced as well, in its own summary table and section:
+Tsafrir, Etsion and Feitelson (2007), whose EASY++ the library can build from its runtime
+predictors. Only that paper's abstract could be retrieved, so its rows judge the abstract's
+directions, never its figures.
 """
 
 
@@ -176,7 +187,7 @@ def _beyond(module: ModuleType) -> bool:
 
 def paper_section(module: ModuleType, checks: list[Check]) -> str:
     """The section of one paper: a link to its page and its checks as a table; a paper beyond the
-    five is marked so in its heading."""
+    seed papers is marked so in its heading."""
     return "\n".join(
         [
             f"## {_BEYOND_TITLE + ': ' if _beyond(module) else ''}{module.PAPER}",
@@ -196,12 +207,34 @@ def provenance_rows(results: Path, papers: list[str]) -> list[list[str]]:
         module = _load(key)
         found = [load_result(path) for path in sorted((results / key).glob("*.json"))]
         count, span, codes = provenance(found)
-        rows.append([module.PAPER.split(",")[0].split(" (")[0], span, codes, str(count)])
+        rows.append([_short(module), span, codes, str(count)])
     return rows
 
 
-def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]]], *, run: bool) -> str:
-    """The whole page."""
+def _short(module: ModuleType) -> str:
+    return str(module.PAPER).split(",")[0].split(" (")[0]
+
+
+def rules_table(rules: dict[str, Counter[str]]) -> str:
+    """Which rule decided how many verdicts of each paper (all its rows, other settings included), as
+    the checks applied them; the rule most claims use first."""
+    keys = list(rules)
+    total = Counter[str]()
+    for used in rules.values():
+        total.update(used)
+    rows = [[_cell(rule), *(str(rules[key][rule] or "") for key in keys)] for rule, _ in total.most_common()]
+    return markdown(["when a claim holds", *(_short(_load(key)) for key in keys)], rows)
+
+
+def report(
+    trace_dir: Path,
+    results: Path,
+    sections: list[tuple[str, list[Check]]],
+    *,
+    run: bool,
+    rules: dict[str, Counter[str]] | None = None,
+) -> str:
+    """The whole page; ``rules`` are the rules each paper's verdicts came from (see :func:`rules_table`)."""
     summary: list[list[str]] = []
     beyond: list[list[str]] = []
     for key, checks in sections:
@@ -218,11 +251,20 @@ def report(trace_dir: Path, results: Path, sections: list[tuple[str, list[Check]
             f"\n{_BEYOND_TITLE}, not one of the papers `backfill` implements, counted apart:\n",
             markdown(header, beyond),
         ]
+    if rules:
+        parts += [
+            "\n## How the verdicts are reached\n",
+            'Most claims are judged by the rule above. A claim about every case ("on all traces",',
+            '"always") holds only when every case agrees; a claim of one fact, or of a value or a word',
+            '("many", "the majority", "slightly"), is judged as its wording reads. Every verdict of',
+            "every row is decided by one of these rules, counted per paper as the checks applied them:\n",
+            rules_table(rules),
+        ]
     parts += [
         "\n## When and with which code\n",
         "Every result the figures come from records the day it was measured and the commit of this",
-        "repository that measured it (`-dirty`: with changes not yet committed); the results are the",
-        "JSON files under `benchmarks/reproduction/`.\n",
+        "repository that measured it (the scripts refuse to record results measured with uncommitted",
+        "changes); the results are the JSON files under `benchmarks/reproduction/`.\n",
         markdown(
             ["paper", "measured", "code", "results"],
             provenance_rows(results, [k for k, _ in sections]),
@@ -278,19 +320,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--docs", type=Path, default=DEFAULT_DOCS, help="the folder of reproduction.md and the papers' pages"
     )
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="stamp new results <commit>-dirty when the checkout has uncommitted changes (else refused)",
+    )
     args = parser.parse_args(argv)
     if not args.cached and not args.trace_dir.is_dir():
         print(f"reproduce: no trace folder at {args.trace_dir}", file=sys.stderr)
         return 2
+    if args.allow_dirty:
+        os.environ[ALLOW_DIRTY] = "1"
+    if not args.cached:
+        # Refuse before hours of runs, not at the first result they save.
+        try:
+            measured_stamp()
+        except BackfillError as error:
+            print(f"reproduce: {error}", file=sys.stderr)
+            return 2
     run = not args.cached
     sections = []
     pages = {}
+    rules: dict[str, Counter[str]] = {}
     for key in args.papers:
         module = _load(key)
         print(f"reproduce: {key}", file=sys.stderr)
         cache = args.results / key
         try:
+            rules_used()
             checks = module.checks(args.trace_dir, cache, workers=args.workers, run=run)
+            rules[key] = rules_used()
             blocks = {"statements": tally(checks) + ".\n\n" + statements_table(checks)}
             blocks["tables"] = module.tables(args.trace_dir, cache)
             page = args.docs / module.PAGE
@@ -300,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         sections.append((key, checks))
     main_page = args.docs / "reproduction.md"
-    main_page.write_text(report(args.trace_dir, args.results, sections, run=run))
+    main_page.write_text(report(args.trace_dir, args.results, sections, run=run, rules=rules))
     for page, text in pages.items():
         page.write_text(text)
     print(f"reproduce: wrote {main_page} and {len(pages)} papers' pages", file=sys.stderr)

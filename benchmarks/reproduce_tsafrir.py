@@ -35,9 +35,11 @@ from typing import Any
 
 import numpy as np
 from _common import (
+    BY_CONSTRUCTION,
     DEFAULT_TRACE_DIR,
     RESULTS,
     Check,
+    judged,
     load_result,
     markdown,
     save_result,
@@ -279,7 +281,7 @@ def _users(cells: dict[tuple[str, str], dict[str, Any]]) -> Check:
             f" prediction, moved later when the prediction proved short (EASY++: {broken}; EASY with"
             " estimates: none, an estimate being an upper bound)."
         )
-    return Check("Abstract", statement, ours, "holds", why)
+    return Check("Abstract", statement, ours, judged(BY_CONSTRUCTION, "holds"), why)
 
 
 def _accuracy_helps(cells: dict[tuple[str, str], dict[str, Any]], metric: str, label: str) -> Check:
