@@ -31,7 +31,8 @@ import pytest
 from hypothesis import is_hypothesis_test, settings
 
 # Hypothesis profiles, chosen with HYPOTHESIS_PROFILE:
-# - `quick`, the default run's: a property tries a quarter of its examples (QUICK_SHARE, below);
+# - `quick`, the default run's: a property tries a quarter of its examples (QUICK_SHARE, below),
+#   except in the slow suites;
 # - `full` (CI's marked step): every property tries the examples its test sets, or hypothesis's 100;
 # - `thorough`: as full, and a property without an example count of its own tries 2,000.
 settings.register_profile("quick", max_examples=25)
@@ -136,8 +137,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     Under the quick profile, also shorten each property (``_quicken``).
     """
-    # The parameters of one test share its function: shortened once.
-    properties = {id(f): f for item in items if is_hypothesis_test(f := getattr(item, "function", None))}
+    # The parameters of one test share its function: shortened once. A slow suite's count is its
+    # promise (the reliability suite's 10,000 workloads): kept under every profile.
+    properties = {
+        id(f): f
+        for item in items
+        if is_hypothesis_test(f := getattr(item, "function", None))
+        and item.get_closest_marker("slow") is None
+    }
     if PROFILE == "quick":
         for function in properties.values():
             _quicken(function)
