@@ -39,9 +39,11 @@ settings.register_profile("quick", max_examples=25)
 settings.register_profile("full")
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "quick")
-settings.load_profile(PROFILE)
 #: The share of a property's own example count that the quick profile tries, and the fewest it tries.
 QUICK_SHARE, QUICK_LEAST = 0.25, 10
+
+# tests/test_suites.py runs this file's rules on small suites of its own.
+pytest_plugins = ["pytester"]
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
@@ -51,6 +53,15 @@ _ASKS_FOR = re.compile(r"importorskip\(\s*[\"'](" + "|".join(INTEGRATION_PACKAGE
 _MODULE_MARK = re.compile(r"^pytestmark = .*\bpytest\.mark\.integration\b", re.MULTILINE)
 #: Dask's default dashboard port, which a cluster started without ``dashboard_address`` binds.
 DASK_DASHBOARD_PORT = 8787
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Load the hypothesis profile (before the test modules make their settings from it)."""
+    if PROFILE not in ("quick", "full", "thorough"):
+        raise pytest.UsageError(
+            f"HYPOTHESIS_PROFILE={PROFILE!r}: this suite's profiles are quick, full and thorough"
+        )
+    settings.load_profile(PROFILE)
 
 
 @pytest.fixture(scope="session")
@@ -162,7 +173,10 @@ def _selects_integration(config: pytest.Config) -> bool:
         return True
     from _pytest.mark.expression import Expression
 
-    return Expression.compile(expression).evaluate(lambda name, **_: name == "integration")
+    try:
+        return Expression.compile(expression).evaluate(lambda name, **_: name == "integration")
+    except SyntaxError:
+        return True  # collected, so that pytest reports the bad expression in its own words
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
