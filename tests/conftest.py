@@ -1,7 +1,7 @@
 """Test configuration: the suites, hypothesis profiles and the shared-traces location.
 
-The default run (``python -m pytest``) leaves out three marked suites, each run by CI in a step of
-its own (``pyproject.toml`` registers the markers, ``docs/testing.md`` lists the commands):
+The default run (``python -m pytest``) leaves out three marked suites, which CI runs
+(``pyproject.toml`` registers the markers, ``docs/testing.md`` lists the commands):
 
 * ``slow``: long suites (full traces, large fuzzing);
 * ``long``: the default suite's slower checks (differential runs of the compiled kernel, whole
@@ -11,9 +11,10 @@ its own (``pyproject.toml`` registers the markers, ``docs/testing.md`` lists the
   ``pip install -e ".[integration]" && python -m pytest -m integration``.
 
 A test is in the integration suite when its module says ``pytestmark = pytest.mark.integration``,
-when it is marked so, or when it or a fixture of its module asks for one of those packages with
-``pytest.importorskip``: the rule below marks it, so a new test that needs one of them is left out
-of the lean run by itself instead of skipping there.
+when it is marked so, when it or a fixture of its module asks for one of those packages with
+``pytest.importorskip``, or, for a doctest, when it imports one or documents a function that returns
+a figure or a DataFrame: the rules below mark it, so a new test that needs one of them is left out
+of the lean run by itself instead of skipping there (tests/test_doc_pages.py marks the docs pages).
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ import pytest
 from hypothesis import is_hypothesis_test, settings
 
 # Hypothesis profiles, chosen with HYPOTHESIS_PROFILE:
-# - `quick`, the default run's: a property tries a quarter of its examples (QUICK_SHARE, below),
-#   except in the slow suites;
-# - `full` (CI's marked step): every property tries the examples its test sets, or hypothesis's 100;
+# - `full` (CI's): every property tries the examples its test sets, or hypothesis's 100;
+# - `quick`, the default run's: as full, then each property collected outside the slow suites
+#   tries a quarter of that (QUICK_SHARE; `_quicken` below);
 # - `thorough`: as full, and a property without an example count of its own tries 2,000.
-settings.register_profile("quick", max_examples=25)
 settings.register_profile("full")
+settings.register_profile("quick")
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "quick")
 #: The share of a property's own example count that the quick profile tries, and the fewest it tries.
