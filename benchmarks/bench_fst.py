@@ -50,7 +50,7 @@ def run(
         from distributed import Client, LocalCluster
 
         with (
-            LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster,
+            LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0") as cluster,
             Client(cluster) as client,
         ):
             fst = fair_start_times(workload, scheduler, executor=client.get_executor(), progress=progress)

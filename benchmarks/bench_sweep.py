@@ -62,7 +62,7 @@ def run(grid: Grid, workers: int, dask: bool, progress: bool) -> tuple[float, fl
 
         with (
             LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             ) as cluster,
             Client(cluster) as client,
         ):

@@ -70,6 +70,7 @@ def test_the_same_fair_start_times_on_random_workloads(scheduler: Scheduler, w: 
     assert_same_fsts(fast, plain)
 
 
+@pytest.mark.long
 @needs_kernel
 @pytest.mark.parametrize(
     "scheduler",

@@ -97,6 +97,7 @@ def test_the_same_moves_on_longer_queues(seed: int, which: int, narrow: bool) ->
         assert_same(simulate(w, fast.copy()), simulate(w, plain.copy()))
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not TRACES.is_dir(), reason=f"the archive traces are not at {TRACES}")
 @pytest.mark.parametrize(("fast", "plain"), [PAIRS[0], PAIRS[1], PAIRS[2]], ids=["Conservative", "PC", "DC"])
 def test_the_same_moves_on_an_archive_trace(fast: Scheduler, plain: Scheduler) -> None:

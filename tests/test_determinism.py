@@ -45,6 +45,7 @@ def simulate_in_a_process(out: Path, hash_seed: str) -> str:
     return without_timing(done.stdout.replace(str(out), "<out>"))
 
 
+@pytest.mark.long
 def test_simulate_is_byte_identical_across_processes_and_hash_seeds(tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()

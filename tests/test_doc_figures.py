@@ -38,6 +38,8 @@ from backfill import (
     validate_schedule,
 )
 
+pytestmark = pytest.mark.integration  # matplotlib: the integration extra
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 

@@ -14,18 +14,24 @@ A block is marked, where a reader sees it (``docs/contributing.md`` says the sam
 * A block that reads ``../shared/traces`` is slow too (its page's slow test is marked ``trace``), and
   skips with that reason when this checkout has no traces beside it.
 
+A page whose blocks import a package of the integration extra (Dask, pandas, matplotlib, ...) or make a
+DataFrame is marked ``integration``: the lean default run leaves it out, and CI runs it with the
+extra installed (``python -m pytest -m integration``). While a page that starts a Dask cluster runs,
+Dask's default dashboard port is held, as another cluster on the machine may hold it.
+
 The default suite runs each page's blocks up to its first slow one; the slow suite runs every block
 of the pages that have one. Pages added later are picked up by the glob.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import TRACES
+from conftest import INTEGRATION_PACKAGES, TRACES
 
 from backfill.schedulers.registry import SCHEDULERS
 
@@ -65,6 +71,12 @@ def python_blocks(page: Path) -> list[Block]:
     return blocks
 
 
+#: What a block does that needs the integration extra: import one of its packages, or make a DataFrame.
+INTEGRATION = re.compile(
+    r"^\s*(?:import|from) (?:" + "|".join(INTEGRATION_PACKAGES) + r")\b|\.to_dataframe\(", re.MULTILINE
+)
+
+
 def _pages() -> list[Path]:
     pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
     return [page for page in pages if python_blocks(page)]
@@ -72,6 +84,18 @@ def _pages() -> list[Path]:
 
 PAGES = _pages()
 IDS = [str(page.relative_to(ROOT)) for page in PAGES]
+
+
+def _needs_integration(blocks: list[Block]) -> bool:
+    return any(INTEGRATION.search(block.source) for block in blocks)
+
+
+def _first_part_marks(page: Path) -> list[pytest.MarkDecorator]:
+    """The marks of a page's default-run test, which runs its blocks up to the first slow one."""
+    blocks = list(itertools.takewhile(lambda block: not block.slow, python_blocks(page)))
+    return [pytest.mark.integration] if _needs_integration(blocks) else []
+
+
 #: The pages with a slow block: the slow suite runs them whole.
 SLOW_PAGES = [page for page in PAGES if any(block.slow for block in python_blocks(page))]
 
@@ -93,6 +117,18 @@ def test_slow_and_trace_blocks_are_recognised(tmp_path: Path) -> None:
         (7, True, False),
         (11, True, True),
     ]
+
+
+def test_pages_that_need_the_integration_extra_are_marked(tmp_path: Path) -> None:
+    lean, heavy, later = tmp_path / "lean.md", tmp_path / "heavy.md", tmp_path / "later.md"
+    lean.write_text("```python\nfrom backfill import simulate\nimport_pandas = 1\n```\n")
+    heavy.write_text("```python\nx = 1\n```\n\n```python\nframe = result.to_dataframe()\n```\n")
+    later.write_text(
+        "```python\nx = 1\n```\n\n<!-- doc-test: slow -->\n```python\nfrom dask import array\n```\n"
+    )
+    marks = {page.name: [m.name for m in _first_part_marks(page)] for page in (lean, heavy, later)}
+    assert marks == {"lean.md": [], "heavy.md": ["integration"], "later.md": []}
+    assert _needs_integration(python_blocks(later))
 
 
 def test_a_trace_block_skips_without_the_traces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,18 +165,32 @@ def run_page(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, slo
                 SCHEDULERS.unregister(entry.name)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=IDS)
+@pytest.fixture
+def dask_port(page: Path, request: pytest.FixtureRequest) -> None:
+    """Hold Dask's default dashboard port while a page that starts a cluster runs."""
+    if any("LocalCluster(" in block.source for block in python_blocks(page)):
+        request.getfixturevalue("dask_dashboard_port_taken")
+
+
+@pytest.mark.usefixtures("dask_port")
+@pytest.mark.parametrize(
+    "page",
+    [pytest.param(page, id=id, marks=_first_part_marks(page)) for page, id in zip(PAGES, IDS, strict=True)],
+)
 def test_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_page(page, tmp_path, monkeypatch, slow=False)
 
 
 def _whole(page: Path) -> object:
     """A slow page as a parameter, marked ``trace`` when one of its blocks reads the traces."""
-    traces = any(block.needs_traces for block in python_blocks(page))
-    return pytest.param(page, id=str(page.relative_to(ROOT)), marks=[pytest.mark.trace] if traces else [])
+    blocks = python_blocks(page)
+    marks = [pytest.mark.trace] if any(block.needs_traces for block in blocks) else []
+    marks += [pytest.mark.integration] if _needs_integration(blocks) else []
+    return pytest.param(page, id=str(page.relative_to(ROOT)), marks=marks)
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("dask_port")
 @pytest.mark.parametrize("page", [_whole(page) for page in SLOW_PAGES])
 def test_page_runs_whole(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_page(page, tmp_path, monkeypatch, slow=True)

@@ -28,6 +28,7 @@ def run(script: str, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.long
 def test_custom_priority() -> None:
     out = run("custom_priority.py")
     assert "EASY(fcfs)" in out
@@ -35,6 +36,7 @@ def test_custom_priority() -> None:
         assert f"{name}(Blend(wait_weight=2.0, estimate_weight=1.0))" in out
 
 
+@pytest.mark.long
 def test_property_test_scheduler() -> None:
     out = run("property_test_scheduler.py")
     for name, promise in (("FirstFit", "every schedule feasible"), ("Conservative", "every guarantee kept")):
@@ -43,6 +45,7 @@ def test_property_test_scheduler() -> None:
     assert "FirstFit: jobs waited without any reservation in the log (job ids 2)" in out
 
 
+@pytest.mark.long
 def test_compare_schedulers(traces: Path) -> None:
     out = run("compare_schedulers.py", str(traces / "KTH-SP2-1996-2.swf.gz"))
     for name in ("FCFS(fcfs)", "EASY(fcfs)", "Conservative"):
@@ -128,6 +131,7 @@ def test_rajbhandary_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path
     assert again.stdout == done.stdout and again.stderr == ""
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not compiled(), reason="the benchmark compares the compiled kernel with pure Python")
 def test_queue_growth_benchmark_compares_a_prefix_with_the_whole(traces: Path) -> None:
     command = [
@@ -176,6 +180,7 @@ def test_fst_benchmark_runs_serial_and_parallel(traces: Path) -> None:
     assert "identical results" in done.stdout
 
 
+@pytest.mark.integration  # simpy: the integration extra
 def test_embed_in_simpy_matches_the_simulator() -> None:
     out = run("embed_in_simpy.py")
     jobs = re.search(
@@ -198,6 +203,7 @@ def test_embed_in_simpy_matches_the_simulator() -> None:
         ), out
 
 
+@pytest.mark.integration  # simpy: the integration extra
 def test_embed_in_simpy_deciding_per_event_diverges() -> None:
     # Deciding at every SimPy event instead of once per instant breaks the order at equal times: the
     # schedule stays feasible (the script validates it) but no longer matches.
@@ -229,6 +235,7 @@ def test_fairness_of_a_run() -> None:
         assert int(jobs) == 500 and abs(sum(map(float, shares)) - 100.0) < 0.5
 
 
+@pytest.mark.long
 def test_host_simulator_matches_simulate_under_the_guard() -> None:
     out = run("host_simulator.py")
     for name in ("EASY(sjf)", "Conservative", "PC(sjf)", "DC(sjf)"):
@@ -240,6 +247,7 @@ def test_host_simulator_matches_simulate_under_the_guard() -> None:
         ), out
 
 
+@pytest.mark.long
 def test_host_simulator_that_forgets_overruns_is_told_which_job() -> None:
     out = run("host_simulator.py", "--forget-overruns")
     lines = out.splitlines()
@@ -252,6 +260,7 @@ def test_host_simulator_that_forgets_overruns_is_told_which_job() -> None:
     assert all("job 40 completed at" in line and "after its start + estimate" in line for line in unguarded)
 
 
+@pytest.mark.long
 def test_subclass_schedulers() -> None:
     out = run("subclass_schedulers.py")
     assert "FirstFit(sjf)" in out and "LazyPC(3600s)" in out and "PC(sjf)" in out

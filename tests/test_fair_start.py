@@ -212,11 +212,12 @@ def test_any_executor_and_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> 
     assert "200/200" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("dask_dashboard_port_taken")
 def test_dask_local_cluster_gives_the_serial_result() -> None:
-    distributed = pytest.importorskip("distributed", reason="the test extra installs dask[distributed]")
+    distributed = pytest.importorskip("distributed", reason="the integration extra installs it")
     serial = fair_start_times(PARALLEL, Conservative(), workers=1)
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as client,
     ):
         # A lambda priority: Dask pickles with cloudpickle, so even this reaches the workers.

@@ -117,6 +117,7 @@ def test_the_same_schedules_on_long_queues(seed: int, which: int) -> None:
     assert_same_as_reference(w, SCHEDULERS[which])
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not TRACES.is_dir(), reason=f"the archive traces are not at {TRACES}")
 @pytest.mark.parametrize(
     ("trace", "jobs", "load"),

@@ -86,6 +86,7 @@ def test_one_pass_pc_equals_the_naive_definition(priority, w: Workload) -> None:
     assert_same_moves(fast, naive)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("narrow", [False, True], ids=["as-is", "narrow-all"])
 @pytest.mark.parametrize("make_scheduler", [PC, DC], ids=["PC", "DC"])
 @settings(max_examples=40, deadline=None)

@@ -46,6 +46,8 @@ from backfill.experiments.plots import (
 )
 from backfill.experiments.sweep import Grid, ModelWorkload, run_sweep
 
+pytestmark = pytest.mark.integration  # matplotlib: the integration extra
+
 
 @pytest.fixture(scope="module")
 def improvement_rows() -> list[dict[str, Any]]:

@@ -194,6 +194,7 @@ def test_the_production_page_runs(
     assert "SweepResult(3 rows, 3 computed, 0 cached)" in out
 
 
+@pytest.mark.long
 @pytest.mark.trace
 def test_the_pages_table_is_what_the_script_gives_on_the_trace(traces: Path, tmp_path: Path) -> None:
     (line,) = _command_lines(HOW_TO, "python")

@@ -560,10 +560,10 @@ def test_the_example_of_docs_sweeps_runs_and_resumes(monkeypatch: pytest.MonkeyP
 
 @pytest.fixture(scope="module")
 def dask_client() -> Iterator[Any]:
-    distributed = pytest.importorskip("distributed", reason="the test extra installs dask[distributed]")
+    distributed = pytest.importorskip("distributed", reason="the integration extra installs it")
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

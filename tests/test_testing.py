@@ -561,6 +561,7 @@ def test_bigger_workloads(w):
 """
 
 
+@pytest.mark.long
 def test_a_first_run_with_default_settings_passes(tmp_path: Path) -> None:
     (tmp_path / "test_first_run.py").write_text(FIRST_RUN)
     done = subprocess.run(

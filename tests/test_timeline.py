@@ -37,6 +37,8 @@ from backfill.simulator import simulate
 from backfill.testing import workloads
 from backfill.workloads.workload import Workload
 
+pytestmark = pytest.mark.integration  # matplotlib: the integration extra
+
 
 def naive_counts(s: Schedule, t: float) -> tuple[int, int]:
     """Processors busy and jobs waiting at instant ``t``, counted job by job."""

@@ -106,6 +106,7 @@ def test_the_same_decisions_on_random_workloads(
     assert_identical(fast, plain)
 
 
+@pytest.mark.long
 @needs_kernel
 @pytest.mark.parametrize("scheduler", RUNS_COMPILED, ids=str)
 @settings(max_examples=8, deadline=None)
@@ -130,6 +131,7 @@ def test_the_same_decisions_at_high_load(scheduler: Scheduler, seed: int) -> Non
 GUARANTEE_RUNS = [s for s in RUNS_COMPILED if isinstance(s, PC | DC)]
 
 
+@pytest.mark.long
 @needs_kernel
 @pytest.mark.parametrize("scheduler", GUARANTEE_RUNS, ids=str)
 @settings(max_examples=8, deadline=None)
@@ -158,6 +160,7 @@ def test_pc_and_dc_count_what_their_python_path_counts() -> None:
 
 
 @needs_kernel
+@pytest.mark.long
 @pytest.mark.skipif(not TRACES.is_dir(), reason=f"the archive traces are not at {TRACES}")
 @pytest.mark.parametrize("trace", ["KTH-SP2-1996-2", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln"])
 def test_the_same_decisions_on_archive_trace_prefixes(trace: str) -> None:

@@ -1,0 +1,116 @@
+"""The suites of tests/conftest.py: what the default run leaves out, and the quick hypothesis profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import conftest
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+CONFTEST = Path(conftest.__file__).read_text(encoding="utf-8")
+INI = """[pytest]
+addopts = --strict-markers -p no:cacheprovider -m 'not slow and not long and not integration'
+markers =
+    slow: slow
+    long: long
+    integration: integration
+filterwarnings = error
+"""
+
+# A module of each kind of test (a module constant: the rule reads a test's own source).
+MIXED = """import pytest
+from hypothesis import given, settings, strategies as st
+
+def test_lean():
+    pass
+
+def test_asks_for_pandas():
+    pytest.importorskip("pandas")
+
+@pytest.fixture
+def cluster():
+    return pytest.importorskip("distributed")
+
+def test_through_a_fixture(cluster):
+    pass
+
+@pytest.mark.long
+def test_long():
+    pass
+
+TRIED = []
+
+@pytest.mark.slow
+@settings(max_examples=40, database=None)
+@given(st.integers())
+def test_slow_keeps_its_count(x):
+    TRIED.append(x)
+
+def test_after_the_slow_one():
+    assert len(TRIED) in (0, 40)
+"""
+
+
+def counted(count: int, **kwargs: object) -> tuple[object, list[int]]:
+    """A property of ``count`` examples that records each example it tries."""
+    tried: list[int] = []
+
+    @settings(max_examples=count, phases=[Phase.generate], database=None, **kwargs)  # type: ignore[arg-type]
+    @given(st.integers())
+    def prop(x: int) -> None:
+        tried.append(x)
+
+    return prop, tried
+
+
+@pytest.mark.parametrize(("own", "quick"), [(100, 25), (150, 38), (30, 10), (8, 8)])
+def test_the_quick_profile_tries_a_quarter_of_a_propertys_examples(own: int, quick: int) -> None:
+    prop, tried = counted(own)
+    conftest._quicken(prop)
+    prop()  # type: ignore[operator]
+    assert len(tried) == quick
+
+
+def test_a_derandomized_property_keeps_its_count() -> None:
+    prop, tried = counted(60, derandomize=True)
+    conftest._quicken(prop)
+    prop()  # type: ignore[operator]
+    assert len(tried) == 60
+
+
+def test_the_default_run_leaves_out_the_marked_suites_and_what_needs_the_integration_extra(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini(INI)
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(
+        test_heavy="""
+        import pytest
+
+        pytestmark = pytest.mark.integration
+        pytest.importorskip("a_package_this_machine_lacks")
+        """,
+        test_mixed=MIXED,
+    )
+    lean = pytester.runpytest_subprocess()
+    lean.assert_outcomes(passed=2, deselected=4)
+    assert "test_heavy" not in lean.stdout.str()  # not imported at all, not even skipped
+    integration = pytester.runpytest_subprocess("-m", "integration")
+    outcomes = integration.parseoutcomes()  # pandas and distributed pass or skip, as installed here
+    assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 3 and outcomes["deselected"] == 4
+    slow = pytester.runpytest_subprocess("-m", "slow or not long and not integration")
+    slow.assert_outcomes(passed=3, deselected=3)
+
+
+def test_a_bad_profile_is_one_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makeini(INI)
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    monkeypatch.setenv("HYPOTHESIS_PROFILE", "fast")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: HYPOTHESIS_PROFILE='fast': this suite's profiles are quick, full and thorough"]
+    )
