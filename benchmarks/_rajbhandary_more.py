@@ -30,7 +30,11 @@ from backfill.measures.metrics import bounded_slowdowns, percent_improvement, wa
 #: The schedulers of §5's SJF sentence, as the Lindsay reproduction names them.
 SJF_SPECS = ("Conservative", "EASY", "PC-sjf", "DC-sjf")
 _WJF = ("PC-wjf", "DC-wjf")
-_MISSING = ("no kept results yet", "not checkable", "The results this needs have not been run.")
+_MISSING = (
+    "no kept results yet",
+    "not checkable",
+    "not attempted, because the results this needs have not been run.",
+)
 
 
 def mean_queue_at_arrivals(schedule: Schedule) -> float:
