@@ -183,7 +183,11 @@ def checks(
         read with 430 processors.
     """
     results, _ = _results(trace_dir, cache, workers=workers, run=run)
-    missing = ("no kept results yet", "not checkable", "The simulations this needs have not been run.")
+    missing = (
+        "no kept results yet",
+        "not checkable",
+        "not attempted, because the simulations this needs have not been run.",
+    )
     rows = [Check(source, claim, *(judge(results) or missing)) for source, claim, judge in _CLAIMS]
     rows += _lindsay_fig4.checks(trace_dir, cache, results, run=run)
     on_430 = _on_430(results)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from _common import TRACE_STEMS, Check, cached_result, verdict_of
+from _common import ONE, TRACE_STEMS, Check, cached_result, judged, verdict_of
 from _lindsay_claims import Results
 from _lindsay_s4 import missing as missing_trace
 from reproduce import PAPER_FILES
@@ -107,12 +107,16 @@ def sdsc_ds_unknown(facts: dict[str, Any] | None) -> tuple[str, str, str] | None
     unknown = facts["traces"]["SDSC-DS"]["dropped"].get("unknown_runtime", 0)
     ours = f"{unknown} jobs of our SDSC-DS have an unknown runtime; read_swf drops them"
     why = "" if unknown == 8 else f"Our file is a newer version: {_versions(['SDSC-DS'])}."
-    return ours, "holds" if unknown == 8 else "differs", why
+    return ours, judged(ONE, "holds" if unknown == 8 else "differs"), why
 
 
 def checks(trace_dir: Path, cache: Path, results: Results, *, run: bool) -> list[Check]:
     """The rows of Fig. 4 and §4's text about the traces, and §4.3's total simulation time."""
-    missing = ("no kept results yet", "not checkable", "The trace facts this needs have not been read.")
+    missing = (
+        "no kept results yet",
+        "not checkable",
+        "not attempted, because the trace facts this needs have not been read.",
+    )
     facts = cleaning_facts(trace_dir, cache, run=run)
     rows = [
         Check(

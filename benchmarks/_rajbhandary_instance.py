@@ -77,7 +77,8 @@ def checks(cache: Path, *, run: bool) -> list[Check]:
     ]
     found = result(cache, run=run)
     if found is None:
-        return [Check(SOURCE, text, "not run yet", "not checkable") for text in statements]
+        why = "not attempted, because the runs it needs have not been made yet."
+        return [Check(SOURCE, text, "not run yet", "not checkable", why) for text in statements]
     runs = found["runs"]
     size = SIZES[0]
     rows = []

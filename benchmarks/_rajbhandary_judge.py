@@ -88,7 +88,8 @@ def unknown(
     paper's, or :data:`EXTRA` in another ``setting``)."""
     wanted = traces or ([EXTRA] if setting else None)
     ours = gaps(fig, *specs, traces=wanted).removeprefix("; ") or "not measured yet"
-    return Check(source, statement, ours, "not checkable", setting=setting)
+    why = "not attempted, because the runs it needs have not been made yet."
+    return Check(source, statement, ours, "not checkable", why, setting)
 
 
 def side(base: float, other: float) -> str:

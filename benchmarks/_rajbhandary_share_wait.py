@@ -161,7 +161,10 @@ def _pc_losses(fig: Figures, bound: float, exceptions: int | None, statement: st
     ours = f"PC loses on {len(losses)} of {len(traces)}; by {bound:g} % or more on {len(over)}"
     ours += f" ({', '.join(f'{n} {pct(v)}' for n, v in over.items())})" if over else ""
     if not losses:
-        verdict, why = "not checkable", "PC loses on no trace of ours, so its losses cannot be bounded."
+        verdict, why = (
+            "not checkable",
+            "not checkable, because PC loses on no trace of ours, so its losses cannot be bounded.",
+        )
     elif exceptions is None:
         verdict, why = verdict_of(len(losses) - len(over), len(losses)), ""
     else:

@@ -50,7 +50,10 @@ def so_far(have: int, want: int) -> str:
 
 
 def missing(source: str, statement: str, setting: str = "") -> Check:
-    why = "The runs it needs are not in the results yet; run the script to simulate them."
+    why = (
+        "not attempted, because the runs it needs are not in the results yet; run the script to simulate "
+        "them."
+    )
     return Check(source, statement, "no results yet", "not checkable", why, setting)
 
 

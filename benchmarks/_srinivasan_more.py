@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import Check, cached_result, verdict_of
+from _common import ONE, Check, cached_result, judged, verdict_of
 from _srinivasan_common import NAMES, NORMAL, PAPER_TRACE, STEM, cells, chg, f, missing
 from reproduce_srinivasan import DEFAULT_LOADS, TRACES, _key
 
@@ -139,7 +139,7 @@ def _trace_rows(notes: dict[str, Any] | None) -> list[Check]:
                 "§2.1",
                 s2,
                 f"the narrowest request on LANL: {low} processors",
-                "holds" if low >= 32 else "differs",
+                judged(ONE, "holds" if low >= 32 else "differs"),
             )
         )
         share = t["LANL"]["estimated"]
@@ -152,7 +152,7 @@ def _trace_rows(notes: dict[str, Any] | None) -> list[Check]:
                 "§4.3",
                 s3,
                 f"{share:.2f} % of LANL's jobs have an estimate",
-                "holds" if share == 0 else "differs",
+                judged(ONE, "holds" if share == 0 else "differs"),
                 why if share else "",
             )
         )

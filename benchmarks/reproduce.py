@@ -102,10 +102,12 @@ case, one fact, a value or a word such as "many" is judged as its wording reads,
 under [How the verdicts are reached](#how-the-verdicts-are-reached), which are the ones the code
 applied. **Not checkable** means the cells it needs are not there, our traces cannot test it, or
 meeting it would tell nothing, as for an upper bound on time or work that our code meets because
-it does less. Each claim is judged in the paper's own setting; where we also measured it in
-another (other traces, estimates or loads), that row is labelled "other setting" and counted
-apart. Percent improvements are `(baseline - other) / baseline`, positive is better, unless a row
-says otherwise.
+it does less; its row says which, beginning "not attempted, because" where we did not try (a trace
+we do not have, a run not made, a text not retrieved) and "not checkable, because" where we
+measured and the measure cannot judge the claim. Each claim is judged in the paper's own setting;
+where we also measured it in another (other traces, estimates or loads), that row is labelled
+"other setting" and counted apart. Percent improvements are `(baseline - other) / baseline`,
+positive is better, unless a row says otherwise.
 
 One paper **beyond the seed papers** is reproduced as well, in its own summary table and section:
 Tsafrir, Etsion and Feitelson (2007), whose EASY++ the library can build from its runtime

@@ -364,7 +364,8 @@ def _unchecked() -> list[Check]:
             'EASY++ achieves "significant improvements in ... predictability"',
             "not measured",
             "not checkable",
-            "How the paper measures predictability is in its body, which could not be retrieved.",
+            "not attempted, because how the paper measures predictability is in its body, which could not be"
+            " retrieved.",
         ),
         Check(
             "Abstract",
@@ -372,16 +373,16 @@ def _unchecked() -> list[Check]:
             " jobs",
             "not measured",
             "not checkable",
-            "We have no history-mining predictor to set beside last2.",
+            "not attempted, because we have no history-mining predictor to set beside last2.",
         ),
         Check(
             "Abstract",
             "The techniques can enhance any backfilling algorithm",
             "not measured here: only EASY and its variants are run",
             "not checkable",
-            "planning() wraps every backfilling scheduler of the library, but this reproduction runs EASY"
-            " only. Where every queued job holds a guarantee (Conservative, PC, DC), an underprediction can"
-            " break more of them; that is not measured here.",
+            "not attempted, because this reproduction runs EASY only, though planning() wraps every"
+            " backfilling scheduler of the library. Where every queued job holds a guarantee (Conservative,"
+            " PC, DC), an underprediction can break more of them; that is not measured here.",
         ),
     ]
 
