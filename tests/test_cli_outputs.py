@@ -589,10 +589,8 @@ def test_simulate_interrupted_says_so_in_one_line(
     assert err == "backfill: interrupted (SIGINT): 0 of 3 schedules finished; nothing written\n"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_simulate_keeps_and_writes_what_finished(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, signum: int
-) -> None:
+def _interrupt_the_second_run(monkeypatch: pytest.MonkeyPatch, signum: int) -> None:
+    """Make ``simulate``'s second run receive ``signum`` as it starts."""
     real, calls = cli_simulate.simulate, []
 
     def signalled_in_the_second_run(*args: object, **kwargs: object) -> object:
@@ -604,11 +602,18 @@ def test_an_interrupted_simulate_keeps_and_writes_what_finished(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cli_simulate, "simulate", signalled_in_the_second_run)
-    out_dir, figures = tmp_path / "out", tmp_path / "figs"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_simulate_keeps_and_writes_what_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    _interrupt_the_second_run(monkeypatch, signum)
+    out_dir = tmp_path / "out"
     code, out, err = run(
         capsys, "simulate", "--jobs", "60", "--scheduler", "fcfs", "easy", "conservative",
         "--csv", str(out_dir / "m.csv"), "--json", str(out_dir / "m.json"),
-        "--jobs-csv", str(out_dir / "jobs.csv"), "--figures", str(figures),
+        "--jobs-csv", str(out_dir / "jobs.csv"),
     )  # fmt: skip
     name = signal.Signals(signum).name
     assert code == 128 + signum
@@ -621,31 +626,48 @@ def test_an_interrupted_simulate_keeps_and_writes_what_finished(
     assert [r["scheduler"] for r in rows] == ["FCFS"]
     assert [r["scheduler"] for r in json.loads((out_dir / "m.json").read_text())["data"]] == ["FCFS"]
     assert sorted(p.name for p in out_dir.iterdir()) == ["jobs-fcfs.csv", "m.csv", "m.json"]
+
+
+def test_an_interrupted_simulate_draws_the_figures_of_what_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("matplotlib")
+    _interrupt_the_second_run(monkeypatch, signal.SIGTERM)
+    figures = tmp_path / "figs"
+    code, _, _ = run(
+        capsys, "simulate", "--jobs", "60", "--scheduler", "fcfs", "easy", "--figures", str(figures)
+    )
+    assert code == 128 + signal.SIGTERM
     assert sorted(p.name for p in figures.iterdir()) == ["gantt-fcfs.png", "utilization_queue.png"]
+
+
+def _interrupted_before_any_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
 
 
 def test_a_simulate_interrupted_before_any_schedule_leaves_no_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
-    figures, csv_path = tmp_path / "figs", tmp_path / "new" / "m.csv"
-    argv = [
-        "simulate",
-        "--jobs",
-        "20",
-        "--scheduler",
-        "easy",
-        "--figures",
-        str(figures),
-        "--csv",
-        str(csv_path),
-    ]
+    _interrupted_before_any_schedule(monkeypatch)
+    argv = ["simulate", "--jobs", "20", "--scheduler", "easy", "--csv", str(tmp_path / "new" / "m.csv")]
     code, out, err = run(capsys, *argv)
     assert code == 130 and "wrote" not in out
     assert err == "backfill: interrupted (SIGINT): 0 of 1 schedules finished; nothing written\n"
+    assert sorted(tmp_path.iterdir()) == []
+
+
+def test_a_simulate_interrupted_before_any_schedule_leaves_no_figures_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("matplotlib")
+    _interrupted_before_any_schedule(monkeypatch)
+    code, _, _ = run(
+        capsys, "simulate", "--jobs", "20", "--scheduler", "easy", "--figures", str(tmp_path / "f")
+    )
+    assert code == 130
     assert sorted(tmp_path.iterdir()) == []
 
 
