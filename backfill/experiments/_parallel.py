@@ -7,14 +7,17 @@ import multiprocessing
 import os
 import queue
 import signal
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Protocol
 
 from backfill.experiments._pool import exit_with_parent
 
-if TYPE_CHECKING:
-    from backfill.experiments.specs import WorkloadSpec
-    from backfill.experiments.sweep import Cell
+
+class _Cell(Protocol):
+    """What the pool needs of a sweep's cell: the workload whose identity its worker receives."""
+
+    @property
+    def workload(self) -> Hashable: ...
 
 
 def worker_init() -> None:
@@ -34,9 +37,9 @@ def ignore_interrupts() -> None:
 
 
 def run_parallel(
-    cells: list[Cell],
+    cells: Sequence[_Cell],
     todo: list[int],
-    identities: Mapping[WorkloadSpec, Mapping[str, Any]],
+    identities: Mapping[Any, Mapping[str, Any]],
     executor: cf.Executor | None,
     workers: int | None,
     finish: Any,
