@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -589,6 +590,20 @@ def test_simulate_interrupted_says_so_in_one_line(
     assert err == "backfill: interrupted (SIGINT): 0 of 3 schedules finished; nothing written\n"
 
 
+@pytest.fixture
+def interactive_sigint() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as in a terminal, even where the tests run in the background.
+
+    A shell without job control starts a background command with SIGINT ignored, and Python keeps
+    an ignored SIGINT ignored; ``backfill`` then ignores Ctrl-C as every such command does.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _interrupt_the_second_run(monkeypatch: pytest.MonkeyPatch, signum: int) -> None:
     """Make ``simulate``'s second run receive ``signum`` as it starts."""
     real, calls = cli_simulate.simulate, []
@@ -604,6 +619,7 @@ def _interrupt_the_second_run(monkeypatch: pytest.MonkeyPatch, signum: int) -> N
     monkeypatch.setattr(cli_simulate, "simulate", signalled_in_the_second_run)
 
 
+@pytest.mark.usefixtures("interactive_sigint")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_simulate_keeps_and_writes_what_finished(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, signum: int
