@@ -16,6 +16,7 @@ import attrs
 from backfill._files import open_atomically
 from backfill.cli._tables import DESCRIPTION, describe, markdown, mean_cell, percent_cell
 from backfill.cli.options import CommandLineError, read_values
+from backfill.errors import BackfillError
 from backfill.experiments.sweep import ModelWorkload, TraceWorkload
 from backfill.measures.trim import Trim
 from backfill.schedulers.registry import non_negative_int_from_text
@@ -35,26 +36,38 @@ def replicated_workloads(
 ) -> tuple[list[TraceWorkload | ModelWorkload], dict[str, str]]:
     """The workloads to simulate, and the configuration's workload label of each replication's.
 
-    With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``), a log once; with
-    ``--samples``, the workloads as given, all samples of one configuration. Empty without either.
+    With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``); with
+    ``--windows N``, every log cut into N windows (labelled ``LABEL jobs A-B``); the two combine, each
+    replicating the workloads of its kind, and a workload neither replicates is run once. With
+    ``--samples``, the workloads as given, all samples of one configuration. Empty without any.
     """
     seeds = read_values(args.seeds, _seed, "--seeds", "a seed")
-    if seeds and args.samples:
+    windows = _windows(args.windows)
+    if (seeds or windows) and args.samples:
+        given = "--seeds" if seeds else "--windows"
         raise CommandLineError(
-            "--seeds and --samples: give one (seeds replicate each model; samples pool the workloads)"
+            f"{given} and --samples: give one ({given} replicates each workload; --samples pools them)"
         )
+    if windows and not any(isinstance(w, TraceWorkload) for w in workloads):
+        raise CommandLineError("--windows cuts SWF or Batsim logs, and no log is given")
     if args.samples:
         if len(workloads) < 2:
             raise CommandLineError("--samples needs at least two workloads to pool")
         pooled = f"{len(workloads)} samples"
         return workloads, {w.label: pooled for w in workloads}
-    if not seeds:
+    if not (seeds or windows):
         return workloads, {}
     out: list[TraceWorkload | ModelWorkload] = []
     configuration_of: dict[str, str] = {}
     for w in workloads:
         if isinstance(w, TraceWorkload):
-            out.append(w)  # a log has no seed: one replication, without an interval
+            # Without --windows a log is one replication, without an interval.
+            parts = _cut(w, windows) if windows else (w,)
+            configuration_of |= {p.label: f"{w.label} ({windows} windows)" for p in parts if windows}
+            out.extend(parts)
+            continue
+        if not seeds:
+            out.append(w)  # a model without --seeds: one replication
             continue
         if "seed=" in w.label:
             raise CommandLineError(f"workload {w.label!r} gives its seed; --seeds gives the seeds")
@@ -63,6 +76,26 @@ def replicated_workloads(
             configuration_of[replica.label] = w.label
             out.append(replica)
     return out, configuration_of
+
+
+def _windows(text: str | None) -> int:
+    """``--windows``: an integer from 2 (one window is the whole log, no interval); 0 if not given."""
+    if text is None:
+        return 0
+    try:
+        n = int(text.strip())
+    except ValueError:
+        raise CommandLineError(f"--windows {text!r}: expected a whole number of windows, from 2") from None
+    if n < 2:
+        raise CommandLineError(f"--windows {text!r}: replications need at least 2 windows of each log")
+    return n
+
+
+def _cut(log: TraceWorkload, n: int) -> tuple[TraceWorkload, ...]:
+    try:
+        return log.windows(n)
+    except BackfillError as e:
+        raise CommandLineError(f"--windows {n}: {e}") from None
 
 
 def _seed(text: str) -> int:
@@ -79,7 +112,9 @@ def trim_words(trim: Trim) -> str:
 def replications_words(summary: list[dict[str, Any]], args: argparse.Namespace) -> str:
     n = sorted({int(r["n"]) for r in summary if r["kind"] == "value"})
     shown = "/".join(str(k) for k in n)
-    how = f"seeds {', '.join(dict.fromkeys(args.seeds))}" if args.seeds else "the workloads given as samples"
+    hows = [f"seeds {', '.join(dict.fromkeys(args.seeds))}" if args.seeds else ""]
+    hows.append(f"{args.windows.strip()} windows of each log" if args.windows else "")
+    how = "; ".join(h for h in hows if h) or "the workloads given as samples"
     return (
         f"over {shown} replications per configuration ({how}): "
         "mean ± half-width of the 95 % Student-t confidence interval of the mean "

@@ -123,6 +123,14 @@ def add_compare_command(commands: Any) -> None:
         ),
     )
     cmp.add_argument(
+        "--windows",
+        metavar="N",
+        help=(
+            "cut every log into N consecutive windows of nearly equal job counts (submit order, "
+            "after cleaning) and report each configuration over them as --seeds does"
+        ),
+    )
+    cmp.add_argument(
         "--warmup",
         metavar="JOBS_OR_TIME",
         help=(
@@ -141,7 +149,10 @@ def add_compare_command(commands: Any) -> None:
         "--summary-csv",
         type=Path,
         metavar="PATH",
-        help="with --seeds or --samples, write the mean, deviation and interval of each measure as CSV",
+        help=(
+            "with --seeds, --windows or --samples, write the mean, deviation and interval of each "
+            "measure as CSV"
+        ),
     )
     cmp.add_argument(
         "--workers",
@@ -283,7 +294,7 @@ def run_compare(args: argparse.Namespace) -> int:
     workloads, configuration_of = replicated_workloads(args, workloads)
     replicated = bool(configuration_of)
     if args.summary_csv is not None and not replicated:
-        raise CommandLineError("--summary-csv needs replications: give --seeds or --samples")
+        raise CommandLineError("--summary-csv needs replications: give --seeds, --windows or --samples")
     logs = [str(w.path) for w in workloads if isinstance(w, TraceWorkload)]
     estimates = estimate_policies(args, logs)
     labels = [s.label for s in specs]

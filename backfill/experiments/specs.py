@@ -258,6 +258,28 @@ def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: obj
         raise BackfillError(f"name must be a non-empty string or None, got {value!r}")
 
 
+def _window(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is None:
+        return
+    if not (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and 0 <= value[0] < value[1]
+    ):
+        raise BackfillError(f"window must be None or (start, stop) with 0 <= start < stop, got {value!r}")
+
+
+def _as_window(value: Any) -> Any:
+    # A list from JSON or the user is the same window as a tuple (and hashes).
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _window_bounds(n_jobs: int, n: int) -> list[tuple[int, int]]:
+    # Consecutive, covering 0..n_jobs, sizes n_jobs // n or one more (the longer ones last).
+    return [(i * n_jobs // n, (i + 1) * n_jobs // n) for i in range(n)]
+
+
 def _job_count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise BackfillError(f"n_jobs must be an integer >= 0, got {value!r}")
@@ -282,6 +304,13 @@ class TraceWorkload:
     name without ``.gz`` and ``.swf`` (or ``.json``). A sweep on a cluster needs the file at the
     same path on the workers.
 
+    ``window=(start, stop)`` keeps only the jobs at positions ``start`` to ``stop - 1`` of the
+    cleaned log in submit order (0-based, as a slice): :meth:`windows` cuts a log into consecutive
+    windows, replications of one configuration. A window is part of the identity and, without a
+    ``name``, of the label (``KTH-SP2 jobs 1-7134``, 1-based and inclusive); its jobs keep their
+    submit times, so its simulation starts at its first submission (the metrics measure from the
+    first submission too). The reader's dropped-job counts are the whole log's.
+
     Examples:
         >>> import tempfile
         >>> from backfill import Job, write_swf
@@ -299,6 +328,9 @@ class TraceWorkload:
     path: Path = attrs.field(converter=_as_path, validator=_existing_file)
     cleaning: CleaningPolicy | None = attrs.field(default=None, validator=_optional_policy)
     name: str | None = attrs.field(default=None, kw_only=True, validator=_optional_name)
+    window: tuple[int, int] | None = attrs.field(
+        default=None, kw_only=True, converter=_as_window, validator=_window
+    )
 
     @property
     def label(self) -> str:
@@ -306,13 +338,55 @@ class TraceWorkload:
         if self.name is not None:
             return self.name
         stem = self.path.name.removesuffix(".gz")
-        return stem.removesuffix(".json" if is_batsim_path(stem) else ".swf") or stem
+        stem = stem.removesuffix(".json" if is_batsim_path(stem) else ".swf") or stem
+        return stem if self.window is None else f"{stem} {_window_words(self.window)}"
 
     def identity(self) -> dict[str, Any]:
         """Return what the workload's content depends on, as JSON-able data (hashes the file)."""
         policy = self.reading_policy()
         kind = "batsim" if is_batsim_path(self.path) else "swf"
-        return {"kind": kind, "sha256": file_digest(self.path), "cleaning": attrs.asdict(policy)}
+        identity = {"kind": kind, "sha256": file_digest(self.path), "cleaning": attrs.asdict(policy)}
+        # Only for a window, so that the cells of a whole log keep their keys.
+        return identity if self.window is None else identity | {"window": list(self.window)}
+
+    def windows(self, n: int) -> tuple[TraceWorkload, ...]:
+        """Return the log cut into ``n`` consecutive windows of nearly equal job counts.
+
+        The cleaned log's jobs, in submit order, are split so that every job is in exactly one
+        window and two windows' sizes differ by at most one (the longer ones last). Each window keeps
+        this spec's path, cleaning and ``name`` (a name given is suffixed with the window's words).
+
+        Raises:
+            BackfillError: ``n`` is not an integer from 1, this spec is already a window, or the log
+                has fewer than ``n`` jobs.
+
+        Examples:
+            >>> import tempfile
+            >>> from backfill import Job, write_swf
+            >>> with tempfile.TemporaryDirectory() as d:
+            ...     path = Path(d) / "tiny.swf"
+            ...     jobs = [Job(id=i, submit=10.0 * i, processors=1, runtime=5.0, estimate=9.0)
+            ...             for i in range(1, 8)]
+            ...     write_swf(path, Workload.from_jobs(jobs, machine_size=4))
+            ...     parts = TraceWorkload(path).windows(3)
+            ...     [(w.window, w.label, len(w.load())) for w in parts]
+            [((0, 2), 'tiny jobs 1-2', 2), ((2, 4), 'tiny jobs 3-4', 2), ((4, 7), 'tiny jobs 5-7', 3)]
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise BackfillError(f"the number of windows must be an integer from 1, got {n!r}")
+        if self.window is not None:
+            raise BackfillError(f"{self.label} is already a window of its log")
+        n_jobs = len(self.load())
+        if n > n_jobs:
+            raise BackfillError(f"{n} windows of {self.label}, which has {n_jobs} jobs: at most one per job")
+        return tuple(
+            attrs.evolve(
+                self,
+                window=bounds,
+                name=None if self.name is None else f"{self.name} {_window_words(bounds)}",
+            )
+            for bounds in _window_bounds(n_jobs, n)
+        )
 
     def reading_policy(self) -> CleaningPolicy:
         """Return the cleaning policy the log is read with: ``cleaning``, or its reader's default."""
@@ -325,7 +399,24 @@ class TraceWorkload:
         return self._load(self.identity())
 
     def _load(self, identity: Mapping[str, Any]) -> Workload:
-        return _read_trace(self.path, identity["sha256"], self.reading_policy())
+        whole = _read_trace(self.path, identity["sha256"], self.reading_policy())
+        if self.window is None:
+            return whole
+        start, stop = self.window
+        if stop > len(whole):
+            raise BackfillError(f"{self.label}: the log has only {len(whole)} jobs after cleaning")
+        provenance = dict(whole.provenance) | {"window": [start, stop]}
+        return Workload(whole.records[start:stop].copy(), whole.machine_size, provenance, dict(whole.header))
+
+
+def _window_words(window: tuple[int, int]) -> str:
+    """Name a window of a log's jobs, 1-based and inclusive, as labels and tables show it.
+
+    Examples:
+        >>> _window_words((0, 7134))
+        'jobs 1-7134'
+    """
+    return f"jobs {window[0] + 1}-{window[1]}"
 
 
 @attrs.frozen
