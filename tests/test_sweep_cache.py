@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,7 +20,9 @@ import backfill.experiments.sweep as sweep
 from backfill import BackfillError
 from backfill.cli import main
 from backfill.experiments.cache import content_key
+from backfill.experiments.results import SweepResult
 from backfill.experiments.sweep import Grid, ModelWorkload, run_sweep
+from backfill.kernel import compiled, python_path
 
 A = ModelWorkload(n_jobs=120, machine_size=16, seed=3, estimates="f-model")
 GRID = Grid([A], ["EASY", "FCFS"])
@@ -76,6 +80,8 @@ def test_an_edited_number_is_recomputed_and_counted(tmp_path: Path) -> None:
         ("jobs", -1),
         ("utilization", "0.5"),
         ("rejected_reasons", 3),
+        ("path", ""),
+        ("path", "fast"),
     ],
 )
 def test_a_value_out_of_type_or_range_is_never_used(tmp_path: Path, column: str, value: Any) -> None:
@@ -126,6 +132,43 @@ def test_a_file_of_an_older_format_is_recomputed_without_being_counted_as_damage
     edit(cell_file(tmp_path, 0), lambda d: d.update(format=1), reseal=True)
     again = run_sweep(GRID, cache=tmp_path, workers=1)
     assert (again.computed, again.cached, again.damaged) == (1, 1, 0)
+
+
+def test_a_file_written_before_the_path_was_kept_is_recomputed_and_says_its_path(tmp_path: Path) -> None:
+    fresh = run_sweep(GRID, cache=tmp_path, workers=1)
+
+    def older(data: dict[str, Any]) -> None:
+        del data["metrics"]["path"]
+        data["format"] = 2
+
+    edit(cell_file(tmp_path, 0), older, reseal=True)
+    again = run_sweep(GRID, cache=tmp_path, workers=1)
+    assert (again.computed, again.cached, again.damaged) == (1, 1, 0)
+    assert same_rows(again.rows, fresh.rows) and again.rows[0]["path"] in ("compiled", "python")
+    # In the current format a file without the path is damaged, not old.
+    edit(cell_file(tmp_path, 1), lambda d: d["metrics"].pop("path"), reseal=True)
+    assert run_sweep(GRID, cache=tmp_path, workers=1).damaged == 1
+
+
+@pytest.mark.parametrize("path", ["compiled", "python"])
+def test_compare_rows_say_which_code_made_each_schedule_computed_or_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    if path == "compiled" and not compiled():
+        pytest.skip("the kernel is not in use (not built, or BACKFILL_PURE_PYTHON=1)")
+    rows_csv, rows_json = tmp_path / "rows.csv", tmp_path / "m.json"
+    argv = ["compare", MODEL, "--scheduler", "easy", "conservative", "--workers", "1"]
+    argv += ["--cache", str(tmp_path / "cache"), "--csv", str(rows_csv), "--json", str(rows_json)]
+    with python_path() if path == "python" else contextlib.nullcontext():
+        code, out, err = run(capsys, *argv)
+    assert code == 0 and "2 simulated" in out, err
+    for fresh in (True, False):
+        assert [r["path"] for r in SweepResult.from_csv(rows_csv).rows] == [path, path]
+        assert [r["path"] for r in json.loads(rows_json.read_text())["data"]] == [path, path]
+        if fresh:
+            # Read back from the cache (outside python_path): the path of the code that made them.
+            code, out, err = run(capsys, *argv)
+            assert code == 0 and "2 from the cache" in out, err
 
 
 def _cut_jobs(path: Path, *, reseal: bool) -> None:
@@ -191,7 +234,12 @@ def test_compare_jobs_csv_keeps_every_job_of_a_cut_cache_file(
     _cut_jobs(jobs_file, reseal=False)
     code, out, _ = run(capsys, *argv, "--jobs-csv", str(jobs))
     assert code == 0 and "1 damaged cache cell recomputed" in out
-    assert jobs.read_text() == whole and whole.count("\n") == 151
+    # The same jobs; only the run's start time (the utc column) may differ, by a second.
+    assert _without_utc(jobs.read_text()) == _without_utc(whole) and whole.count("\n") == 151
+
+
+def _without_utc(text: str) -> str:
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "", text)
 
 
 # -- caches that cannot be written ---------------------------------------------------------------------

@@ -44,8 +44,9 @@ __all__ = [
 # -- keys and the store --------------------------------------------------------------------------
 
 #: Bumped when the layout of a cell file or the meaning of its metrics changes, so old files are
-#: computed again rather than misread. Format 2 added the key and the checksums.
-CACHE_FORMAT = 2
+#: computed again rather than misread. Format 2 added the key and the checksums; format 3 the
+#: schedule's ``path`` (which code made it), so that a cached row says it as a computed one does.
+CACHE_FORMAT = 3
 
 #: What :meth:`CellStore.read` found: a sound file, no file, a file of an older format (written
 #: by an earlier version, computed again without being counted as damaged), or a damaged one.
@@ -55,7 +56,9 @@ FOUND, MISSING, OUTDATED, DAMAGED = "found", "missing", "outdated", "damaged"
 _JOBS_MARK = "#backfill-sweep-jobs "
 # The statistics over completed jobs: NaN exactly when no job completed.
 _STATISTICS = frozenset(METRIC_COLUMNS) - COUNT_COLUMNS - {"utilization", "makespan", "seconds"}
-_COLUMNS = frozenset({*METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN})
+# The schedule's path (Schedule.path) is kept with the metrics: a cached cell has no schedule.
+_PATH = "path"
+_COLUMNS = frozenset({*METRIC_COLUMNS, REJECTIONS_COLUMN, DROPPED_COLUMN, _PATH})
 
 _CHUNK = 1 << 20
 
@@ -133,7 +136,9 @@ def _metrics_problem(metrics: Mapping[str, Any], measures: Collection[str] = ())
         return "a count that is not a non-negative integer"
     if not all(isinstance(metrics[c], str) for c in (REJECTIONS_COLUMN, DROPPED_COLUMN)):
         return "reasons that are not text"
-    for column in _COLUMNS - COUNT_COLUMNS - {REJECTIONS_COLUMN, DROPPED_COLUMN}:
+    if metrics[_PATH] not in ("compiled", "python"):
+        return f"path is {metrics[_PATH]!r}"
+    for column in _COLUMNS - COUNT_COLUMNS - {REJECTIONS_COLUMN, DROPPED_COLUMN, _PATH}:
         value = metrics[column]
         if not isinstance(value, float):  # bool and int are not what the writer writes
             return f"{column} is not a float"

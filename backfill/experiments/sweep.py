@@ -236,19 +236,20 @@ class Cell:
 
 def _row(cell: Cell, metrics: Mapping[str, Any], identity: Mapping[str, Any]) -> dict[str, Any]:
     trim = dict(zip(TRIM_COLUMNS, cell.trim.describe(), strict=True))
-    return cell.description() | dict(metrics) | trim | _provenance(cell.workload, identity)
+    measured = {k: v for k, v in metrics.items() if k != "path"}  # a provenance column
+    return cell.description() | measured | trim | _provenance(cell.workload, identity, metrics["path"])
 
 
 #: The key of a measured cell under which a sweep run with ``jobs=True`` returns its per-job CSV.
 _JOBS = "jobs_csv"
 
 
-def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any]) -> dict[str, Any]:
-    # No schedule path: a cell read from the cache has none, and it must equal the cell computed.
+def _provenance(workload: WorkloadSpec, identity: Mapping[str, Any], path: str) -> dict[str, Any]:
+    # The schedule's path comes with the measures, which the cache keeps: a cached cell has no schedule.
     if isinstance(workload, TraceWorkload):
         reading = reading_policy(workload.reading_policy())  # a sweep reads its logs strictly
-        return provenance(workload.path.name, sha256=identity["sha256"], reading=reading)
-    return provenance(MODEL_SOURCE, seed=identity["seed"])
+        return provenance(workload.path.name, sha256=identity["sha256"], reading=reading, path=path)
+    return provenance(MODEL_SOURCE, seed=identity["seed"], path=path)
 
 
 def summary_row(
@@ -306,8 +307,9 @@ def _measure(
             trim=cell.trim,
             progress=tick or False,
         )
+    metrics["path"] = schedule.path
     if jobs:
-        description = cell.description() | _provenance(cell.workload, identity)
+        description = cell.description() | _provenance(cell.workload, identity, schedule.path)
         metrics[_JOBS] = jobs_csv_text(schedule, description, bound=cell.bound)
     return metrics
 
