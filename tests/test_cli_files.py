@@ -444,8 +444,11 @@ def test_compare_provenance_has_them_too_the_same_for_a_cached_cell(
             log = row["source"] == trace.name
             reading = attrs.asdict(CleaningPolicy()) | {"lenient": False}
             assert (json.loads(row["reading"]) if log else row["reading"]) == (reading if log else "")
-            # A sweep's row is the same from the cache: no schedule path, the kernel in use.
-            assert row["path"] == "" and row["kernel"] == ("compiled" if kernel.compiled() else "python")
+            # A sweep's row is the same from the cache: the path of the code that made the schedule
+            # (RelShare's runs in Python), and the kernel in use.
+            fcfs = "compiled" if kernel.compiled() else "python"
+            assert row["path"] == (fcfs if row["scheduler_name"] == "FCFS" else "python")
+            assert row["kernel"] == ("compiled" if kernel.compiled() else "python")
         jobs = sorted(tmp_path.glob("jobs-*.csv"))
         assert len(jobs) == 4
         for path in jobs:
@@ -453,3 +456,5 @@ def test_compare_provenance_has_them_too_the_same_for_a_cached_cell(
                 job_rows = list(csv.DictReader(f))
             assert {r["argv"] for r in job_rows} == {rows[0]["argv"]}
             assert {r["utc"] for r in job_rows} == {rows[0]["utc"]}
+            made = {r["path"] for r in job_rows}
+            assert made == ({fcfs} if {r["scheduler"] for r in job_rows} == {"FCFS"} else {"python"})
