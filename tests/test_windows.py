@@ -152,6 +152,27 @@ def test_compare_windows_report_each_configuration_over_the_windows_and_cache_th
     ]
 
 
+def test_compare_windows_words_name_no_seed_that_replicated_nothing(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "compare",
+        str(log),
+        "--windows",
+        "2",
+        "--seeds",
+        "1",
+        "2",
+        "--scheduler",
+        "easy",
+        "--workers",
+        "1",
+    ]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert "over 2 replications per configuration (2 windows of each log)" in out
+
+
 def test_compare_windows_and_seeds_replicate_the_logs_and_the_models(
     log: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

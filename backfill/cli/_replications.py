@@ -109,10 +109,16 @@ def trim_words(trim: Trim) -> str:
     return f"; {left} of each run left out of the measures" if left else ""
 
 
-def replications_words(summary: list[dict[str, Any]], args: argparse.Namespace) -> str:
+def replications_words(
+    summary: list[dict[str, Any]],
+    args: argparse.Namespace,
+    workloads: Sequence[TraceWorkload | ModelWorkload],
+) -> str:
     n = sorted({int(r["n"]) for r in summary if r["kind"] == "value"})
     shown = "/".join(str(k) for k in n)
-    hows = [f"seeds {', '.join(dict.fromkeys(args.seeds))}" if args.seeds else ""]
+    # Only what replicated a workload given: seeds without a model replicate nothing.
+    seeded = args.seeds and any(isinstance(w, ModelWorkload) for w in workloads)
+    hows = [f"seeds {', '.join(dict.fromkeys(args.seeds))}" if seeded and not args.samples else ""]
     hows.append(f"{args.windows.strip()} windows of each log" if args.windows else "")
     how = "; ".join(h for h in hows if h) or "the workloads given as samples"
     return (

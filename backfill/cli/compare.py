@@ -371,7 +371,7 @@ def run_compare(args: argparse.Namespace) -> int:
             result, metrics, configuration_of, baseline=baseline if len(specs) > 1 else None
         )
         print()
-        print(replications_words(summary, args))
+        print(replications_words(summary, args, workloads))
         print()
         print(summary_markdown(summary, metrics, "value"))
         if len(specs) > 1:
