@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import conftest
@@ -24,21 +25,22 @@ MIXED = """import pytest
 from hypothesis import given, settings, strategies as st
 
 def test_lean():
-    pass
+    print("ran test_lean")
 
 def test_asks_for_pandas():
     pytest.importorskip("pandas")
+    print("ran test_asks_for_pandas")
 
 @pytest.fixture
 def cluster():
     return pytest.importorskip("distributed")
 
 def test_through_a_fixture(cluster):
-    pass
+    print("ran test_through_a_fixture", cluster.__name__)
 
 @pytest.mark.long
 def test_long():
-    pass
+    print("ran test_long")
 
 TRIED = []
 
@@ -50,7 +52,13 @@ def test_slow_keeps_its_count(x):
 
 def test_after_the_slow_one():
     assert len(TRIED) in (0, 40)
+    print("ran test_after_the_slow_one")
 """
+
+
+def ran(result: pytest.RunResult) -> set[str]:
+    """The sample tests that ran (each prints its name; the run needs ``-s``)."""
+    return set(re.findall(r"\bran (test_\w+)", result.stdout.str()))
 
 
 def counted(count: int, **kwargs: object) -> tuple[object, list[int]]:
@@ -94,20 +102,23 @@ def test_the_default_run_leaves_out_the_marked_suites_and_what_needs_the_integra
         """,
         test_mixed=MIXED,
     )
-    lean = pytester.runpytest_subprocess()
+    lean = pytester.runpytest_subprocess("-s")
     lean.assert_outcomes(passed=2, deselected=4)
+    assert ran(lean) == {"test_lean", "test_after_the_slow_one"}
     assert "test_heavy" not in lean.stdout.str()  # not imported at all, not even skipped
-    integration = pytester.runpytest_subprocess("-m", "integration")
+    integration = pytester.runpytest_subprocess("-s", "-m", "integration")
     outcomes = integration.parseoutcomes()  # pandas and distributed pass or skip, as installed here
     assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 3 and outcomes["deselected"] == 4
-    slow = pytester.runpytest_subprocess("-m", "slow or not long and not integration")
+    assert ran(integration) <= {"test_asks_for_pandas", "test_through_a_fixture"}
+    slow = pytester.runpytest_subprocess("-s", "-m", "slow or not long and not integration")
     slow.assert_outcomes(passed=3, deselected=3)
+    assert ran(slow) == {"test_lean", "test_after_the_slow_one"}
 
 
 def test_a_bad_profile_is_one_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makeini(INI)
     pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    pytester.makepyfile(test_one="def test_one():\n    assert False, 'a bad profile stops the run first'\n")
     monkeypatch.setenv("HYPOTHESIS_PROFILE", "fast")
     result = pytester.runpytest_subprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
