@@ -94,6 +94,21 @@ def test_interval_of_too_small_a_sample_is_nan_and_nan_values_are_left_out() -> 
         interval([1.0, 2.0], confidence=1.0)
 
 
+@pytest.mark.parametrize(("p", "df"), [("0.9", 3), (0.9, "3"), (math.nan, 3), (True, 3)])
+def test_t_quantile_refuses_what_is_not_a_number(p: object, df: object) -> None:
+    with pytest.raises(BackfillError):
+        t_quantile(p, df)  # type: ignore[arg-type]
+
+
+def test_interval_leaves_out_infinite_values_and_refuses_words() -> None:
+    s = interval([1.0, math.inf, 3.0, -math.inf])
+    assert s["n"] == 2 and s["mean"] == 2.0
+    with pytest.raises(BackfillError, match="needs numbers"):
+        interval(["a", "b"])  # type: ignore[list-item]
+    with pytest.raises(BackfillError):
+        interval([1.0, 2.0], confidence="0.9")  # type: ignore[arg-type]
+
+
 def test_the_interval_covers_the_mean_95_percent_of_the_time() -> None:
     rng = np.random.default_rng(7)
     samples = rng.normal(5.0, 2.0, size=(4000, 5))

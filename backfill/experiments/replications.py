@@ -76,6 +76,10 @@ def _t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t >= 0 else tail
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
 def t_quantile(p: float, df: float) -> float:
     """Return the ``p`` quantile of Student's t distribution with ``df`` degrees of freedom.
 
@@ -89,9 +93,9 @@ def t_quantile(p: float, df: float) -> float:
         >>> [round(t_quantile(0.975, df), 3) for df in (1, 2, 9, 30)]
         [12.706, 4.303, 2.262, 2.042]
     """
-    if not 0.0 < p < 1.0:
+    if not (_is_number(p) and 0.0 < p < 1.0):
         raise BackfillError(f"a quantile needs p in (0, 1), got {p!r}")
-    if not (df > 0 and math.isfinite(df)):
+    if not (_is_number(df) and df > 0 and math.isfinite(df)):
         raise BackfillError(f"degrees of freedom must be positive, got {df!r}")
     if p < 0.5:
         return -t_quantile(1.0 - p, df)
@@ -113,17 +117,23 @@ def interval(values: Iterable[float], confidence: float = 0.95) -> dict[str, flo
     """Return ``n``, ``mean``, ``std``, ``half_width``, ``low`` and ``high`` of a sample's mean.
 
     The interval is Student's: ``mean ± t_{(1 + confidence) / 2, n - 1} * std / sqrt(n)``, with the
-    sample standard deviation. NaN values are left out; with fewer than two values the deviation
-    and the interval are NaN.
+    sample standard deviation. NaN and infinite values are left out (an infinite value has no mean
+    to speak of); with fewer than two values the deviation and the interval are NaN.
+
+    Raises:
+        BackfillError: A value that is not a number, or ``confidence`` outside (0, 1).
 
     Examples:
         >>> interval([4.0, 4.0])["half_width"], interval([7.0])["std"]
         (0.0, nan)
     """
-    if not 0.0 < confidence < 1.0:
+    if not (_is_number(confidence) and 0.0 < confidence < 1.0):
         raise BackfillError(f"confidence must be in (0, 1), got {confidence!r}")
-    array = np.fromiter(values, dtype=np.float64)
-    array = array[~np.isnan(array)]
+    try:
+        array = np.fromiter(values, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise BackfillError(f"an interval needs numbers: {e}") from None
+    array = array[np.isfinite(array)]
     n = int(array.size)
     mean = float(array.mean()) if n else math.nan
     if n < 2:
@@ -202,7 +212,5 @@ def replication_summary(
             for m in metrics:
                 values = measures.get(f"{kind}\0{m}")
                 if values is not None:
-                    # An infinite improvement (a zero baseline) has no mean to speak of.
-                    finite = [v if math.isfinite(v) else math.nan for v in values]
-                    out.append(config | {"metric": m, "kind": kind} | interval(finite, confidence))
+                    out.append(config | {"metric": m, "kind": kind} | interval(values, confidence))
     return out
