@@ -166,6 +166,12 @@ def test_a_trimmed_schedule_is_the_kept_jobs_as_simulated() -> None:
         trim_schedule(s, Trim(warmup=100, cooldown=100))
 
 
+def test_trim_schedule_refuses_what_is_not_a_trim() -> None:
+    s = simulate(lublin_feitelson(20, machine_size=8, seed=2), EASY())
+    with pytest.raises(BackfillError, match="must be a Trim"):
+        trim_schedule(s, 5)  # type: ignore[arg-type]
+
+
 def test_summary_row_measures_the_kept_jobs_and_counts_them_all() -> None:
     s = simulate(lublin_feitelson(80, machine_size=16, seed=1), EASY())
     row = summary_row(s, trim=Trim(10, 10))
@@ -184,6 +190,14 @@ def test_the_vocabulary_is_one_list_with_labels() -> None:
     assert measure_column("lw-mean-bsld") == "lw_mean_bsld"
     with pytest.raises(BackfillError, match="did you mean mean_wait"):
         measure_column("wait")
+
+
+def test_a_column_named_by_something_else_than_names_is_refused() -> None:
+    with pytest.raises(BackfillError, match="named by a string"):
+        measure_column(5)  # type: ignore[arg-type]
+    s = simulate(lublin_feitelson(20, machine_size=8, seed=2), EASY())
+    with pytest.raises(BackfillError, match="the string 'users'"):
+        extra_measures(s, "users")
 
 
 def test_extra_measures_are_those_of_the_measure_functions() -> None:

@@ -151,6 +151,8 @@ def measure_column(text: str) -> str:
         backfill.errors.BackfillError: unknown metric 'unfair' (did you mean strict_unfairness, \
 relaxed_unfairness, fair_share_unfairness?); known: jobs, rejected, mean_wait, ...
     """
+    if not isinstance(text, str):
+        raise BackfillError(f"a metric is named by a string, got {text!r}")
     if text in MEASURE_COLUMNS:
         return text
     spelled = text.replace("-", "_")
@@ -229,7 +231,8 @@ def extra_measures(
             rows to this function (as :func:`~backfill.experiments.fair_start.fair_start_times`).
 
     Raises:
-        BackfillError: An unknown column, or a fair-start column without ``scheduler``.
+        BackfillError: An unknown column, ``columns`` a single string, or a fair-start column
+            without ``scheduler``.
 
     Examples:
         >>> from backfill import EASY, lublin_feitelson, simulate
@@ -238,6 +241,8 @@ def extra_measures(
         >>> list(row), row["relaxed_unfairness"] >= 0
         (['relaxed_unfairness', 'users'], True)
     """
+    if isinstance(columns, str):
+        raise BackfillError(f"columns is a collection of names, got the string {columns!r}")
     for c in columns:
         measure_column(c)
     wanted = [c for c in EXTRA_COLUMNS if c in columns]

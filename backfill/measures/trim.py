@@ -105,7 +105,7 @@ def trim_schedule(schedule: Schedule, trim: Trim) -> Schedule:
     every measure then covers them alone (utilization and makespan too: the span of the kept jobs).
 
     Raises:
-        BackfillError: ``trim`` leaves no job to measure.
+        BackfillError: ``trim`` is not a :class:`Trim`, or leaves no job to measure.
 
     Examples:
         >>> from backfill import FCFS, Job, Workload, simulate
@@ -114,6 +114,8 @@ def trim_schedule(schedule: Schedule, trim: Trim) -> Schedule:
         >>> s.workload.column("id").tolist(), s.start.tolist()
         ([1, 2], [5.0, 10.0])
     """
+    if not isinstance(trim, Trim):
+        raise BackfillError(f"trim must be a Trim, got {trim!r}")
     if not trim:
         return schedule
     keep = measured_jobs(schedule.submit, trim)
