@@ -1113,3 +1113,14 @@ def test_usage_shows_what_is_accepted(command: str, capsys: pytest.CaptureFixtur
     else:
         args = build_parser().parse_args([command, "--load", "1", "trace.swf"])
         assert (args.load, args.swf_path) == (["1"], "trace.swf")
+
+
+def test_the_metric_table_and_compare_show_a_value_alike() -> None:
+    from backfill.cli._tables import chosen_table, metric_cell
+
+    row = {"scheduler": "EASY", "priority": "fcfs", "users": 3.0, "sn_jobs": float("nan"), "seconds": 1.23456}
+    row |= {"under_shared": 0.25, "mean_wait": 12.34}
+    columns = ["users", "sn_jobs", "seconds", "under_shared", "mean_wait"]
+    line = chosen_table([row], columns).splitlines()[1].split()
+    assert line == ["EASY(fcfs)", *(metric_cell(c, row[c]) for c in columns)]
+    assert line[1:] == ["3", "-", "1.23", "0.250", "12.3"]

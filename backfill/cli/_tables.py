@@ -62,10 +62,15 @@ def describe(row: dict[str, Any]) -> list[str]:
 
 
 def metric_cell(metric: str, value: float) -> str:
-    if (metric == "users" or metric.endswith("_jobs")) and value == value:
+    """A value of any column of the vocabulary as the tables show it; NaN (nothing to measure) is ``-``."""
+    if value != value:
+        return "-"
+    if metric == "users" or metric.endswith("_jobs"):
         return str(round(value))
-    if metric in ("seconds", *FRACTIONS) and value == value:
-        return f"{value:.2f}" if metric == "seconds" else f"{value:.3f}"
+    if metric == "seconds":
+        return f"{value:.2f}"
+    if metric in FRACTIONS:
+        return f"{value:.3f}"
     return format_metric(metric, value)
 
 
@@ -86,7 +91,7 @@ def chosen_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     """The ``--metric`` table: one line per schedule, the chosen columns, then what each one means."""
     header = ["scheduler", *columns]
     cells = [
-        [f"{row['scheduler']}({row['priority']})", *(_chosen_cell(c, float(row[c])) for c in columns)]
+        [f"{row['scheduler']}({row['priority']})", *(metric_cell(c, float(row[c])) for c in columns)]
         for row in rows
     ]
     widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
@@ -99,16 +104,6 @@ def chosen_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     lines.append("")
     lines += [f"{c}: {column_label(c)}" for c in columns]
     return "\n".join(lines)
-
-
-def _chosen_cell(column: str, value: float) -> str:
-    if value != value:
-        return "-"
-    if column == "users" or column.endswith("_jobs"):
-        return str(round(value))
-    if column in ("seconds", "underpredicted", "under_shared", "over_shared"):
-        return f"{value:.3f}"
-    return format_metric(column, value)
 
 
 def planning_measures(schedules: list[Schedule]) -> str:
