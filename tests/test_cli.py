@@ -976,6 +976,7 @@ def test_the_metrics_json_loads_whole_with_pandas_one_dtype_per_column(
         (["--warmup", "-5"], "--warmup '-5': cannot be negative"),
         (["--warmup", "1.5"], "--warmup '1.5': expected a number of jobs or a time such as 1d"),
         (["--cooldown", "xh"], "--cooldown 'xh'"),
+        (["--warmup", "\u00b2"], "--warmup '\u00b2': expected a whole number"),
         (["--cooldown=-1d"], "cannot be negative"),
         (["--metric", "wait"], "unknown metric 'wait' (did you mean mean_wait"),
         (["--summary-csv", "s.csv"], "--summary-csv needs replications"),

@@ -13,7 +13,7 @@ from backfill.cli.options import CommandLineError, read_values
 from backfill.errors import ParameterError
 from backfill.experiments.columns import MEASURE_GROUPS, METRIC_COLUMNS, measure_column
 from backfill.measures.trim import Trim
-from backfill.schedulers.registry import duration_from_text
+from backfill.schedulers.registry import duration_from_text, non_negative_int_from_text
 
 __all__ = ["add_metric_option", "metrics_wanted", "trim_wanted"]
 
@@ -56,7 +56,8 @@ def _trim_amount(text: str) -> int | float:
     if stripped.startswith("-"):
         raise ParameterError("cannot be negative: give a number of jobs or a time such as 1d")
     if stripped.isdigit():
-        return int(stripped)
+        # Not int(): str.isdigit() also holds for digits int() refuses, such as '²'.
+        return non_negative_int_from_text(stripped)
     if stripped[-1:].isdigit():
         raise ParameterError(f"expected a number of jobs or a time such as 1d, got {text!r}")
     try:
