@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -289,6 +290,18 @@ def test_rows_with_measures_round_trip_through_csv(tmp_path: Path) -> None:
     for key in ("lw_mean_bsld", "violations", "under_shared", "mean_wait"):
         a, b = result.rows[0][key], back[key]
         assert a == b or (math.isnan(a) and math.isnan(b))
+
+
+def test_a_table_with_a_word_for_a_measure_is_refused_naming_the_file_and_line(tmp_path: Path) -> None:
+    result = run_sweep(Grid(MODELS[:1], ["EASY"], measures=["users"]), workers=1)
+    result.to_csv(tmp_path / "r.csv")
+    with open(tmp_path / "r.csv", newline="", encoding="utf-8") as f:
+        header, row = csv.reader(f)
+    row[header.index("users")] = "abc"
+    with open(tmp_path / "r.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([header, row])
+    with pytest.raises(BackfillError, match=r"r\.csv' line 2: users is 'abc', not a number"):
+        SweepResult.from_csv(tmp_path / "r.csv")
 
 
 def test_replication_summary_pairs_the_improvements() -> None:

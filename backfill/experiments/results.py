@@ -82,6 +82,20 @@ def _parse(column: str, text: str) -> Any:
     return text
 
 
+def _parse_row(
+    row: dict[str, str], columns: list[str], path: str | os.PathLike[str], line: int
+) -> dict[str, Any]:
+    parsed = {}
+    for c in columns:
+        try:
+            parsed[c] = _parse(c, row.get(c) or "")
+        except ValueError:
+            raise BackfillError(
+                f"{os.fspath(path)!r} line {line}: {c} is {row.get(c)!r}, not a number"
+            ) from None
+    return parsed
+
+
 def row_columns(rows: list[dict[str, Any]]) -> list[str]:
     """The columns of ``rows``: :data:`COLUMNS`, with the extra measures they hold after the metrics.
 
@@ -147,7 +161,8 @@ class SweepResult:
         """Read rows written by :meth:`to_csv`.
 
         Raises:
-            BackfillError: The file lacks a column of :data:`COLUMNS` other than the provenance ones.
+            BackfillError: The file lacks a column of :data:`COLUMNS` other than the provenance ones,
+                or a count or a measure of it is not a number.
         """
         with open(path, newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
@@ -159,7 +174,7 @@ class SweepResult:
                 )
             extra = [c for c in EXTRA_COLUMNS if c in (reader.fieldnames or ())]
             columns = row_columns([dict.fromkeys(extra)])
-            rows = [{c: _parse(c, row.get(c) or "") for c in columns} for row in reader]
+            rows = [_parse_row(row, columns, path, reader.line_num) for row in reader]
         return cls(rows)
 
     def to_dataframe(self) -> Any:
