@@ -251,7 +251,8 @@ def read_batsim_workload(
             ``user`` neither an integer, a string nor null, its profile is not in the file, or its
             id repeats. The error names the file and the job (``#k`` for the k-th job, from 1, when
             its id is what is wrong).
-        ParameterError: ``machine_size`` is not an integer from 1.
+        ParameterError: ``source`` is neither a path nor an open file, or ``machine_size`` is not
+            an integer from 1.
         OSError: The file cannot be opened or read.
 
     Examples:
@@ -273,6 +274,8 @@ def read_batsim_workload(
         raise ParameterError(f"machine_size must be an integer, got {machine_size!r}")
     if machine_size is not None and not 0 < machine_size < MAX_INT:
         raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
+    if not isinstance(source, str | os.PathLike) and not callable(getattr(source, "read", None)):
+        raise ParameterError(f"source must be a path or an open file, got {type(source).__name__}")
     where, base = _names(source)
     doc = load_document(source, where)
     if not isinstance(doc, dict):
@@ -412,8 +415,8 @@ def write_batsim_workload(
         ``"no_processors"`` (a width of 0 or unknown); empty when every job was written.
 
     Raises:
-        ParameterError: ``source`` is none of those, jobs come without ``machine_size``, or
-            ``profile_type`` is neither name.
+        ParameterError: ``source`` is none of those, ``target`` neither a path nor an open file,
+            jobs come without ``machine_size``, or ``profile_type`` is neither name.
         OSError: The file could not be written; it names ``target``, which is left as it was.
 
     Examples:
@@ -475,6 +478,8 @@ def write_batsim_workload(
     ]
     text += '  "profiles": {' + ("\n    " + ",\n    ".join(shown) + "\n  " if shown else "") + "}\n}\n"
     if not isinstance(target, str | os.PathLike):
+        if not callable(getattr(target, "write", None)):
+            raise ParameterError(f"target must be a path or an open text file, got {type(target).__name__}")
         target.write(text)
         return left_out
     from backfill._files import write_atomically  # here, beside the only use: the reader needs none
