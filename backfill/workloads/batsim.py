@@ -58,7 +58,6 @@ Examples:
 
 from __future__ import annotations
 
-import io
 import json
 import numbers
 import os
@@ -80,7 +79,7 @@ from backfill.workloads._batsim_json import (
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
-from backfill.workloads.swf import read_swf
+from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload
 
 __all__ = ["BATSIM_POLICY", "is_batsim_path", "read_batsim_workload", "write_batsim_workload"]
@@ -309,11 +308,9 @@ def read_batsim_workload(
     values[:, _COL["status"]] = 1
     values[:, _COL["user"]] = users
     size = machine_size if machine_size is not None else nb_res
-    # One implementation of the cleaning rules: the jobs go through the SWF reader as SWF rows
-    # (repr gives every float back exactly), in file order so that it counts the
-    # jobs it reorders, rather than through a second copy of its rules.
-    text = "".join(" ".join(map(repr, row)) + "\n" for row in values.tolist())
-    cleaned, swf_report = read_swf(io.StringIO(text), policy, machine_size=size)
+    # One implementation of the cleaning rules: the jobs, checked above, are the SWF reader's rows
+    # in file order (so that it counts the jobs it reorders), cleaned by its own step.
+    records, _, _, dropped, dropped_ids, altered = clean_rows(values, {}, policy, size)
     size_from = "argument" if machine_size is not None else "nb_res"
 
     notes = []
@@ -329,12 +326,12 @@ def read_batsim_workload(
     report = ReadReport(
         source=base,
         lines=len(rows),
-        kept=swf_report.kept,
+        kept=len(records),
         machine_size=size,
         machine_size_from=size_from,
-        dropped=swf_report.dropped,
-        dropped_ids=swf_report.dropped_ids,
-        altered=swf_report.altered,
+        dropped=dropped,
+        dropped_ids=dropped_ids,
+        altered=altered,
         notes=notes,
     )
     provenance = {
@@ -347,7 +344,7 @@ def read_batsim_workload(
         "altered": dict(report.altered),
         "machine_size_from": size_from,
     }
-    return Workload(cleaned.records, size, provenance), report
+    return Workload(records, size, provenance), report
 
 
 # --------------------------------------------------------------------------------------------------
