@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -527,6 +528,12 @@ def test_binary_files_and_paths_that_are_not_files(tmp_path: Path) -> None:
     assert len(w) == 3
     with pytest.raises(BatsimError, match="not UTF-8"):
         read_batsim_workload(io.BytesIO(b'{"nb_res": "\xff"}'))
+    compressed = tmp_path / "w.json.gz"
+    compressed.write_bytes(gzip.compress(TEST_DELAYS.encode()))
+    with pytest.raises(
+        BatsimError, match=r"w\.json\.gz: not a JSON document: the file is compressed \(gzip\)"
+    ):
+        read_batsim_workload(compressed)
     with pytest.raises(BatsimError, match="not a regular file"):
         read_batsim_workload(tmp_path)
     for source in (None, 5, b"{}"):
