@@ -539,6 +539,8 @@ def test_binary_files_and_paths_that_are_not_files(tmp_path: Path) -> None:
     for source in (None, 5, b"{}"):
         with pytest.raises(ParameterError, match="source must be a path or an open file, got"):
             read_batsim_workload(source)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="policy must be a CleaningPolicy, got str"):
+        read_batsim_workload(io.StringIO(TEST_DELAYS), "truncate_runtime")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         read_batsim_workload(tmp_path / "missing.json")
 

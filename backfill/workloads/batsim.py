@@ -250,8 +250,8 @@ def read_batsim_workload(
             ``user`` neither an integer, a string nor null, its profile is not in the file, or its
             id repeats. The error names the file and the job (``#k`` for the k-th job, from 1, when
             its id is what is wrong).
-        ParameterError: ``source`` is neither a path nor an open file, or ``machine_size`` is not
-            an integer from 1.
+        ParameterError: ``source`` is neither a path nor an open file, ``policy`` not a
+            :class:`CleaningPolicy`, or ``machine_size`` not an integer from 1.
         OSError: The file cannot be opened or read.
 
     Examples:
@@ -273,6 +273,8 @@ def read_batsim_workload(
         raise ParameterError(f"machine_size must be an integer, got {machine_size!r}")
     if machine_size is not None and not 0 < machine_size < MAX_INT:
         raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
+    if not isinstance(policy, CleaningPolicy):
+        raise ParameterError(f"policy must be a CleaningPolicy, got {type(policy).__name__}")
     if not isinstance(source, str | os.PathLike) and not callable(getattr(source, "read", None)):
         raise ParameterError(f"source must be a path or an open file, got {type(source).__name__}")
     where, base = _names(source)
