@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -527,8 +528,19 @@ def test_binary_files_and_paths_that_are_not_files(tmp_path: Path) -> None:
     assert len(w) == 3
     with pytest.raises(BatsimError, match="not UTF-8"):
         read_batsim_workload(io.BytesIO(b'{"nb_res": "\xff"}'))
+    compressed = tmp_path / "w.json.gz"
+    compressed.write_bytes(gzip.compress(TEST_DELAYS.encode()))
+    with pytest.raises(
+        BatsimError, match=r"w\.json\.gz: not a JSON document: the file is compressed \(gzip\)"
+    ):
+        read_batsim_workload(compressed)
     with pytest.raises(BatsimError, match="not a regular file"):
         read_batsim_workload(tmp_path)
+    for source in (None, 5, b"{}"):
+        with pytest.raises(ParameterError, match="source must be a path or an open file, got"):
+            read_batsim_workload(source)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="policy must be a CleaningPolicy, got str"):
+        read_batsim_workload(io.StringIO(TEST_DELAYS), "truncate_runtime")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         read_batsim_workload(tmp_path / "missing.json")
 
@@ -548,6 +560,9 @@ def test_bad_arguments_of_the_writer(tmp_path: Path) -> None:
         write_batsim_workload([job], io.StringIO(), machine_size=1, description=3)  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="machine_size"):
         write_batsim_workload([job], io.StringIO(), machine_size=0)
+    for target in (None, 5, b"w.json"):
+        with pytest.raises(ParameterError, match="target must be a path or an open text file, got"):
+            write_batsim_workload([job], target, machine_size=1)  # type: ignore[arg-type]
     with pytest.raises(OSError):
         write_batsim_workload([job], tmp_path / "missing" / "w.json", machine_size=1)
     target = tmp_path / "kept.json"

@@ -151,6 +151,9 @@ def test_binned_means_at_the_edges() -> None:
         (([1], [float("nan")], [0, 5]), "values must be a one-dimensional array of finite numbers"),
         (([1], [0], [0, float("inf")]), "edges must be"),
         (([[1]], [[0]], [0, 5]), "times must be"),
+        ((["a"], [0], [0, 5]), "times must be a one-dimensional array of finite numbers"),
+        (([1], [{}], [0, 5]), "values must be a one-dimensional array of finite numbers"),
+        (([1], [1j], [0, 5]), "values must be a one-dimensional array of finite numbers"),
     ],
 )
 def test_binned_means_refuse_what_is_not_a_step_function(args: tuple[Any, Any, Any], message: str) -> None:
@@ -181,6 +184,10 @@ def test_bin_edges_and_names() -> None:
         bin_edges(5.0, 5.0, 1.0)
     with pytest.raises(BackfillError, match="positive number of seconds"):
         bin_edges(0.0, 5.0, 0.0)
+    with pytest.raises(BackfillError, match="into 1,000,000,000,000,000,000 bins, too many"):
+        bin_edges(0.0, 1e12, 1e-6)
+    with pytest.raises(BackfillError, match=r"start, end and width in seconds, got 0\.0, 'a', 1\.0"):
+        bin_edges(0.0, "a", 1.0)  # type: ignore[arg-type]
     names = {60.0: "minute", 120.0: "2 minutes", 3600.0: "hour", 5400.0: "90 minutes", 21_600.0: "6 hours"}
     names |= {
         86_400.0: "day",
@@ -326,6 +333,8 @@ def test_time_axis_unit_follows_the_span() -> None:
         ({"bin_width": True}, "seconds or a name"),
         ({"bin_width": 1.0}, "cuts the window of .* into .* bins; a figure draws at most 10,000"),
         ({"queue_scale": "cubic"}, "queue_scale must be"),
+        ({"start": "noon"}, "the window's start must be seconds or None, got 'noon'"),
+        ({"end": True}, "the window's end must be seconds or None, got True"),
     ],
 )
 def test_bad_arguments_are_refused(kwargs: dict[str, Any], message: str) -> None:

@@ -53,6 +53,9 @@ MAX_BINS = 200
 #: The most bins :func:`utilization_queue` draws: more than the pixels of a figure's width, many times.
 MAX_DRAWN_BINS = 10_000
 
+# The most bins bin_edges makes: their edges fill 800 MB.
+_MAX_EDGES = 10**8
+
 #: Units a bin width is written in, longest first: (seconds, singular, plural).
 _WORDS = (
     (7 * 86_400.0, "week", "weeks"),
@@ -150,11 +153,19 @@ def bin_edges(start: float, end: float, width: float) -> npt.NDArray[np.float64]
         >>> bin_edges(0.0, 25.0, 10.0).tolist(), bin_edges(0.0, 5.0, 10.0).tolist()
         ([0.0, 10.0, 20.0, 25.0], [0.0, 5.0])
     """
+    if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (start, end, width)):
+        raise BackfillError(f"bins need start, end and width in seconds, got {start!r}, {end!r}, {width!r}")
     if not (math.isfinite(start) and math.isfinite(end) and start < end):
         raise BackfillError(f"bins need finite start < end, got [{start!r}, {end!r})")
     if not (math.isfinite(width) and width > 0):
         raise BackfillError(f"a bin width must be a positive number of seconds, got {width!r}")
-    inner = start + width * np.arange(1, math.ceil((end - start) / width), dtype=np.float64)
+    count = math.ceil((end - start) / width)
+    if count > _MAX_EDGES:
+        # Refused here rather than by numpy's allocation (a MemoryError, or the machine's memory).
+        raise BackfillError(
+            f"a bin width of {width!r} s cuts [{start!r}, {end!r}) into {count:,} bins, too many"
+        )
+    inner = start + width * np.arange(1, count, dtype=np.float64)
     return np.concatenate(([start], inner[inner < end], [end]))
 
 
@@ -187,10 +198,16 @@ def binned_means(
         >>> binned_means([], [], [0.0, 1.0]).tolist()
         [0.0]
     """
-    t, v, e = (np.asarray(a, dtype=np.float64) for a in (times, values, edges))
-    for name, a in (("times", t), ("values", v), ("edges", e)):
+    arrays = []
+    for name, given in (("times", times), ("values", values), ("edges", edges)):
+        try:
+            a = np.asarray(given, dtype=np.float64)
+        except (TypeError, ValueError):
+            a = np.empty((0, 0))  # not numbers at all (strings, objects): refused just below
         if a.ndim != 1 or not np.all(np.isfinite(a)):
             raise BackfillError(f"{name} must be a one-dimensional array of finite numbers")
+        arrays.append(a)
+    t, v, e = arrays
     if t.size != v.size:
         raise BackfillError(f"{t.size} times but {v.size} values")
     if np.any(np.diff(t) <= 0):
@@ -257,6 +274,9 @@ def _window(
     """The time origin (first submission) and the window drawn: [start, end), by default all events."""
     origin = min((float(np.min(s.submit)) for _, s, _ in series if len(s)), default=0.0)
     last = max((float(t[-1]) for _, _, (t, _, _) in series if t.size), default=origin + 1.0)
+    for name, bound in (("start", start), ("end", end)):
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, numbers.Real)):
+            raise BackfillError(f"the window's {name} must be seconds or None, got {bound!r}")
     lo = origin if start is None else float(start)
     hi = last if end is None else float(end)
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):

@@ -20,6 +20,8 @@ __all__ = ["DELAY_TYPES", "is_int", "is_number", "load_document", "profile_runti
 DELAY_TYPES = ("delay", "DelayProfile")
 #: And the names of the sequence profile type.
 _SEQUENCE_TYPES = ("composed", "SequentialCompositionProfile")
+# The first bytes of a gzip file: a compressed workload is named as such, not as text that is not UTF-8.
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -55,6 +57,10 @@ def load_document(source: str | os.PathLike[str] | IO[str] | IO[bytes], where: s
             f"not a JSON document: {e.msg} (line {e.lineno}, column {e.colno})", path=where
         ) from None
     except UnicodeDecodeError:
+        if isinstance(data, bytes) and data.startswith(_GZIP_MAGIC):
+            raise BatsimError(
+                "not a JSON document: the file is compressed (gzip); decompress it first", path=where
+            ) from None
         raise BatsimError("not a JSON document: the text is not UTF-8", path=where) from None
     except ValueError as e:
         raise BatsimError(f"not a Batsim workload: {e}", path=where) from None

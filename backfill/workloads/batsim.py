@@ -58,7 +58,6 @@ Examples:
 
 from __future__ import annotations
 
-import io
 import json
 import numbers
 import os
@@ -80,7 +79,7 @@ from backfill.workloads._batsim_json import (
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
-from backfill.workloads.swf import read_swf
+from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload
 
 __all__ = ["BATSIM_POLICY", "is_batsim_path", "read_batsim_workload", "write_batsim_workload"]
@@ -251,7 +250,8 @@ def read_batsim_workload(
             ``user`` neither an integer, a string nor null, its profile is not in the file, or its
             id repeats. The error names the file and the job (``#k`` for the k-th job, from 1, when
             its id is what is wrong).
-        ParameterError: ``machine_size`` is not an integer from 1.
+        ParameterError: ``source`` is neither a path nor an open file, ``policy`` not a
+            :class:`CleaningPolicy`, or ``machine_size`` not an integer from 1.
         OSError: The file cannot be opened or read.
 
     Examples:
@@ -273,6 +273,10 @@ def read_batsim_workload(
         raise ParameterError(f"machine_size must be an integer, got {machine_size!r}")
     if machine_size is not None and not 0 < machine_size < MAX_INT:
         raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
+    if not isinstance(policy, CleaningPolicy):
+        raise ParameterError(f"policy must be a CleaningPolicy, got {type(policy).__name__}")
+    if not isinstance(source, str | os.PathLike) and not callable(getattr(source, "read", None)):
+        raise ParameterError(f"source must be a path or an open file, got {type(source).__name__}")
     where, base = _names(source)
     doc = load_document(source, where)
     if not isinstance(doc, dict):
@@ -306,11 +310,9 @@ def read_batsim_workload(
     values[:, _COL["status"]] = 1
     values[:, _COL["user"]] = users
     size = machine_size if machine_size is not None else nb_res
-    # One implementation of the cleaning rules: the jobs go through the SWF reader as SWF rows
-    # (repr gives every float back exactly), in file order so that it counts the
-    # jobs it reorders, rather than through a second copy of its rules.
-    text = "".join(" ".join(map(repr, row)) + "\n" for row in values.tolist())
-    cleaned, swf_report = read_swf(io.StringIO(text), policy, machine_size=size)
+    # One implementation of the cleaning rules: the jobs, checked above, are the SWF reader's rows
+    # in file order (so that it counts the jobs it reorders), cleaned by its own step.
+    records, _, _, dropped, dropped_ids, altered = clean_rows(values, {}, policy, size)
     size_from = "argument" if machine_size is not None else "nb_res"
 
     notes = []
@@ -326,12 +328,12 @@ def read_batsim_workload(
     report = ReadReport(
         source=base,
         lines=len(rows),
-        kept=swf_report.kept,
+        kept=len(records),
         machine_size=size,
         machine_size_from=size_from,
-        dropped=swf_report.dropped,
-        dropped_ids=swf_report.dropped_ids,
-        altered=swf_report.altered,
+        dropped=dropped,
+        dropped_ids=dropped_ids,
+        altered=altered,
         notes=notes,
     )
     provenance = {
@@ -344,7 +346,7 @@ def read_batsim_workload(
         "altered": dict(report.altered),
         "machine_size_from": size_from,
     }
-    return Workload(cleaned.records, size, provenance), report
+    return Workload(records, size, provenance), report
 
 
 # --------------------------------------------------------------------------------------------------
@@ -412,8 +414,8 @@ def write_batsim_workload(
         ``"no_processors"`` (a width of 0 or unknown); empty when every job was written.
 
     Raises:
-        ParameterError: ``source`` is none of those, jobs come without ``machine_size``, or
-            ``profile_type`` is neither name.
+        ParameterError: ``source`` is none of those, ``target`` neither a path nor an open file,
+            jobs come without ``machine_size``, or ``profile_type`` is neither name.
         OSError: The file could not be written; it names ``target``, which is left as it was.
 
     Examples:
@@ -475,6 +477,8 @@ def write_batsim_workload(
     ]
     text += '  "profiles": {' + ("\n    " + ",\n    ".join(shown) + "\n  " if shown else "") + "}\n}\n"
     if not isinstance(target, str | os.PathLike):
+        if not callable(getattr(target, "write", None)):
+            raise ParameterError(f"target must be a path or an open text file, got {type(target).__name__}")
         target.write(text)
         return left_out
     from backfill._files import write_atomically  # here, beside the only use: the reader needs none

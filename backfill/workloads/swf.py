@@ -284,7 +284,7 @@ def read_swf(
     values, rows, comments, comments_over = _read_lines(source, where, lenient, policy.processors)
     header = _parse_header(comments)
     del comments
-    records, size, size_from, dropped, dropped_ids, altered = _clean(values, header, policy, machine_size)
+    records, size, size_from, dropped, dropped_ids, altered = clean_rows(values, header, policy, machine_size)
     del values
     report = ReadReport(
         source=base,
@@ -341,14 +341,25 @@ def _as_records(rows: npt.NDArray[np.float64]) -> npt.NDArray[np.void]:
     return rows.view(JOB_DTYPE).reshape(len(rows))
 
 
-def _clean(
+def clean_rows(
     values: npt.NDArray[np.float64], header: Mapping[str, str], policy: CleaningPolicy, given: int | None
 ) -> tuple[npt.NDArray[np.void], int, str, dict[str, int], dict[str, list[int]], dict[str, int]]:
     """Apply the cleaning policy to valid rows, reusing their memory for the records.
 
+    :func:`read_swf`'s cleaning step, also :func:`~backfill.workloads.batsim.read_batsim_workload`'s
+    (its jobs, checked there, are rows of the same 18 fields): one copy of the rules.
+
     Returns:
         The records kept, in submit order; the machine size and where it came from; the counts (and
         ids) of the jobs dropped, and the counts of those altered.
+
+    Examples:
+        >>> rows = np.full((2, len(SWF_FIELDS)), -1.0)
+        >>> rows[:, [_COL["id"], _COL["submit"], _COL["runtime"], _COL["processors"]]] = [
+        ...     [1, 5.0, 10.0, 2], [2, 0.0, -1.0, 1]]
+        >>> records, size, _, dropped, _, altered = clean_rows(rows, {}, CleaningPolicy(), 4)
+        >>> records["id"].tolist(), size, dropped, altered
+        ([1], 4, {'unknown_runtime': 1}, {'estimate_from_runtime': 1})
     """
     runtime = values[:, _COL["runtime"]]
     status = values[:, _COL["status"]]
