@@ -36,9 +36,14 @@ from hypothesis import is_hypothesis_test, settings
 # - `quick`, the default run's: as full, then each property collected outside the slow suites
 #   tries a quarter of that (QUICK_SHARE; `_quicken` below);
 # - `thorough`: as full, and a property without an example count of its own tries 2,000.
-settings.register_profile("full")
-settings.register_profile("quick")
-settings.register_profile("thorough", max_examples=2000, deadline=None)
+# Each derives from hypothesis's `default` profile, not from whatever hypothesis loaded at import:
+# with a CI variable set it loads its `ci` profile (derandomized), under which `_quicken` would keep
+# every count, so CI would run another suite than the README's command does elsewhere. No deadline:
+# speed is measured by the benchmarks, and a loaded machine must not fail a property.
+_PLAIN = settings.get_profile("default")
+settings.register_profile("full", _PLAIN, deadline=None)
+settings.register_profile("quick", _PLAIN, deadline=None)
+settings.register_profile("thorough", _PLAIN, max_examples=2000, deadline=None)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "quick")
 #: The share of a property's own example count that the quick profile tries, and the fewest it tries.
 QUICK_SHARE, QUICK_LEAST = 0.25, 10

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import resource
+import select
 import subprocess
 import sys
 import threading
@@ -295,21 +296,27 @@ def test_several_schedules_to_a_fifo_are_written_one_after_the_other(
 ) -> None:
     fifo = tmp_path / "schedules.swf"
     os.mkfifo(fifo)
+    # This side holds the FIFO open (read-write, so that opening never blocks) for the whole run:
+    # a reader that closed it between the two outputs would discard what the second had written.
+    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
     received: list[bytes] = []
+    done = threading.Event()
 
     def read() -> None:
-        # Each output opens and closes the FIFO, but the second may open it before this side has
-        # seen the end of the first, so both can arrive in one read: count the headers, not reads.
-        while b"".join(received).count(b"; MaxProcs:") < 2:
-            with open(fifo, "rb") as f:
-                received.append(f.read())
+        while not done.is_set() or select.select([fd], [], [], 0)[0]:
+            if select.select([fd], [], [], 0.05)[0]:
+                received.append(os.read(fd, 1 << 16))
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    code, out, _ = run(
-        capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "fcfs", "--output-swf", str(fifo)
-    )
-    reader.join(timeout=30)
+    try:
+        code, out, _ = run(
+            capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "fcfs", "--output-swf", str(fifo)
+        )
+    finally:
+        done.set()
+        reader.join(timeout=30)
+        os.close(fd)
     assert not reader.is_alive()
     assert code == 0 and out.count(f"wrote {fifo}\n") == 2
     text = b"".join(received).decode()

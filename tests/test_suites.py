@@ -125,3 +125,50 @@ def test_a_bad_profile_is_one_line(pytester: pytest.Pytester, monkeypatch: pytes
     result.stderr.fnmatch_lines(
         ["ERROR: HYPOTHESIS_PROFILE='fast': this suite's profiles are quick, full and thorough"]
     )
+
+
+COUNTING = """from hypothesis import given, settings, strategies as st
+
+TRIED = []
+
+@settings(max_examples=100, database=None)
+@given(st.integers())
+def test_counts(x):
+    TRIED.append(x)
+
+def test_report():
+    print("tried", len(TRIED))
+"""
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_the_profiles_do_not_depend_on_a_ci_variable(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    # With CI set, hypothesis loads its derandomized `ci` profile at import; the suite's profiles
+    # derive from its `default` instead, so CI runs the README command's suite, a quarter as long.
+    pytester.makeini(INI)
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_counting=COUNTING)
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    for name in (
+        "CI",
+        "GITHUB_ACTIONS",
+        "TF_BUILD",
+        "BUILDKITE",
+        "CIRCLECI",
+        "CIRRUS_CI",
+        "CODEBUILD_BUILD_ID",
+        "GITLAB_CI",
+        "HEROKU_TEST_RUN_ID",
+        "TEAMCITY_VERSION",
+        "bamboo.buildKey",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    if ci:
+        monkeypatch.setenv("CI", ci)
+    result = pytester.runpytest_subprocess("-s")
+    result.assert_outcomes(passed=2)
+    assert "tried 25" in result.stdout.str()
+    quick = settings.get_profile("quick")
+    assert not quick.derandomize and quick.deadline is None
