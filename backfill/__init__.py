@@ -66,6 +66,7 @@ from backfill.measures.usershares import (
 )
 from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
 from backfill.profile import Profile, ProfileError
+from backfill.profile.multi import ResourceProfile
 from backfill.schedule import Schedule
 from backfill.schedulers import (
     DC,
@@ -116,9 +117,11 @@ from backfill.schedulers.priorities import (
     wjf,
 )
 from backfill.simulator import Simulator, simulate
+from backfill.workloads.amounts import Amounts
 from backfill.workloads.batsim import read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.resources import Resource, memory_request
 from backfill.workloads.swf import read_swf, write_swf
 from backfill.workloads.workload import Job, Workload
 
@@ -126,6 +129,7 @@ _install_moved_paths()  # old module paths (backfill.metrics, ...) keep importin
 
 __all__ = [
     "AdaptiveThreshold",
+    "Amounts",
     "BackfillError",
     "BatsimError",
     "CategoryThresholds",
@@ -162,6 +166,8 @@ __all__ = [
     "RelShare",
     "Replanning",
     "ReservationLog",
+    "Resource",
+    "ResourceProfile",
     "RunningJob",
     "SWFError",
     "Schedule",
@@ -209,6 +215,7 @@ __all__ = [
     "mean_top_wait",
     "mean_wait_of_widest",
     "measured_jobs",
+    "memory_request",
     "metrics_table",
     "never_reserved",
     "njf",

@@ -65,6 +65,8 @@ def compiled_kind(scheduler: Scheduler) -> int | None:
     subclass, and its priority one of the built-in static ones.
     """
     cls = type(scheduler)
+    if getattr(scheduler, "resources", ()):
+        return None  # the kernel plans processors alone
     if cls is Conservative:
         assert isinstance(scheduler, Conservative)
         plain = scheduler.planning_window is None and scheduler.max_tested is None

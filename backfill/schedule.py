@@ -15,6 +15,7 @@ import numpy.typing as npt
 from backfill._validators import one_of
 from backfill._version import library_version
 from backfill.errors import ScheduleError
+from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.workload import Workload
 
 __all__ = ["RESERVATION_DTYPE", "Schedule"]
@@ -69,6 +70,9 @@ class Schedule:
         path: Which code made it: ``"python"``, the pure-Python reference (and any schedule built
             with :meth:`from_starts`), or ``"compiled"``, the kernel's whole-run path, which makes
             the same decisions for the configurations it runs (see :mod:`backfill.kernel`).
+        resources: The resources besides processors the scheduler planned (its ``resources``):
+            :func:`~backfill.measures.validation.validate_schedule` checks each one's capacity and
+            :func:`~backfill.measures.metrics.resource_utilization` reports each one's use.
     """
 
     workload: Workload
@@ -83,6 +87,7 @@ class Schedule:
     reservations: npt.NDArray[np.void] = attrs.field(converter=_readonly, repr=False)
     predicted: FloatArray | None = attrs.field(default=None, converter=_optional_readonly, repr=False)
     path: str = attrs.field(default="python", kw_only=True, validator=one_of("python", "compiled"))
+    resources: tuple[Resource, ...] = attrs.field(default=(), kw_only=True, converter=check_resources)
 
     @classmethod
     def from_starts(
@@ -97,6 +102,7 @@ class Schedule:
         estimate: Mapping[int, float] | npt.ArrayLike | None = None,
         rejected: Mapping[int, str] | None = None,
         start_order: Iterable[int] | None = None,
+        resources: Iterable[Resource] = (),
     ) -> Schedule:
         """Build the schedule of a run made outside this library (a host simulator of your own).
 
@@ -117,6 +123,8 @@ class Schedule:
             estimate: The estimate each job was planned with, if not the workload's.
             rejected: Why each job the host left out was not scheduled, by job id.
             start_order: Job ids in the order they started; by default by start time, then row.
+            resources: The resources besides processors the host planned, which the validator
+                checks (see :attr:`resources`).
 
         Raises:
             ScheduleError: If a job id is not in the workload, an array has the wrong length, or a
@@ -198,6 +206,7 @@ class Schedule:
             rejected=reasons,
             altered={},
             reservations=log,
+            resources=check_resources(resources),
         )
 
     def __len__(self) -> int:
@@ -205,11 +214,9 @@ class Schedule:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Read-only mapping proxies do not pickle; results come back from process pools and Dask.
-        fields = attrs.astuple(self, recurse=False)
-        return (
-            Schedule,
-            (*fields[:-4], dict(self.rejected), dict(self.altered), self.reservations, self.predicted),
-        )
+        state = {a.name: getattr(self, a.name) for a in attrs.fields(Schedule)}
+        state["rejected"], state["altered"] = dict(self.rejected), dict(self.altered)
+        return (_schedule_from, (state,))
 
     @property
     def planned(self) -> FloatArray:
@@ -327,3 +334,8 @@ class Schedule:
         if "Note" not in header:
             header = {"Note": note, **header}
         write_swf(target, self.workload, wait=np.where(self.started, self.wait, -1.0), header=header)
+
+
+def _schedule_from(state: dict[str, Any]) -> Schedule:
+    """Rebuild a pickled :class:`Schedule` from its fields (see ``Schedule.__reduce__``)."""
+    return Schedule(**state)

@@ -126,6 +126,15 @@ class Simulator:
             for job_id in ids[mask].tolist():
                 self._rejected[job_id] = reason
             bad |= mask
+        for resource in getattr(self.scheduler, "resources", ()):
+            # Each further resource a scheduler plans: a job asking more than the machine has never fits.
+            for row in np.flatnonzero(~bad).tolist():
+                job = job_from_row(r[row].item())
+                if resource.amount(job) > resource.capacity:
+                    self._rejected[job.id] = (
+                        f"needs more {resource.name} than the machine has ({resource.capacity})"
+                    )
+                    bad[row] = True
         self._altered = {}
         # SWF's -1 means "unknown": such a job gets an accurate estimate, as the reader's policy does.
         missing = ~bad & (estimate < 0)
@@ -480,6 +489,7 @@ class Simulator:
             reservations=_reservations(log),
             predicted=predicted,
             path=path,
+            resources=getattr(self.scheduler, "resources", ()),
         )
 
     def _predicted(self) -> np.ndarray | None:

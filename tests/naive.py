@@ -6,6 +6,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from backfill.workloads.resources import Resource
 from backfill.workloads.workload import Job
 
 
@@ -33,6 +34,33 @@ class NaiveProfile:
         return next(c for c in candidates if self.fits(c, p, d))
 
 
+class NaiveResourceProfile:
+    """Free amounts per resource as capacity minus every reservation covering the instant."""
+
+    def __init__(self, capacity: tuple[int, ...]) -> None:
+        self.capacity = capacity
+        self.origin: float = 0
+        self.intervals: list[tuple[float, float, tuple[int, ...]]] = []
+
+    def free_at(self, t: float) -> tuple[int, ...]:
+        used = [0] * len(self.capacity)
+        for s, e, amounts in self.intervals:
+            if s <= t < e:
+                used = [u + a for u, a in zip(used, amounts, strict=True)]
+        return tuple(c - u for c, u in zip(self.capacity, used, strict=True))
+
+    def fits(self, s: float, amounts: tuple[int, ...], d: float) -> bool:
+        if d <= 0:
+            return True
+        points = {s} | {x for a, b, _ in self.intervals for x in (a, b) if s < x < s + d}
+        return all(f >= a for x in points for f, a in zip(self.free_at(x), amounts, strict=True))
+
+    def earliest_fit(self, t: float, amounts: tuple[int, ...], d: float) -> float:
+        t = max(t, self.origin)
+        candidates = sorted({t} | {e for _, e, _ in self.intervals if e > t})
+        return next(c for c in candidates if self.fits(c, amounts, d))
+
+
 class NaiveConservative:
     """Conservative backfilling exactly as the papers describe it, with no shortcut.
 
@@ -41,6 +69,15 @@ class NaiveConservative:
     """
 
     name = "NaiveConservative"
+
+    def __init__(self, resources: tuple[Resource, ...] = ()) -> None:
+        # With resources, every width is a tuple of processors then each resource's amount.
+        self.resources = resources
+
+    def width(self, job: Job) -> Any:
+        if not self.resources:
+            return job.processors
+        return (job.processors, *(r.amount(job) for r in self.resources))
 
     def reset(self, machine_size: int, now: float) -> None:
         self.size = machine_size
@@ -57,10 +94,13 @@ class NaiveConservative:
         out, self.changes = self.changes, []
         return out
 
-    def _profile(self, exclude: int | None = None) -> NaiveProfile:
-        prof = NaiveProfile(self.size)
+    def _profile(self, exclude: int | None = None) -> Any:
+        if self.resources:
+            prof: Any = NaiveResourceProfile((self.size, *(r.capacity for r in self.resources)))
+        else:
+            prof = NaiveProfile(self.size)
         prof.intervals = list(self.running.values()) + [
-            (s, s + j.estimate, j.processors) for jid, (s, _, j) in self.queued.items() if jid != exclude
+            (s, s + j.estimate, self.width(j)) for jid, (s, _, j) in self.queued.items() if jid != exclude
         ]
         return prof
 
@@ -69,7 +109,7 @@ class NaiveConservative:
             s, seq, job = self.queued[jid]
             if s <= now:
                 continue
-            new = self._profile(exclude=jid).earliest_fit(now, job.processors, job.estimate)
+            new = self._profile(exclude=jid).earliest_fit(now, self.width(job), job.estimate)
             assert new <= s
             if new < s:
                 self.changes.append((jid, new))
@@ -80,7 +120,7 @@ class NaiveConservative:
         if self.dirty:
             self._compress(now)
         self.seq += 1
-        s = self._profile().earliest_fit(now, job.processors, job.estimate)
+        s = self._profile().earliest_fit(now, self.width(job), job.estimate)
         self.queued[job.id] = (s, self.seq, job)
         self.changes.append((job.id, s))
 
@@ -95,7 +135,7 @@ class NaiveConservative:
         due = sorted((v for v in self.queued.values() if v[0] <= now), key=lambda v: v[:2])
         for _s, _, job in due:
             del self.queued[job.id]
-            self.running[job.id] = (now, now + job.estimate, job.processors)
+            self.running[job.id] = (now, now + job.estimate, self.width(job))
         return [job for _, _, job in due]
 
     def next_wakeup(self) -> float | None:
@@ -183,7 +223,13 @@ class NaivePC(NaiveConservative):
     ``restart`` is False, the one-pass arrival-order variant).
     """
 
-    def __init__(self, priority: Callable[[Job, float], Any], restart: bool = True) -> None:
+    def __init__(
+        self,
+        priority: Callable[[Job, float], Any],
+        restart: bool = True,
+        resources: tuple[Resource, ...] = (),
+    ) -> None:
+        super().__init__(resources)
         self.priority = priority
         self.restart = restart
         self.name = "NaivePC"
@@ -197,9 +243,9 @@ class NaivePC(NaiveConservative):
             return False
         prof = self._profile(exclude=jid)
         if only_now:
-            new = now if prof.fits(now, job.processors, job.estimate) else s
+            new = now if prof.fits(now, self.width(job), job.estimate) else s
         else:
-            new = prof.earliest_fit(now, job.processors, job.estimate)
+            new = prof.earliest_fit(now, self.width(job), job.estimate)
         assert new <= s
         if new < s and new < limit:
             self.queued[jid] = (new, seq, job)
@@ -266,7 +312,7 @@ class NaiveDC(NaivePC):
                 i = 0
                 continue
             i += 1
-        s = self._profile().earliest_fit(now, job.processors, job.estimate)
+        s = self._profile().earliest_fit(now, self.width(job), job.estimate)
         self.queued[job.id] = (s, self.seq, job)
         self.changes.append((job.id, s))
 

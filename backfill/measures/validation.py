@@ -6,10 +6,13 @@ they can judge any scheduler, including one written outside this library.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from backfill.errors import ScheduleError
 from backfill.schedule import Schedule
+from backfill.workloads.resources import Resource
 
 __all__ = ["check_reservations", "same_schedule", "validate_schedule"]
 
@@ -42,7 +45,9 @@ def _reservation_error(schedule: Schedule, job_id: int, message: str) -> Schedul
     return ScheduleError(f"{message} (history: {_history(schedule, job_id)})")
 
 
-def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
+def validate_schedule(
+    schedule: Schedule, *, complete: bool = True, resources: Sequence[Resource] | None = None
+) -> None:
     """Raise :class:`ScheduleError` unless the schedule is feasible and accounts for every job.
 
     Checks: every job is either rejected with a reason or started exactly once (with ``complete``; a
@@ -50,7 +55,9 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
     runtime, and ``end - start`` is the runtime to within a millisecond (at times too large for a
     float to resolve one, a job of positive runtime could end as it starts); and at no instant do
     the running jobs use more processors than the machine has (a job occupies ``[start, end)``, so
-    one ending at ``t`` frees its processors for one starting at ``t``).
+    one ending at ``t`` frees its processors for one starting at ``t``); nor more of any further
+    resource than its capacity: ``resources``, by default those the schedule's scheduler planned
+    (:attr:`~backfill.schedule.Schedule.resources`), each job holding ``resource.amount(job)``.
 
     Examples:
         >>> from backfill import Job, Workload, simulate
@@ -97,20 +104,42 @@ def validate_schedule(schedule: Schedule, *, complete: bool = True) -> None:
             "as at times too large for a float to resolve",
             off,
         )
-    # Capacity: sweep the start/end events, ends before starts at equal times.
-    procs = w.column("processors")[finished]
-    t = np.concatenate([start[finished], end[finished]])
-    kind = np.concatenate([np.ones(procs.size), np.zeros(procs.size)])
-    delta = np.concatenate([procs, -procs])
-    keep = np.concatenate([end[finished] > start[finished]] * 2)  # zero-length jobs occupy nothing
+    # Capacity of processors, then of each further resource.
+    peak_at = _peak(w.column("processors")[finished], start[finished], end[finished])
+    if peak_at is not None and peak_at[0] > w.machine_size:
+        raise ScheduleError(
+            f"{name}: {peak_at[0]} processors in use at time {peak_at[1]:g} on a "
+            f"{w.machine_size}-processor machine"
+        )
+    rows = np.flatnonzero(finished)
+    for resource in schedule.resources if resources is None else resources:
+        amounts = np.array([resource.amount(w[int(i)]) for i in rows], dtype=object)
+        peak_at = _peak(amounts, start[finished], end[finished])
+        if peak_at is not None and peak_at[0] > resource.capacity:
+            raise ScheduleError(
+                f"{name}: {peak_at[0]} {resource.name} in use at time {peak_at[1]:g}, more than its "
+                f"capacity {resource.capacity}"
+            )
+
+
+def _peak(amounts: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[int, float] | None:
+    """The most in use at once of a resource each job holds over ``[start, end)``, and when; None if none.
+
+    A sweep of the start and end events, ends before starts at equal times (a job ending at ``t``
+    frees what it held for one starting at ``t``); zero-length jobs hold nothing. Amounts may be
+    Python ints (an object array: exact however large).
+    """
+    t = np.concatenate([start, end])
+    kind = np.concatenate([np.ones(amounts.size), np.zeros(amounts.size)])
+    delta = np.concatenate([amounts, -amounts])
+    keep = np.concatenate([end > start] * 2)
     t, kind, delta = t[keep], kind[keep], delta[keep]
+    if not t.size:
+        return None
     idx = np.lexsort((kind, t))
     used = np.cumsum(delta[idx])
-    if used.size and (peak := int(used.max())) > w.machine_size:
-        at = float(t[idx][int(np.argmax(used))])
-        raise ScheduleError(
-            f"{name}: {peak} processors in use at time {at:g} on a {w.machine_size}-processor machine"
-        )
+    top = int(np.argmax(used))
+    return int(used[top]), float(t[idx][top])
 
 
 def check_reservations(schedule: Schedule, *, while_held: bool = False) -> None:

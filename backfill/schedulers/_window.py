@@ -18,7 +18,7 @@ refused: it only limits the unreserved jobs a window leaves.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -72,6 +72,10 @@ class PlanningWindow:
     _unreserved: dict[int, Job] = attrs.field(init=False, factory=dict)
     _window_wake: float = attrs.field(init=False, default=math.inf)
 
+    if TYPE_CHECKING:  # SchedulerBase's, which every class mixing this in has
+
+        def request(self, job: Job) -> Any: ...
+
     def _check_window(self) -> None:
         if self.max_tested is not None and self.planning_window is None:
             raise ParameterError(
@@ -97,7 +101,7 @@ class PlanningWindow:
                 f"{type(self).__name__}: job {job.id} submitted at {now:g} while already queued; "
                 "a host submits each job once"
             )
-        start = profile._earliest_fit(now, job.processors, job.estimate)
+        start = profile._earliest_fit(now, self.request(job), job.estimate)
         if start <= now + window:
             return False
         self._unreserved[job.id] = job
@@ -114,7 +118,7 @@ class PlanningWindow:
         tests = len(unreserved) if self.max_tested is None else self.max_tested
         wake = math.inf
         for job in list(unreserved.values())[:tests]:
-            start = profile._earliest_fit(now, job.processors, job.estimate)
+            start = profile._earliest_fit(now, self.request(job), job.estimate)
             if start <= now + window:
                 del unreserved[job.id]
                 self._arrive(job, now)

@@ -27,14 +27,18 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, NamedTuple, Self, cast
 
 import attrs
 
-from backfill.errors import ScheduleError
+from backfill.errors import JobError, ScheduleError
+from backfill.profile import Profile
+from backfill.profile.multi import ResourceProfile
 from backfill.schedulers.door import refusal, reset_refusal
 from backfill.schedulers.protocol import scheduler_name
+from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
+from backfill.workloads.resources import Resource, capacities, check_resources, requests
 from backfill.workloads.workload import Job
 
 __all__ = ["RunningJob", "SchedulerBase"]
@@ -110,6 +114,13 @@ class SchedulerBase:
     _size: int = attrs.field(init=False, default=0)
     # The previous answer of reservations(), for a class that does not note its changes (compared).
     _last_reserved: dict[int, float] = attrs.field(init=False, factory=dict)
+    #: Resources planned besides processors (:mod:`backfill.workloads.resources`); none by default.
+    resources: tuple[Resource, ...] = attrs.field(default=(), kw_only=True, converter=check_resources)
+    # With resources: each queued or running job's amounts by id (None without resources, where a
+    # job's width is its processors), and the machine's capacities.
+    # (Typed Any so that a width reads as an int where the profile is typed a Profile; see _new_profile.)
+    _requests: dict[int, Any] | None = attrs.field(init=False, default=None)
+    _capacity: Amounts | None = attrs.field(init=False, default=None)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -148,6 +159,8 @@ class SchedulerBase:
         """Give ``other`` (a shallow copy of this scheduler) its own copies of this class's containers."""
         other._changes = self._changes.copy()
         other._last_reserved = self._last_reserved.copy()
+        if self._requests is not None:
+            other._requests = self._requests.copy()
 
     # -- the reservation log (optional protocol ReservationLog) --------------------------------------
 
@@ -252,6 +265,83 @@ class SchedulerBase:
         """Whether a job is still queued (a lost reservation is a change) rather than started."""
         return True
 
+    # -- resources besides processors (backfill.workloads.resources) --------------------------------
+
+    @property
+    def capacity(self) -> int | Amounts:
+        """What the machine has: its processors, or with resources an :class:`Amounts` of each. O(1).
+
+        With :attr:`resources`: processors first, then each resource's capacity in order.
+
+        Examples:
+            >>> from backfill import Conservative, Resource
+            >>> s = Conservative(resources=[Resource.memory(1024)])
+            >>> s.reset(4, now=0.0)
+            >>> s.capacity
+            Amounts(4, 1024)
+        """
+        return self._size if self._capacity is None else self._capacity
+
+    def request(self, job: Job) -> int | Amounts:
+        """What ``job`` holds while it runs, as planned: its processors, or with resources Amounts.
+
+        Without :attr:`resources` an int, the job's processors; with them an :class:`Amounts` of
+        its processors then its amount of each resource in order. A queued or running job's
+        amounts are those taken when it was submitted. O(1) for such a job, O(r) for another (r
+        resources).
+        """
+        requests_ = self._requests
+        if requests_ is None:
+            return job.processors
+        amounts = requests_.get(job.id)
+        return requests(job, self.resources) if amounts is None else amounts
+
+    def _resource_extras(self) -> list[str]:
+        """``+memory`` and the like, one per resource, for a name; none without resources."""
+        return [f"+{r.name}" for r in self.resources]
+
+    def _new_profile(self, now: float) -> Profile:
+        """An empty plan of the machine from ``now``: a Profile, or with resources a ResourceProfile.
+
+        A :class:`ResourceProfile` has every method of a :class:`Profile` that the schedulers call,
+        with :class:`Amounts` where the other takes ints, so the schedulers' code is one for both;
+        it is typed a Profile for that code (the widths it passes are typed alike, see ``_requests``).
+        """
+        capacity = self._capacity
+        if capacity is None:
+            return Profile(self._size, origin=now)
+        return cast(Profile, ResourceProfile(capacity, origin=now))
+
+    def _take_request(self, job: Job) -> None:
+        """Keep a submitted job's amounts (with resources), refusing a job that can never fit.
+
+        Raises:
+            ScheduleError: If the job asks more of a resource than the machine has (a host rejects
+                such jobs first, as the simulator does), or its request is not an int >= 0.
+        """
+        requests_ = self._requests
+        if requests_ is None:
+            return
+        try:
+            amounts = requests(job, self.resources)
+        except JobError as e:
+            raise ScheduleError(f"{scheduler_name(self)}: {e}") from None
+        capacity = self._capacity
+        assert capacity is not None
+        if amounts > capacity:
+            names = ["processors", *(r.name for r in self.resources)]
+            over = [f"{a} {n} of {c}" for n, a, c in zip(names, amounts, capacity, strict=True) if a > c]
+            raise ScheduleError(
+                f"{scheduler_name(self)}: job {job.id} submitted at {self._now:g} asks {', '.join(over)}: "
+                "more than the machine has; a host rejects such jobs before submitting them"
+            )
+        requests_[job.id] = amounts
+
+    def _drop_request(self, job: Job) -> None:
+        """Forget a job's amounts once it has ended (with resources). O(1)."""
+        if self._requests is not None:
+            self._requests.pop(job.id, None)
+
     # -- the door (backfill.schedulers.door): O(1) checks of every call, before anything changes -----
 
     def _door_reset(self, machine_size: int, now: float) -> None:
@@ -261,6 +351,9 @@ class SchedulerBase:
             raise error
         self._size = int(machine_size)
         self._now = now
+        if self.resources:
+            self._capacity = capacities(self._size, self.resources)
+            self._requests = {}
 
     # The hottest paths (QueueScheduler's _enqueue and _finish, Conservative's submit and complete,
     # every schedule) make these checks inline, with the same conditions, and call the methods below

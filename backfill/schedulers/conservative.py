@@ -16,6 +16,7 @@ from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers._window import PlanningWindow
 from backfill.schedulers.base import RunningJob, SchedulerBase
+from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
@@ -82,16 +83,16 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     @property
     def name(self) -> str:
         """Short readable name: the class name (a subclass's own), with a window if there is one."""
-        extras = self._window_extras()
+        extras = self._window_extras() + self._resource_extras()
         return f"{type(self).__name__}({', '.join(extras)})" if extras else type(self).__name__
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(self._window_extras())})"
+        return f"{type(self).__name__}({', '.join(self._window_extras() + self._resource_extras())})"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         self._door_reset(machine_size, now)
-        self._profile = Profile(self._size, origin=now)
+        self._profile = self._new_profile(now)
         self._planned = {}
         self._order = SortedList()
         self._running = {}
@@ -131,6 +132,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
                 f"{self.name}: job {job.id} submitted at {now:g} while already {state}; "
                 "a host submits each job once"
             )
+        if self._requests is not None:
+            self._take_request(job)
         if self._dirty:
             self._compress(now)
         if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
@@ -140,8 +143,10 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     def _arrive(self, job: Job, now: float) -> None:
         """Reserve a job at its earliest fit."""
         profile = self._profile
-        start = profile._earliest_fit(now, job.processors, job.estimate)
-        profile._reserve(start, start + job.estimate, job.processors)
+        requests = self._requests
+        width = job.processors if requests is None else requests[job.id]
+        start = profile._earliest_fit(now, width, job.estimate)
+        profile._reserve(start, start + job.estimate, width)
         self._seq += 1
         self._order.add((start, self._seq, job))
         self._planned[job.id] = start
@@ -169,6 +174,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         if now > record[0]:
             raise self._completion_error(job, now, record[0], False)
         end, procs = self._running.pop(job.id)
+        if self._requests is not None:
+            del self._requests[job.id]
         if now < end:
             self._profile._release(now, end, procs)
             self._freed.append((now, end))
@@ -184,11 +191,13 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             self._reserve_within_reach(self._profile, now)
         self._profile._advance(now)
         order = self._order
+        requests = self._requests
         started: list[Job] = []
         while order and order[0][0] <= now:
             _, _, job = order.pop(0)
             del self._planned[job.id]
-            self._running[job.id] = (now + job.estimate, job.processors)
+            width = job.processors if requests is None else requests[job.id]
+            self._running[job.id] = (now + job.estimate, width)
             started.append(job)
         return started
 
@@ -229,14 +238,15 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         A job of zero estimate occupies nothing and always fits. O(1) for a job wider than the
         processors free now, else O(log n + k) on the profile.
         """
-        if (compiled := kernel.KERNEL) is not None:
+        requests = self._requests
+        if (compiled := kernel.KERNEL) is not None and requests is None:
             return compiled.start_unreserved(self._profile, self._running, entries, now)
         profile = self._profile
         running = self._running
         free = profile._free_at(now)
         started: list[Job] = []
         for _, _, job in entries:
-            p = job.processors
+            p = job.processors if requests is None else requests[job.id]
             end = now + job.estimate
             if end > now:
                 if p > free or profile._min_free(now, end) < p:
@@ -249,7 +259,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
 
     def _compress(self, now: float) -> None:
         """Compress after early completions: :meth:`_compress_plain`, or the same moves found faster."""
-        if self.accelerated:
+        if self.accelerated and self._requests is None:
             self._compress_long_queue(now)
         else:
             self._compress_plain(now)
@@ -262,13 +272,15 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         al. 2013, §2). O(q) profile searches.
         """
         entries = list(self._order)
+        requests = self._requests
         moved = False
         for i, (start, seq, job) in enumerate(entries):
             new = None
+            width = job.processors if requests is None else requests[job.id]
             if start > now:
-                new = self._profile._earliest_move(now, job.processors, job.estimate, start)
+                new = self._profile._earliest_move(now, width, job.estimate, start)
             if new is not None:
-                self._profile._move(start, new, job.estimate, job.processors)
+                self._profile._move(start, new, job.estimate, width)
                 self._planned[job.id] = new
                 self._changes.append((job.id, new))
                 entries[i] = (new, seq, job)
@@ -302,8 +314,10 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         return self._size
 
     @property
-    def free(self) -> int:
+    def free(self) -> int | Amounts:
         """Processors free now: the machine's, less those held by running jobs until they complete. O(r).
+
+        With :attr:`resources`, the :class:`Amounts` of each resource free now.
 
         Examples:
             >>> s = Conservative()
@@ -312,7 +326,12 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             >>> [j.id for j in s.schedule(0.0)], s.free
             ([1], 1)
         """
-        return self._size - sum(procs for _, procs in self._running.values())
+        if self._capacity is None:
+            return self._size - sum(procs for _, procs in self._running.values())
+        free = self._capacity
+        for _, amounts in self._running.values():
+            free -= amounts
+        return free
 
     def ordered(self, now: float) -> Sequence[tuple[float, int, Job]]:
         """Return the reserved queued jobs in planned-start order, as ``(start, seq, job)``. O(1).
