@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import attrs
 
 from backfill._validators import is_bool, one_of
 from backfill.errors import BackfillError
 
-__all__ = ["CleaningPolicy", "OverrunPolicy", "ProcessorsChoice", "ReadReport"]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["CleaningPolicy", "OverrunPolicy", "ProcessorsChoice", "ReadReport", "memory_sources"]
 
 ProcessorsChoice: TypeAlias = Literal["allocated", "requested", "allocated_or_requested"]
 OverrunPolicy: TypeAlias = Literal["raise_estimate", "truncate_runtime", "keep", "drop"]
@@ -142,7 +146,14 @@ class ReadReport:
         notes: What the reader could not use or found contradictory outside the data lines, one
             sentence each, saying what it used instead: a ``MaxProcs`` or ``MaxNodes`` header value
             that is not a machine size, different values given for one of them, header text beyond
-            what is kept.
+            what is kept; and how the jobs' memory is known, where the log records memory (see
+            ``memory_from``).
+        memory_from: Jobs kept by where their memory per processor comes from, as
+            :func:`~backfill.workloads.resources.memory_request` reads it: ``requested`` (SWF field
+            10), ``used`` (no field 10, so the used memory of field 7, as AccaSim does) and ``none``
+            (neither: the job holds no memory). Empty for a reader that does not count them. Where
+            any job records memory, the jobs that fall back to field 7 and those with neither are
+            also ``notes``, so that a user scheduling memory sees them.
 
     Examples:
         >>> r = ReadReport(source="x.swf", lines=3, kept=1, machine_size=4,
@@ -162,6 +173,7 @@ class ReadReport:
     altered: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
     skipped_lines: tuple[int, ...] = attrs.field(default=(), converter=_int_tuple)
     notes: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    memory_from: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts, repr=False)
 
     def __attrs_post_init__(self) -> None:
         accounted = self.kept + sum(self.dropped.values()) + len(self.skipped_lines)
@@ -205,3 +217,48 @@ class ReadReport:
 # --------------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------------
+
+
+def memory_sources(records: npt.NDArray[np.void]) -> tuple[dict[str, int], list[str]]:
+    """Count where the jobs' memory per processor comes from, and the notes a user should see.
+
+    Jobs (records of :data:`~backfill.workloads.workload.JOB_DTYPE`) are counted as
+    :func:`~backfill.workloads.resources.memory_request` reads them: ``requested`` (SWF field 10
+    positive), ``used`` (no field 10 but field 7: the used memory stands in for the request, as
+    AccaSim does) and ``none`` (neither). A log that records no memory at all gets no note; one that
+    records some gets a note for the jobs that fall back and one for those left with none, since
+    scheduling memory would treat them differently from what the log's other jobs say.
+
+    Examples:
+        >>> from backfill.workloads.workload import Job, Workload
+        >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=1.0, estimate=1.0,
+        ...             requested_memory=r, memory=u) for i, (r, u) in enumerate([(8, -1), (-1, 5), (-1, -1)])]
+        >>> counts, notes = memory_sources(Workload.from_jobs(jobs, machine_size=1).records)
+        >>> counts
+        {'requested': 1, 'used': 1, 'none': 1}
+        >>> print(notes[0])
+        memory: 1 job has no requested memory (field 10): its used memory (field 7) stands in, as AccaSim does
+    """
+    requested = records["requested_memory"] > 0
+    used = ~requested & (records["memory"] > 0)
+    counts = {
+        "requested": int(requested.sum()),
+        "used": int(used.sum()),
+        "none": int(len(records) - requested.sum() - used.sum()),
+    }
+    notes = []
+    if counts["requested"] or counts["used"]:
+        if counts["used"]:
+            n = counts["used"]
+            notes.append(
+                f"memory: {n} job{'s have' if n != 1 else ' has'} no requested memory (field 10): "
+                f"{'their' if n != 1 else 'its'} used memory (field 7) stands in, as AccaSim does"
+            )
+        if counts["none"]:
+            n = counts["none"]
+            notes.append(
+                f"memory: {n} job{'s record' if n != 1 else ' records'} neither requested (field 10) "
+                "nor used memory (field 7): scheduled with memory, "
+                f"{'they hold' if n != 1 else 'it holds'} none"
+            )
+    return counts, notes

@@ -33,7 +33,7 @@ import numpy.typing as npt
 from backfill.errors import BackfillError, SWFError
 from backfill.workloads._swf_lines import MAX_LINE_LENGTH, Source, line_blocks
 from backfill.workloads._swf_rows import Rows
-from backfill.workloads.cleaning import REASON_CODES, CleaningPolicy, ReadReport
+from backfill.workloads.cleaning import REASON_CODES, CleaningPolicy, ReadReport, memory_sources
 from backfill.workloads.limits import MAX_INT
 from backfill.workloads.workload import JOB_DTYPE, SWF_FIELDS, Workload
 
@@ -247,7 +247,8 @@ def read_swf(
         The cleaned workload, sorted by submit time (ties keep file order), with the header
         comments in ``Workload.header`` and the source name, policy and counts in
         ``Workload.provenance``; and the :class:`ReadReport`, whose ``notes`` say what in the header
-        could not be used.
+        could not be used and, where the log records memory, how many jobs fall back from requested
+        memory (field 10) to used memory (field 7) or have neither (counted in ``memory_from``).
 
     Raises:
         SWFError: A data line is not a job: it has not 18 fields, a field is not a finite number, an
@@ -286,6 +287,7 @@ def read_swf(
     del comments
     records, size, size_from, dropped, dropped_ids, altered = clean_rows(values, header, policy, machine_size)
     del values
+    memory_from, memory_notes = memory_sources(records)
     report = ReadReport(
         source=base,
         lines=rows.lines,
@@ -296,7 +298,8 @@ def read_swf(
         dropped_ids=dropped_ids,
         altered=altered,
         skipped_lines=rows.skipped,
-        notes=_header_notes(header, size, size_from, comments_over),
+        notes=_header_notes(header, size, size_from, comments_over) + memory_notes,
+        memory_from=memory_from,
     )
     provenance = {
         "source": base,
