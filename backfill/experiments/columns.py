@@ -26,6 +26,12 @@ The groups (:data:`MEASURE_GROUPS`):
 * ``planning``: :data:`~backfill.measures.planning.PLANNING_KEYS`
   (:func:`~backfill.measures.planning.planning_summary`); the run records its reservations for them.
 
+A run that plans resources besides processors (a scheduler built with ``resources``) has one more
+standard column per resource, ``utilization_<name>`` (``utilization_memory``: the
+:func:`~backfill.measures.resource_use.resource_utilization` of that resource), computed whenever the
+run has resources, since it costs no more than ``utilization``, and absent otherwise, so that the rows
+of runs of processors alone keep their columns (:func:`is_resource_column` recognises them).
+
 Examples:
     >>> "strict_unfairness" in MEASURE_COLUMNS, MEASURE_GROUPS["lw_mean_bsld"]
     (True, 'category')
@@ -46,6 +52,7 @@ from backfill.measures.fairshare import fair_shares, resources_received
 from backfill.measures.groups import CATEGORIES, GROUP_KEYS, per_category, per_user
 from backfill.measures.metrics import DEFAULT_BOUND, METRIC_NAMES, SUMMARY_KEYS, metric_label
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
+from backfill.measures.resource_use import utilization_column
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import share_balance, share_deviation
 from backfill.schedule import Schedule
@@ -58,6 +65,7 @@ __all__ = [
     "MEASURE_GROUPS",
     "column_label",
     "extra_measures",
+    "is_resource_column",
     "measure_column",
     "needs_reservations",
 ]
@@ -120,13 +128,32 @@ for _c in CATEGORIES:
         _LABELS[f"{_c.lower()}_{_key}"] = (f"{_c} {_words}", _unit)
 
 
+_RESOURCE_PREFIX = utilization_column("")
+
+
+def is_resource_column(key: str) -> bool:
+    """Whether ``key`` is a resource's utilization column, ``utilization_<name>``.
+
+    Examples:
+        >>> is_resource_column("utilization_memory"), is_resource_column("utilization")
+        (True, False)
+    """
+    name = key.removeprefix(_RESOURCE_PREFIX) if isinstance(key, str) else ""
+    return key != name and name.isidentifier() and name != "processors"
+
+
 def column_label(key: str, *, unit: bool = True) -> str:
     """Return a column's name in words (with its unit), as tables and figures title it.
 
     Examples:
         >>> column_label("strict_unfairness"), column_label("lw_mean_bsld"), column_label("mean_wait")
         ('mean strict fair-start unfairness (s)', 'LW mean bounded slowdown', 'mean wait (s)')
+        >>> column_label("utilization_memory")
+        'memory utilization (fraction of the memory)'
     """
+    if is_resource_column(key):
+        name = key.removeprefix(_RESOURCE_PREFIX)
+        return f"{name} utilization" + (f" (fraction of the {name})" if unit else "")
     if key not in _LABELS:
         return metric_label(key, unit=unit)
     name, shown = _LABELS[key]
@@ -136,7 +163,8 @@ def column_label(key: str, *, unit: bool = True) -> str:
 def measure_column(text: str) -> str:
     """Return the column of :data:`MEASURE_COLUMNS` ``text`` names (hyphens for underscores allowed).
 
-    ``--metric`` reads its values so.
+    ``--metric`` reads its values so. A resource's utilization, ``utilization_<name>``
+    (:func:`is_resource_column`), is a column too: rows have it when their run plans that resource.
 
     Raises:
         BackfillError: An unknown name, with the nearest known ones.
@@ -156,14 +184,15 @@ relaxed_unfairness, fair_share_unfairness?); known: jobs, rejected, mean_wait, .
     if text in MEASURE_COLUMNS:
         return text
     spelled = text.replace("-", "_")
-    if spelled in MEASURE_COLUMNS:
+    if spelled in MEASURE_COLUMNS or is_resource_column(spelled):
         return spelled
     near = [c for c in MEASURE_COLUMNS if spelled and spelled in c][:3]
     near = near or difflib.get_close_matches(spelled, MEASURE_COLUMNS, n=3, cutoff=0.6)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise BackfillError(
         f"unknown metric {text!r}{hint}; known: {', '.join(METRIC_COLUMNS)}, and the fairness, share, "
-        "category, user and planning measures of backfill.experiments.columns (listed by --help)"
+        "category, user and planning measures of backfill.experiments.columns (listed by --help), "
+        "and utilization_<resource> for a resource planned"
     )
 
 

@@ -15,7 +15,7 @@ import attrs
 
 from backfill._files import open_atomically
 from backfill.errors import BackfillError
-from backfill.experiments.columns import EXTRA_COLUMNS, MEASURE_COLUMNS, METRIC_COLUMNS
+from backfill.experiments.columns import EXTRA_COLUMNS, MEASURE_COLUMNS, METRIC_COLUMNS, is_resource_column
 from backfill.experiments.outputs import PROVENANCE_COLUMNS
 from backfill.measures.metrics import percent_improvement
 from backfill.schedulers.registry import scheduler_entry
@@ -77,7 +77,7 @@ def _parse(column: str, text: str) -> Any:
         return int(text) if text else ""
     if column in COUNT_COLUMNS:
         return int(text)
-    if column == "load" or column in MEASURE_COLUMNS:
+    if column == "load" or column in MEASURE_COLUMNS or is_resource_column(column):
         return float(text) if text else float("nan")
     return text
 
@@ -97,14 +97,20 @@ def _parse_row(
 
 
 def row_columns(rows: list[dict[str, Any]]) -> list[str]:
-    """The columns of ``rows``: :data:`COLUMNS`, with the extra measures they hold after the metrics.
+    """The columns of ``rows``: :data:`COLUMNS`, with the measures they hold besides after the metrics.
+
+    Those are each resource's utilization (``utilization_<name>``, in the order the rows first
+    have them), then the extra measures in the vocabulary's order.
 
     Examples:
         >>> row_columns([{"mean_wait": 1.0, "users": 3.0}])[len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)]
         'users'
+        >>> cut = len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)
+        >>> row_columns([{"users": 3.0, "utilization_memory": 0.5}])[cut : cut + 2]
+        ['utilization_memory', 'users']
     """
-    present = {k for row in rows for k in row}
-    extra = [c for c in EXTRA_COLUMNS if c in present]
+    present = {k: None for row in rows for k in row}
+    extra = [c for c in present if is_resource_column(c)] + [c for c in EXTRA_COLUMNS if c in present]
     cut = len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)
     return [*COLUMNS[:cut], *extra, *COLUMNS[cut:]]
 
@@ -172,7 +178,8 @@ class SweepResult:
                 raise BackfillError(
                     f"{os.fspath(path)!r} is not a sweep table: no column {', '.join(missing)}"
                 )
-            extra = [c for c in EXTRA_COLUMNS if c in (reader.fieldnames or ())]
+            given = reader.fieldnames or ()
+            extra = [c for c in given if is_resource_column(c)] + [c for c in EXTRA_COLUMNS if c in given]
             columns = row_columns([dict.fromkeys(extra)])
             rows = [_parse_row(row, columns, path, reader.line_num) for row in reader]
         return cls(rows)

@@ -17,6 +17,7 @@ from typing import Any, TypeAlias
 import attrs
 
 from backfill.errors import BackfillError, ParameterError
+from backfill.experiments._resource_specs import ResourceSpec, memory_size, resource_specs
 from backfill.experiments.cache import file_digest
 from backfill.schedulers.priorities import PRIORITIES
 from backfill.schedulers.protocol import Scheduler
@@ -25,6 +26,7 @@ from backfill.schedulers.registry import scheduler_entry
 from backfill.workloads.batsim import BATSIM_POLICY, is_batsim_path, read_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy
 from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.resources import Resource
 from backfill.workloads.swf import read_swf
 from backfill.workloads.workload import Workload
 
@@ -32,10 +34,13 @@ __all__ = [
     "SCHEDULERS",
     "ModelWorkload",
     "ParamValue",
+    "ResourceSpec",
     "SchedulerSpec",
     "TraceWorkload",
     "WorkloadSpec",
     "check_priority",
+    "memory_size",
+    "resource_specs",
     "split_spec_text",
 ]
 
@@ -90,15 +95,22 @@ def _check_params(instance: SchedulerSpec, attribute: attrs.Attribute[Any], valu
     _construct(instance.name, value, None)  # the scheduler's own validators judge the values
 
 
-def _construct(name: str, params: tuple[tuple[str, ParamValue], ...], priority: str | None) -> Scheduler:
+def _construct(
+    name: str,
+    params: tuple[tuple[str, ParamValue], ...],
+    priority: str | None,
+    resources: tuple[Resource, ...] = (),
+) -> Scheduler:
     entry = scheduler_entry(name)
     try:
-        return entry.build(PRIORITIES[priority] if priority is not None else None, **dict(params))
+        return entry.build(
+            PRIORITIES[priority] if priority is not None else None, resources=resources, **dict(params)
+        )
     except (BackfillError, TypeError, ValueError) as e:
         raise BackfillError(f"cannot build {name} with {dict(params)}: {e}") from e
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class SchedulerSpec:
     """A scheduler by name with keyword parameters: picklable, hashable data that builds a fresh one.
 
@@ -117,6 +129,12 @@ class SchedulerSpec:
     names for planning settings in Slurm's units (``bf_window=1440`` minutes), which the spec holds as
     the parameter they set (``planning_window=86400.0``): two spellings of one setting are one spec.
 
+    ``resources`` are the resources planned besides processors (:class:`ResourceSpec`, or their
+    text: ``"memory"``, ``"memory=1.5G"``); their capacities come from the workload, so a spec with
+    resources builds its scheduler for a workload (:meth:`build`). They are part of the label
+    (``EASY+memory``, ``EASY+memory=1572864`` with a size in kB per processor), hence of the
+    ``scheduler`` column of results, and of a cell's cache key.
+
     Examples:
         >>> spec = SchedulerSpec.of("easy", depth=4)
         >>> spec
@@ -127,17 +145,25 @@ class SchedulerSpec:
         False
         >>> SchedulerSpec.of("EASY", bf_window=1440, predictor="last2").label
         "EASY(planning_window=86400.0, predictor='last2')"
+        >>> SchedulerSpec("Conservative", resources="memory=2G").label
+        'Conservative+memory=2097152'
     """
 
     name: str = attrs.field(converter=_canonical_name, validator=_check_name)
     params: tuple[tuple[str, ParamValue], ...] = attrs.field(
         default=(), converter=_sorted_params, validator=_check_params
     )
+    resources: tuple[ResourceSpec, ...] = attrs.field(default=(), kw_only=True, converter=resource_specs)
 
     def __attrs_post_init__(self) -> None:
         canonical = _sorted_params(scheduler_entry(self.name).canonical(self.params))
         if canonical != self.params:
             object.__setattr__(self, "params", canonical)  # frozen: set once, before anyone reads it
+
+    def __repr__(self) -> str:
+        # The resources only when there are some, so that a spec of processors alone reads as before.
+        extra = f", resources={self.resources!r}" if self.resources else ""
+        return f"SchedulerSpec(name={self.name!r}, params={self.params!r}{extra})"
 
     @classmethod
     def parse(cls, text: str) -> SchedulerSpec:
@@ -172,27 +198,47 @@ class SchedulerSpec:
     @property
     def label(self) -> str:
         """A short readable name: the scheduler's name and its parameters, e.g. ``EASY(depth=4)``."""
+        extras = "".join(f"+{r.label}" for r in self.resources)
         if not self.params:
-            return self.name
-        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.params)})"
+            return self.name + extras
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.params)}){extras}"
 
     @property
     def takes_priority(self) -> bool:
         """Whether the scheduler orders a queue by a priority (FCFS, EASY, PC, DC, Selective)."""
         return scheduler_entry(self.name).takes_priority
 
-    def build(self, priority: str = "fcfs") -> Scheduler:
+    def build(self, priority: str = "fcfs", workload: Workload | None = None) -> Scheduler:
         """Return a new scheduler with the queue priority named ``priority``.
 
         A scheduler without a queue priority (Conservative, RelShare, LookaheadSlack, SlackBackfill)
-        is built only with ``"fcfs"``, which stands for "its own order".
+        is built only with ``"fcfs"``, which stands for "its own order". With :attr:`resources` it
+        plans them on ``workload``'s machine (:meth:`ResourceSpec.resource`).
 
         Raises:
             BackfillError: Unknown priority, or a priority other than ``"fcfs"`` for a scheduler
-                without one.
+                without one; resources without a workload, or without a capacity on it.
         """
         check_priority(self, priority)
-        return _construct(self.name, self.params, priority if self.takes_priority else None)
+        return _construct(
+            self.name, self.params, priority if self.takes_priority else None, self.planned(workload)
+        )
+
+    def resource_key(self) -> dict[str, Any]:
+        """The resources' part of a cell's cache key: none without resources, so old keys still hold."""
+        return {"resources": [r.identity() for r in self.resources]} if self.resources else {}
+
+    def planned(self, workload: Workload | None) -> tuple[Resource, ...]:
+        """The resources the scheduler plans on ``workload``'s machine; none without :attr:`resources`.
+
+        Raises:
+            BackfillError: Resources without a workload, or without a capacity on it.
+        """
+        if not self.resources:
+            return ()
+        if workload is None:
+            raise BackfillError(f"{self.label}: a scheduler with resources is built for a workload")
+        return tuple(r.resource(workload) for r in self.resources)
 
 
 def split_spec_text(text: str) -> tuple[str, list[tuple[str, str]]]:

@@ -54,6 +54,7 @@ from backfill.experiments.specs import (
     check_priority,
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
+from backfill.measures.resource_use import resource_utilizations, utilization_column
 from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
@@ -214,6 +215,7 @@ class Cell:
             # Only when given, so that the cells of sweeps without them keep their keys.
             **({"measures": list(self.measures)} if self.measures else {}),
             **({"trim": [self.trim.warmup, self.trim.cooldown]} if self.trim else {}),
+            **self.scheduler.resource_key(),  # with resources, never the key of a cell without
         }
 
     def description(self) -> dict[str, Any]:
@@ -262,7 +264,9 @@ def summary_row(
     """Return the metric and accounting columns of a result row for a validated ``schedule``.
 
     :func:`~backfill.measures.metrics.summarize` with ``jobs`` and ``rejected`` as integers,
-    ``seconds`` (the simulation's wall time), the simulator's rejections and the SWF reader's
+    ``seconds`` (the simulation's wall time), each planned resource's utilization
+    (:func:`~backfill.measures.resource_use.resource_utilizations`; none with processors alone), the
+    simulator's rejections and the SWF reader's
     dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
     With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
     while ``jobs``, ``rejected`` and the reasons still account for every job.
@@ -274,7 +278,8 @@ def summary_row(
         (30, 0.5, '')
     """
     trim = trim or Trim()
-    metrics: dict[str, Any] = summarize(trim_schedule(schedule, trim), bound=bound)
+    measured = trim_schedule(schedule, trim)
+    metrics: dict[str, Any] = summarize(measured, bound=bound) | resource_utilizations(measured)
     whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
         metrics[key] = int(whole[key])
@@ -292,7 +297,7 @@ def _measure(
         workload = workload.with_exact_estimates()
     if cell.load != 1.0:
         workload = workload.scaled(cell.load)
-    scheduler = cell.scheduler.build(cell.priority)
+    scheduler = cell.scheduler.build(cell.priority, workload)
     started = time.perf_counter()
     schedule = simulate(workload, scheduler, record_reservations=needs_reservations(cell.measures))
     seconds = time.perf_counter() - started
@@ -302,7 +307,7 @@ def _measure(
         metrics |= extra_measures(
             schedule,
             cell.measures,
-            scheduler=cell.scheduler.build(cell.priority),
+            scheduler=cell.scheduler.build(cell.priority, workload),
             bound=cell.bound,
             trim=cell.trim,
             progress=tick or False,
@@ -478,7 +483,8 @@ def run_sweep(
     damaged = 0
     if store is not None:
         for i, key in enumerate(keys):
-            metrics[i], damaged_now = _read_cached(store, key, jobs, grid.measures)
+            planned = tuple(utilization_column(r.name) for r in cells[i].scheduler.resources)
+            metrics[i], damaged_now = _read_cached(store, key, jobs, planned + grid.measures)
             damaged += damaged_now
     todo = [i for i, m in enumerate(metrics) if m is None]
     if store is not None and todo:

@@ -231,8 +231,9 @@ def memory_sources(records: npt.NDArray[np.void]) -> tuple[dict[str, int], list[
 
     Examples:
         >>> from backfill.workloads.workload import Job, Workload
+        >>> pairs = [(8, -1), (-1, 5), (-1, -1)]  # (field 10, field 7)
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=1.0, estimate=1.0,
-        ...             requested_memory=r, memory=u) for i, (r, u) in enumerate([(8, -1), (-1, 5), (-1, -1)])]
+        ...             requested_memory=r, memory=u) for i, (r, u) in enumerate(pairs)]
         >>> counts, notes = memory_sources(Workload.from_jobs(jobs, machine_size=1).records)
         >>> counts
         {'requested': 1, 'used': 1, 'none': 1}

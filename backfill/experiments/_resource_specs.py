@@ -1,0 +1,185 @@
+"""Resources a sweep or the command line plans, as data: a name and a capacity rule per processor.
+
+Private to :mod:`backfill.experiments.specs`, which exports :class:`ResourceSpec`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+import numpy as np
+
+from backfill.errors import BackfillError
+from backfill.workloads.resources import Resource, memory_request
+from backfill.workloads.workload import Job, Workload
+
+__all__ = ["RESOURCE_RULES", "ResourceSpec", "memory_size", "resource_specs"]
+
+#: The resources a :class:`ResourceSpec` can name, each with the rule giving a job's amount.
+RESOURCE_RULES: dict[str, Callable[[Job], int]] = {"memory": memory_request}
+
+# Binary multiples of SWF's kB: 1M = 1024 kB, 1G = 1024 M, 1T = 1024 G.
+_UNITS = {"": 1, "K": 1, "M": 2**10, "G": 2**20, "T": 2**30}
+_SIZE_RE = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\Z")
+
+
+def memory_size(text: str) -> int:
+    """Read a memory size per processor as whole kB: ``1.5G``, ``512M``, ``64K``, or kB (as SWF counts).
+
+    The units are binary (``1M`` = 1024 kB, ``1G`` = 1024 M, ``1T`` = 1024 G; case and a trailing
+    ``B`` do not matter); a fraction of a kB is dropped.
+
+    Raises:
+        BackfillError: Not a number with a known unit, or not at least 1 kB.
+
+    Examples:
+        >>> memory_size("1.5G"), memory_size("512M"), memory_size("2048"), memory_size("4gb")
+        (1572864, 524288, 2048, 4194304)
+        >>> memory_size("2P")
+        Traceback (most recent call last):
+        ...
+        backfill.errors.BackfillError: memory size '2P' has an unknown unit 'P'; known: K, M, G, T ...
+    """
+    if not isinstance(text, str):
+        raise BackfillError(f"a memory size is text such as 1.5G, got {text!r}")
+    match = _SIZE_RE.match(text.strip())
+    if match is None:
+        raise BackfillError(f"memory size {text!r} is not a positive number with a unit such as 1.5G or 512M")
+    number, unit = match.groups()
+    key = unit.upper().removesuffix("B") if unit.upper() not in ("B", "") else ""
+    if unit.upper() == "B" or key not in _UNITS:
+        raise BackfillError(
+            f"memory size {text!r} has an unknown unit {unit!r}; known: K, M, G, T (binary), "
+            "none for kB (as SWF counts)"
+        )
+    value = float(number) * _UNITS[key]
+    if not (math.isfinite(value) and value >= 1):
+        raise BackfillError(f"memory size {text!r} must be at least 1 kB per processor")
+    return int(value)
+
+
+def _known_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value not in RESOURCE_RULES:
+        raise BackfillError(f"unknown resource {value!r}; known: processors, {', '.join(RESOURCE_RULES)}")
+
+
+def _per_processor(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise BackfillError(f"a resource's capacity per processor must be an int >= 1 or None, got {value!r}")
+
+
+def _largest_memory_per_processor(workload: Workload) -> int:
+    """The most memory per processor any job asks (field 10, else field 7), in whole kB rounded up."""
+    requested = workload.column("requested_memory")
+    per = np.where(requested > 0, requested, workload.column("memory"))
+    return math.ceil(float(per.max())) if per.size and per.max() > 0 else 0
+
+
+@attrs.frozen
+class ResourceSpec:
+    """A resource to plan besides processors, by name, with its capacity per processor of the machine.
+
+    The capacity is ``per_processor`` times the machine's processors; with ``per_processor=None``
+    it comes from the workload: for ``memory``, the largest memory per processor any job asks
+    (SWF field 10, else field 7, rounded up to a whole kB) times the machine's processors, so that
+    every job fits and memory binds only when memory-heavy jobs crowd. A workload that records no
+    memory has no such default: give a size.
+
+    Args:
+        name: A key of ``RESOURCE_RULES``: ``memory`` (in kB, each job holding
+            :func:`~backfill.workloads.resources.memory_request`).
+        per_processor: Units per processor of the machine (kB for memory), or None for the default.
+
+    Examples:
+        >>> from backfill import Job, Workload
+        >>> spec = ResourceSpec.parse("memory")
+        >>> job = Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=1.0, requested_memory=100.5)
+        >>> spec.resource(Workload.from_jobs([job], machine_size=8))  # 101 kB x 8 processors
+        Resource(name='memory', capacity=808, request=memory_request)
+        >>> ResourceSpec.parse("memory=1G").label, ResourceSpec.parse("memory=1G").per_processor
+        ('memory=1048576', 1048576)
+    """
+
+    name: str = attrs.field(validator=_known_name)
+    per_processor: int | None = attrs.field(default=None, validator=_per_processor)
+
+    @classmethod
+    def parse(cls, text: str) -> ResourceSpec:
+        """Return the spec of ``NAME`` or ``NAME=SIZE`` (a size per processor, :func:`memory_size`).
+
+        Raises:
+            BackfillError: An unknown name, ``processors`` (always planned; its capacity is the
+                machine's size) or a size that is not one.
+        """
+        if not isinstance(text, str):
+            raise BackfillError(f"a resource is named by text such as memory or memory=1.5G, got {text!r}")
+        name, eq, size = (part.strip() for part in text.partition("="))
+        if name == "processors":
+            raise BackfillError("processors are always planned; their capacity is the machine's size")
+        _known_name(None, attrs.fields(cls).name, name)
+        if eq and not size:
+            raise BackfillError(f"{name}= needs a size per processor, such as {name}=1.5G")
+        return cls(name, memory_size(size) if eq else None)
+
+    @property
+    def label(self) -> str:
+        """The spec as text, its size in kB: ``memory`` or ``memory=1572864`` (what :meth:`parse` reads)."""
+        return self.name if self.per_processor is None else f"{self.name}={self.per_processor}"
+
+    def identity(self) -> list[Any]:
+        """What a cell's result depends on, as JSON-able data: the name and the size per processor."""
+        return [self.name, self.per_processor]
+
+    def resource(self, workload: Workload) -> Resource:
+        """Return the :class:`~backfill.workloads.resources.Resource` of this spec on ``workload``'s machine.
+
+        Raises:
+            BackfillError: No size given and no job of the workload records the resource.
+        """
+        per = self.per_processor
+        if per is None:
+            per = _largest_memory_per_processor(workload)
+            if per < 1:
+                raise BackfillError(
+                    f"{self.name}: no job of the workload records memory (SWF fields 10 and 7), so there "
+                    f"is no default capacity; give one per processor, such as {self.name}=1.5G"
+                )
+        return Resource(self.name, per * workload.machine_size, RESOURCE_RULES[self.name])
+
+
+def resource_specs(value: str | Iterable[str | ResourceSpec]) -> tuple[ResourceSpec, ...]:
+    """Return resource specs from ``processors,memory=1.5G`` or from specs and texts, refusing repeats.
+
+    ``processors`` alone (without a size) may be listed: processors are always planned.
+
+    Raises:
+        BackfillError: An empty item, an unknown resource, a bad size, or a resource named twice.
+
+    Examples:
+        >>> [r.label for r in resource_specs("processors,memory=2G")]
+        ['memory=2097152']
+        >>> resource_specs("processors")
+        ()
+        >>> resource_specs("memory,gpus")
+        Traceback (most recent call last):
+        ...
+        backfill.errors.BackfillError: unknown resource 'gpus'; known: processors, memory
+    """
+    items: Iterable[str | ResourceSpec] = value.split(",") if isinstance(value, str) else value
+    if isinstance(value, ResourceSpec) or not isinstance(items, Iterable):
+        raise BackfillError(f"resources are a list of names or ResourceSpec objects, got {value!r}")
+    out: list[ResourceSpec] = []
+    for item in items:
+        if isinstance(item, str) and item.strip() == "processors":
+            continue
+        if isinstance(item, str) and not item.strip():
+            raise BackfillError(f"an empty resource name in {value!r}")
+        spec = item if isinstance(item, ResourceSpec) else ResourceSpec.parse(item)
+        if any(spec.name == other.name for other in out):
+            raise BackfillError(f"the resource {spec.name!r} is given twice")
+        out.append(spec)
+    return tuple(out)
