@@ -25,9 +25,11 @@ import numpy as np
 
 from backfill._files import write_atomically
 from backfill._version import library_version
+from backfill.errors import BackfillError
 from backfill.experiments.gantt import processor_lanes
 from backfill.kernel import compiled
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
+from backfill.measures.resource_use import job_amounts
 from backfill.schedule import Schedule
 from backfill.workloads.cleaning import CleaningPolicy
 
@@ -35,6 +37,7 @@ __all__ = [
     "JOB_COLUMNS",
     "MODEL_SOURCE",
     "PROVENANCE_COLUMNS",
+    "job_columns",
     "job_rows",
     "jobs_csv_text",
     "metrics_json",
@@ -78,7 +81,10 @@ MODEL_SOURCE = "lublin_feitelson"
 #: :func:`~backfill.experiments.gantt.processor_lanes`, since a schedule says how many processors a
 #: job used, not which), then ``bounded_slowdown``, ``rejected_reason`` (empty for a job that ran),
 #: the run's description and :data:`PROVENANCE_COLUMNS`. A rejected job has ``success`` 0,
-#: ``final_state`` ``REJECTED`` and empty times.
+#: ``final_state`` ``REJECTED`` and empty times. A schedule that planned resources besides processors
+#: has one more column per resource after ``allocated_resources``, named as the resource
+#: (``memory``): the amount the job holds, in its units (kB of memory for the whole job); see
+#: :func:`job_columns`.
 JOB_COLUMNS: tuple[str, ...] = (
     "jobID",
     "workload_name",
@@ -194,10 +200,34 @@ def _interval_set(blocks: list[tuple[int, int]]) -> str:
     return " ".join(f"{a}" if n == 1 else f"{a}-{a + n - 1}" for a, n in spans)
 
 
+def job_columns(schedule: Schedule) -> tuple[str, ...]:
+    """The per-job CSV's columns for ``schedule``: :data:`JOB_COLUMNS`, with one per planned resource.
+
+    Each resource of :attr:`~backfill.schedule.Schedule.resources` gets a column of its name after
+    ``allocated_resources``; a schedule of processors alone has exactly :data:`JOB_COLUMNS`.
+
+    Raises:
+        BackfillError: A resource is named as one of :data:`JOB_COLUMNS`.
+
+    Examples:
+        >>> from backfill import Conservative, Resource, lublin_feitelson, simulate
+        >>> s = simulate(lublin_feitelson(5, machine_size=4), Conservative(resources=[Resource.memory(64)]))
+        >>> columns = job_columns(s)
+        >>> columns[columns.index("allocated_resources") + 1]
+        'memory'
+    """
+    names = [r.name for r in schedule.resources]
+    clash = [n for n in names if n in JOB_COLUMNS]
+    if clash:
+        raise BackfillError(f"a resource named {clash[0]!r} would repeat a column of the per-job CSV")
+    cut = JOB_COLUMNS.index("allocated_resources") + 1
+    return (*JOB_COLUMNS[:cut], *names, *JOB_COLUMNS[cut:]) if names else JOB_COLUMNS
+
+
 def job_rows(
     schedule: Schedule, description: Mapping[str, Any], *, bound: float = DEFAULT_BOUND
 ) -> list[dict[str, str]]:
-    """Return one row per job of ``schedule`` (workload order), with the columns of :data:`JOB_COLUMNS`.
+    """Return one row per job of ``schedule`` (workload order), with the columns of :func:`job_columns`.
 
     Args:
         schedule: A finished schedule.
@@ -228,6 +258,7 @@ def job_rows(
     fixed["workload_name"] = str(description.get("workload", ""))
     load = description.get("load", "")
     fixed["load"] = _number(float(load)) if load != "" else ""
+    held = {r.name: job_amounts(schedule, r).tolist() for r in schedule.resources}
     rows = []
     for i, job_id in enumerate(ids):
         ran = bool(started[i])
@@ -251,14 +282,16 @@ def job_rows(
             "bounded_slowdown": _number(float(slowdown[i])),
             "rejected_reason": "" if ran else str(rejected.get(int(job_id), "")),
         }
+        for name, amounts in held.items():
+            row[name] = str(amounts[i])
         rows.append(row | fixed)
     return rows
 
 
 def jobs_csv_text(schedule: Schedule, description: Mapping[str, Any], *, bound: float = DEFAULT_BOUND) -> str:
-    """Return :func:`job_rows` as CSV text with a header line, columns in :data:`JOB_COLUMNS` order."""
+    """Return :func:`job_rows` as CSV text with a header line, columns in :func:`job_columns` order."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=JOB_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=job_columns(schedule), lineterminator="\n")
     writer.writeheader()
     writer.writerows(job_rows(schedule, description, bound=bound))
     return out.getvalue()

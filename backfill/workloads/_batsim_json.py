@@ -6,15 +6,27 @@ Private to :mod:`backfill.workloads.batsim`, which documents the format.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from collections.abc import Mapping
 from typing import IO, Any, TypeGuard
 
-from backfill.errors import BatsimError
-from backfill.workloads.limits import MAX_TIME
+from backfill.errors import BatsimError, ParameterError
+from backfill.workloads.limits import MAX_INT, MAX_TIME
 
-__all__ = ["DELAY_TYPES", "is_int", "is_number", "load_document", "profile_runtimes", "shown"]
+__all__ = [
+    "DELAY_TYPES",
+    "JOB_FIELDS",
+    "check_resource_names",
+    "is_int",
+    "is_number",
+    "load_document",
+    "memory_field",
+    "memory_per_processor",
+    "profile_runtimes",
+    "shown",
+]
 
 #: The names Batsim gives the delay profile type: Batsim 4's, then Batsim 5's.
 DELAY_TYPES = ("delay", "DelayProfile")
@@ -156,3 +168,50 @@ def _sequence_runtime(
         raise BatsimError(f"profile {name!r} runs for {runtime!r} s, beyond 1e12 s", path=where)
     out[name] = runtime
     return runtime
+
+
+# -- resources besides processors: one field per resource in a job object -----------------------
+
+#: The fields of a Batsim job object this library reads or writes: no resource may take their names.
+JOB_FIELDS = ("id", "subtime", "walltime", "res", "profile", "user")
+
+
+def memory_field(raw: Mapping[str, Any], job: str, where: str) -> float | None:
+    """A job object's ``memory`` (kB the whole job holds), checked: None when it has none."""
+    value = raw.get("memory")
+    if value is None:
+        return None
+    if not (is_number(value) and 0 <= value < MAX_INT):
+        raise BatsimError(
+            f"memory must be a number of kB from 0 to 2**53 - 1, got {shown(value)}", path=where, job=job
+        )
+    return float(value)
+
+
+def memory_per_processor(amount: float, processors: int) -> float:
+    """The memory per processor whose request is ``amount``, as ``memory_request`` reads it.
+
+    ``amount / processors`` (:func:`~backfill.workloads.resources.memory_request` multiplies back),
+    nudged by a unit in the last place where the product rounds past it, so that reading back what
+    :func:`~backfill.workloads.batsim.write_batsim_workload` wrote gives the
+    same request.
+
+    Examples:
+        >>> per = memory_per_processor(1, 49)  # 1 / 49 * 49 is 0.9999999999999999 in floats
+        >>> math.ceil(per * 49)
+        1
+    """
+    per = amount / processors
+    target = math.ceil(amount)
+    while per > 0 and math.ceil(per * processors) > target:
+        per = math.nextafter(per, 0.0)
+    while math.ceil(per * processors) < target:
+        per = math.nextafter(per, math.inf)
+    return per
+
+
+def check_resource_names(names: list[str]) -> None:
+    """Refuse a resource whose field would overwrite one of :data:`JOB_FIELDS`."""
+    clash = [n for n in names if n in JOB_FIELDS]
+    if clash:
+        raise ParameterError(f"a resource named {clash[0]!r} would overwrite the job field of that name")

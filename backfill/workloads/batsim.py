@@ -11,7 +11,7 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
   time in seconds), ``res`` (resources requested, an integer from 0), ``profile`` (the name of a
   profile) and optionally ``walltime`` (-1, no limit, or a positive number of seconds; Batsim
   stops a job at its walltime). Other fields are the user's: Batsim 4 forwards them to the
-  scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user``;
+  scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user`` and ``memory``;
 * ``profiles``: an object from profile name to profile, each with a ``type``. A ``"delay"``
   profile (Batsim 5.0.0-rc2 calls it ``"DelayProfile"``; both are read) holds its job for
   ``delay`` seconds, a positive number: that is the job's runtime. A ``"composed"`` profile
@@ -35,6 +35,11 @@ What a Batsim job becomes here:
   ``user``; strings (user names) are numbered 1, 2, ... in order of first appearance (after the
   largest integer user, if the file has both), with a note; ``null`` or no field is unknown (-1).
   :func:`write_batsim_workload` writes a known user back as an integer ``user`` field.
+* ``memory``, a field Batsim does not define either: the kB of memory the whole job holds, a number
+  from 0, as :func:`write_batsim_workload` writes it for a schedule that planned memory; it becomes
+  the job's requested memory per processor (SWF field 10), so that
+  :func:`~backfill.workloads.resources.memory_request` gives it back. Fields of other resources are
+  left aside: a job here has no place for them.
 
 Reading applies a :class:`~backfill.workloads.cleaning.CleaningPolicy` as :func:`~backfill.read_swf`
 does, and counts every job dropped or changed in a :class:`~backfill.workloads.cleaning.ReadReport`
@@ -71,16 +76,20 @@ import numpy as np
 from backfill.errors import BatsimError, ParameterError
 from backfill.workloads._batsim_json import (
     DELAY_TYPES,
+    check_resource_names,
     is_int,
     is_number,
     load_document,
+    memory_field,
+    memory_per_processor,
     profile_runtimes,
     shown,
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
+from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.swf import clean_rows
-from backfill.workloads.workload import SWF_FIELDS, Job, Workload
+from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
 __all__ = ["BATSIM_POLICY", "is_batsim_path", "read_batsim_workload", "write_batsim_workload"]
 
@@ -183,7 +192,7 @@ def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int],
 
 
 def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str]) -> tuple[Any, ...]:
-    """(id, submit, runtime, estimate, processors, user, profile type or None) of the k-th job."""
+    """(id, submit, runtime, estimate, processors, user, profile type or None, memory per processor)."""
     if not isinstance(raw, dict):
         raise BatsimError(f"is not an object: {shown(raw)}", path=where, job=f"#{k}")
     job_id = _job_id(raw, k, where)
@@ -212,7 +221,9 @@ def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str])
         raise refuse(f"its profile {profile!r} is not in the file's profiles")
     delay = delays[profile]
     runtime, kind = (delay, None) if isinstance(delay, float) else (-1.0, delay)
-    return job_id, float(subtime), runtime, float(walltime), int(res), raw.get("user"), kind
+    memory = memory_field(raw, name, where)
+    per = -1.0 if memory is None or res == 0 else memory_per_processor(memory, res)
+    return job_id, float(subtime), runtime, float(walltime), int(res), raw.get("user"), kind, per
 
 
 def read_batsim_workload(
@@ -309,6 +320,7 @@ def read_batsim_workload(
     values[:, _COL["requested_processors"]] = values[:, _COL["processors"]]
     values[:, _COL["status"]] = 1
     values[:, _COL["user"]] = users
+    values[:, _COL["requested_memory"]] = [row[7] for row in rows]
     size = machine_size if machine_size is not None else nb_res
     # One implementation of the cleaning rules: the jobs, checked above, are the SWF reader's rows
     # in file order (so that it counts the jobs it reorders), cleaned by its own step.
@@ -325,6 +337,12 @@ def read_batsim_workload(
         )
     if user_note:
         notes.append(user_note)
+    with_memory = sum(row[7] >= 0 for row in rows)
+    if with_memory:
+        notes.append(
+            f"memory: {with_memory} of {len(rows)} jobs carry a memory field (kB for the job), read as "
+            "requested memory per processor (SWF field 10)"
+        )
     report = ReadReport(
         source=base,
         lines=len(rows),
@@ -386,6 +404,7 @@ def write_batsim_workload(
     machine_size: int | None = None,
     description: str | None = None,
     profile_type: Literal["delay", "DelayProfile"] = "delay",
+    resources: Iterable[Resource] | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """Write jobs as a Batsim workload (JSON): one delay profile per distinct runtime.
 
@@ -394,8 +413,11 @@ def write_batsim_workload(
     positive), ``res`` (its processors) and ``profile``, the name of the delay profile of its runtime
     (``"delay10"``, ``"delay20.25"``), and its ``user`` when known. Numbers are written exactly
     (integral ones without a decimal point), so that :func:`read_batsim_workload` gives back the
-    same jobs. Batsim cannot run a job of no runtime (a delay must be positive) or of no processors:
-    those are left out, as Batsim's own ``swf_to_batsim_workload_delay.py`` leaves them, and returned.
+    same jobs. Each resource besides processors adds a field of its name to every job, the amount
+    the job holds (``"memory": 4096``, kB for the whole job), which Batsim keeps as the user's and
+    :func:`read_batsim_workload` reads back for memory. Batsim cannot run a job of no runtime (a delay
+    must be positive) or of no processors: those are left out, as Batsim's own
+    ``swf_to_batsim_workload_delay.py`` leaves them, and returned.
 
     Args:
         source: A :class:`~backfill.Workload`, a simulated :class:`~backfill.Schedule` (its
@@ -408,6 +430,9 @@ def write_batsim_workload(
         description: Text for the top-level ``description`` field Batsim's tools write, if any.
         profile_type: The delay profile's type name: ``"delay"`` (Batsim 4, the default) or
             ``"DelayProfile"`` (Batsim 5).
+        resources: The resources (:class:`~backfill.workloads.resources.Resource`) whose amounts
+            each job carries; by default a schedule's :attr:`~backfill.schedule.Schedule.resources`
+            and none for a workload or jobs. Without any, the file is as it always was.
 
     Returns:
         The ids of the jobs left out, by reason: ``"no_runtime"`` (a runtime of 0 or unknown) and
@@ -415,7 +440,8 @@ def write_batsim_workload(
 
     Raises:
         ParameterError: ``source`` is none of those, ``target`` neither a path nor an open file,
-            jobs come without ``machine_size``, or ``profile_type`` is neither name.
+            jobs come without ``machine_size``, ``profile_type`` is neither name, or a resource
+            is named as a job field (``id``, ``res``, ...).
         OSError: The file could not be written; it names ``target``, which is left as it was.
 
     Examples:
@@ -443,6 +469,8 @@ def write_batsim_workload(
     if description is not None and not isinstance(description, str):
         raise ParameterError(f"description must be a string or None, got {description!r}")
     workload = _workload_of(source, machine_size)
+    planned = check_resources(getattr(source, "resources", ()) if resources is None else resources)
+    check_resource_names([r.name for r in planned])
     records = workload.records
     no_runtime = records["runtime"] <= 0
     no_processors = ~no_runtime & (records["processors"] <= 0)
@@ -454,9 +482,12 @@ def write_batsim_workload(
     kept = records[~(no_runtime | no_processors)]
     profiles: dict[float, str] = {}
     lines = []
-    for job_id, submit, runtime, estimate, processors, user in zip(
-        *(kept[name].tolist() for name in ("id", "submit", "runtime", "estimate", "processors", "user")),
-        strict=True,
+    held = [[r.amount(job_from_row(row)) for row in kept.tolist()] for r in planned]
+    for k, (job_id, submit, runtime, estimate, processors, user) in enumerate(
+        zip(
+            *(kept[name].tolist() for name in ("id", "submit", "runtime", "estimate", "processors", "user")),
+            strict=True,
+        )
     ):
         profile = profiles.setdefault(runtime, f"delay{_number(runtime)}")
         job: dict[str, Any] = {"id": str(job_id), "subtime": _number(submit)}
@@ -465,6 +496,8 @@ def write_batsim_workload(
         job |= {"res": processors, "profile": profile}
         if user != -1:
             job["user"] = user
+        for r, amounts in zip(planned, held, strict=True):
+            job[r.name] = amounts[k]
         lines.append(json.dumps(job))
     head = {"nb_res": workload.machine_size}
     if description is not None:
