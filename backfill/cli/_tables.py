@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from backfill.experiments.columns import column_label
+from backfill.experiments.columns import column_label, is_resource_column
 from backfill.measures.metrics import METRIC_NAMES, format_metric
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.schedule import Schedule
@@ -69,7 +69,7 @@ def metric_cell(metric: str, value: float) -> str:
         return str(round(value))
     if metric == "seconds":
         return f"{value:.2f}"
-    if metric in FRACTIONS:
+    if metric in FRACTIONS or is_resource_column(metric):
         return f"{value:.3f}"
     return format_metric(metric, value)
 

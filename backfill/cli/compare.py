@@ -21,6 +21,13 @@ from backfill.cli._replications import (
     trim_words,
     write_summary_csv,
 )
+from backfill.cli._resources import (
+    add_resources_option,
+    check_capacities,
+    check_resource_metrics,
+    resource_columns,
+    with_resources,
+)
 from backfill.cli._tables import DESCRIPTION, describe, markdown, metric_cell, numeric_columns, percent_cell
 from backfill.cli.options import (
     DEFAULT_JOBS,
@@ -97,6 +104,7 @@ def add_compare_command(commands: Any) -> None:
         ),
     )
     add_run_options(cmp, sweep=True)
+    add_resources_option(cmp)
     cmp.add_argument(
         "--baseline",
         metavar="LABEL",
@@ -287,9 +295,11 @@ def run_compare(args: argparse.Namespace) -> int:
         # Options of many values take every word after them, workloads included.
         raise CommandLineError(f"no workload: {ORDER_HINT}")
     workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
-    specs = scheduler_specs(args)
+    bare = scheduler_specs(args)
+    specs = with_resources(args, bare)
     orders = priorities(args)
     metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
+    check_resource_metrics(metrics, specs)
     trim = trim_wanted(args)
     workloads, configuration_of = replicated_workloads(args, workloads)
     replicated = bool(configuration_of)
@@ -298,7 +308,8 @@ def run_compare(args: argparse.Namespace) -> int:
     logs = [str(w.path) for w in workloads if isinstance(w, TraceWorkload)]
     estimates = estimate_policies(args, logs)
     labels = [s.label for s in specs]
-    baseline = _baseline(args.baseline, labels)
+    # The baseline is named as on the command line, without the resources every scheduler plans.
+    baseline = labels[[s.label for s in bare].index(_baseline(args.baseline, [s.label for s in bare]))]
     # Everything that can fail is checked before the sweep, which may run for hours.
     if args.figures is not None:
         if len(specs) < 2:
@@ -329,6 +340,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if len(workload.load()) == 0:
             name = workload.path if isinstance(workload, TraceWorkload) else workload.label
             raise CommandLineError(f"{name}: {NO_JOBS}")
+    check_capacities(args, specs, [(w.label, w.load()) for w in workloads])
     ignoring = [s.label for s in specs if not s.takes_priority]
     if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
@@ -353,7 +365,8 @@ def run_compare(args: argparse.Namespace) -> int:
     trimmed = trim_words(trim)
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
     print()
-    print(_metrics_markdown(result, metrics))
+    # Each planned resource's utilization is shown beside the metrics chosen.
+    print(_metrics_markdown(result, [*metrics, *(c for c in resource_columns(specs) if c not in metrics)]))
     print()
     print("every job: dropped by the SWF reader's cleaning policy, or in = scheduled + rejected:")
     print()

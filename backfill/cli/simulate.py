@@ -16,6 +16,13 @@ from typing import Any
 
 from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import check_outputs
+from backfill.cli._resources import (
+    add_resources_option,
+    check_capacities,
+    check_resource_metrics,
+    resource_columns,
+    with_resources,
+)
 from backfill.cli._simulate_outputs import GANTT_WINDOW, write_simulate_outputs
 from backfill.cli._tables import chosen_table, planning_measures
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
@@ -52,7 +59,7 @@ from backfill.experiments.plots import require_matplotlib
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
-from backfill.measures.metrics import metrics_table
+from backfill.measures.metrics import DEFAULT_COLUMNS, metrics_table
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
@@ -118,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="an SWF log (.swf or .swf.gz) or a Batsim workload (.json); default: the synthetic workload",
     )
     add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
+    add_resources_option(sim)
     add_metric_option(sim, "default: the standard table")
     sim.add_argument(
         "--jobs",
@@ -313,9 +321,10 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    specs = scheduler_specs(args, DEFAULT_SCHEDULERS)
+    specs = with_resources(args, scheduler_specs(args, DEFAULT_SCHEDULERS))
     orders = priorities(args)
     chosen = metrics_wanted(args, ()) if args.metric else []
+    check_resource_metrics(chosen, specs)
     extra = [m for m in chosen if m in EXTRA_COLUMNS]
     load = _one(loads(args), "--load")
     estimates = _one(
@@ -334,6 +343,7 @@ def _simulate(args: argparse.Namespace) -> int:
     if len(workload) == 0:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
         raise CommandLineError(f"{source}: {NO_JOBS}")
+    check_capacities(args, specs, [(given.label, workload)])
     if estimates == "exact":
         workload = workload.with_exact_estimates()
         description += ", exact estimates (set to the runtimes)"
@@ -371,7 +381,7 @@ def _simulate(args: argparse.Namespace) -> int:
             t0 = time.perf_counter()
             schedule = simulate(
                 workload,
-                spec.build(priority),
+                spec.build(priority, workload),
                 record_reservations=plans or needs_reservations(extra),
                 progress=advance if bar else None,
             )
@@ -383,7 +393,11 @@ def _simulate(args: argparse.Namespace) -> int:
             row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
             if extra:
                 row |= extra_measures(
-                    schedule, extra, scheduler=spec.build(priority), bound=args.bound, progress=show_progress
+                    schedule,
+                    extra,
+                    scheduler=spec.build(priority, workload),
+                    bound=args.bound,
+                    progress=show_progress,
                 )
             row |= given.origin | {"path": schedule.path} | getattr(args, "stamp", {})
             # Kept together, once the run is whole: an interrupt before here leaves no trace of it.
@@ -394,7 +408,7 @@ def _simulate(args: argparse.Namespace) -> int:
                 planned.append(schedule)
     except KeyboardInterrupt:
         stopped: _Stopped | None = _Stopped(
-            list(schedules), [_run_label(spec, p) for spec, p in runs[len(finished) :]]
+            list(schedules), [_run_label(spec, p, workload) for spec, p in runs[len(finished) :]]
         )
     else:
         stopped = None
@@ -406,7 +420,12 @@ def _simulate(args: argparse.Namespace) -> int:
         raise stopped
 
     print()
-    print(chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
+    held = resource_columns(specs)
+    if chosen or not held:
+        print(chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
+    else:
+        # The default columns, and each planned resource's utilization beside the processors'.
+        print(chosen_table(rows, [*DEFAULT_COLUMNS, *held]))
     print()
     if planned:
         print(planning_measures(planned))
@@ -452,9 +471,9 @@ class _Stopped(KeyboardInterrupt):
         )
 
 
-def _run_label(spec: SchedulerSpec, priority: str) -> str:
+def _run_label(spec: SchedulerSpec, priority: str, workload: Workload) -> str:
     """The label of a run not made, as its schedule would have been labelled."""
-    return scheduler_name(spec.build(priority))
+    return scheduler_name(spec.build(priority, workload))
 
 
 @contextmanager

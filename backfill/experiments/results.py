@@ -222,7 +222,7 @@ class SweepResult:
             >>> row["scheduler"], row["improvement"] == 100 * (base - easy) / base
             ('EASY', True)
         """
-        if metric not in MEASURE_COLUMNS:
+        if metric not in MEASURE_COLUMNS and not is_resource_column(metric):
             raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(MEASURE_COLUMNS)}")
         if self.rows and metric not in self.rows[0]:
             raise BackfillError(f"the rows have no column {metric!r}: the sweep was not asked for it")

@@ -1,0 +1,94 @@
+"""The ``--resources`` option of ``simulate`` and ``compare``: what is planned besides processors."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import attrs
+
+from backfill.cli.options import CommandLineError
+from backfill.errors import BackfillError
+from backfill.experiments.columns import is_resource_column
+from backfill.experiments.specs import SchedulerSpec, resource_specs
+from backfill.measures.resource_use import utilization_column
+from backfill.workloads.workload import Workload
+
+__all__ = [
+    "RESOURCES_HELP",
+    "add_resources_option",
+    "check_capacities",
+    "check_resource_metrics",
+    "resource_columns",
+    "with_resources",
+]
+
+RESOURCES_HELP = (
+    "resources to plan, comma-separated: processors (always planned) and memory (each job holds its "
+    "processors x its requested memory per processor, SWF field 10, else its used memory, field 7). "
+    "memory alone: per processor the largest memory per processor any job asks, times the machine's "
+    "processors, so every job fits and memory binds only when memory-heavy jobs crowd; memory=SIZE: "
+    "SIZE per processor times the machine's processors, SIZE in kB (as SWF counts) or with a binary "
+    "unit, 512M, 1.5G; default processors"
+)
+
+
+def add_resources_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--resources LIST`` (read by :func:`with_resources`)."""
+    parser.add_argument("--resources", metavar="LIST", help=RESOURCES_HELP)
+
+
+def with_resources(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list[SchedulerSpec]:
+    """Return ``specs`` planning the ``--resources`` given; unchanged without the option.
+
+    Raises:
+        CommandLineError: An unknown resource (naming the known ones), a size that is not one
+            (negative, zero, an unknown unit), or a resource given twice.
+    """
+    text = getattr(args, "resources", None)
+    if text is None:
+        return list(specs)
+    try:
+        chosen = resource_specs(text)
+    except BackfillError as e:
+        raise CommandLineError(f"--resources {text}: {e}") from None
+    return [attrs.evolve(spec, resources=chosen) for spec in specs]
+
+
+def check_capacities(
+    args: argparse.Namespace, specs: Iterable[SchedulerSpec], workloads: Iterable[tuple[str, Workload]]
+) -> None:
+    """Refuse, before any simulation, resources without a capacity on a workload (no job records memory).
+
+    Raises:
+        CommandLineError: Naming the option and the workload (by its label, the first of each pair).
+    """
+    for spec in specs:
+        for label, workload in workloads:
+            try:
+                spec.planned(workload)
+            except BackfillError as e:
+                raise CommandLineError(f"--resources {args.resources}: {label}: {e}") from None
+        return  # every spec carries the same resources
+
+
+def resource_columns(specs: Iterable[SchedulerSpec]) -> list[str]:
+    """The utilization columns of the resources the specs plan, ``utilization_memory``, once each."""
+    names: dict[str, Any] = {}
+    for spec in specs:
+        names |= dict.fromkeys(utilization_column(r.name) for r in spec.resources)
+    return list(names)
+
+
+def check_resource_metrics(metrics: Iterable[str], specs: Iterable[SchedulerSpec]) -> None:
+    """Refuse a ``--metric utilization_<name>`` of a resource the runs do not plan.
+
+    Raises:
+        CommandLineError: Naming the metric and the option that plans the resource.
+    """
+    planned = set(resource_columns(specs))
+    for metric in metrics:
+        if is_resource_column(metric) and metric not in planned:
+            name = metric.removeprefix(utilization_column(""))
+            raise CommandLineError(f"--metric {metric}: the runs do not plan {name} (see --resources)")
