@@ -1,0 +1,333 @@
+"""Resources besides processors in reading, measures, outputs and sweeps (issue 45, point 5)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from resource_strategies import MEMORY, resource_workloads
+
+from backfill import Conservative, Job, Resource, Workload, simulate, validate_schedule
+from backfill.errors import BackfillError, BatsimError, ParameterError
+from backfill.experiments.columns import column_label, is_resource_column, measure_column
+from backfill.experiments.outputs import JOB_COLUMNS, job_columns, jobs_csv_text
+from backfill.experiments.results import SweepResult, row_columns
+from backfill.experiments.specs import ResourceSpec, SchedulerSpec, memory_size, resource_specs
+from backfill.experiments.sweep import Cell, Grid, ModelWorkload, TraceWorkload, run_sweep, summary_row
+from backfill.measures.metrics import utilization
+from backfill.measures.resource_use import job_amounts, resource_utilization, resource_utilizations
+from backfill.workloads._batsim_json import memory_per_processor
+from backfill.workloads.batsim import read_batsim_workload, write_batsim_workload
+from backfill.workloads.resources import memory_request
+from backfill.workloads.swf import read_swf, write_swf
+
+# -- reading: where each job's memory comes from ----------------------------------------------------
+
+
+def _raw_fields(path: Path, n: int) -> dict[int, tuple[float, float, int]]:
+    """Fields 7, 10 and 16 of the first ``n`` data lines of a log, by job id: an independent parse."""
+    out: dict[int, tuple[float, float, int]] = {}
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.lstrip().startswith(";") or not line.strip():
+                continue
+            fields = line.split()
+            out[int(fields[0])] = (float(fields[6]), float(fields[9]), int(fields[15]))
+            if len(out) == n:
+                break
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "fallbacks"), [("RICC-2010-2.swf.gz", False), ("HPC2N-2002-2.1-cln.swf.gz", True)]
+)
+def test_archive_memory_counts(traces: Path, name: str, fallbacks: bool) -> None:
+    workload, report = read_swf(traces / name)
+    requested = sum(1 for j in workload if j.requested_memory > 0)
+    used = sum(1 for j in workload if j.requested_memory <= 0 and j.memory > 0)
+    assert dict(report.memory_from) == {
+        "requested": requested,
+        "used": used,
+        "none": len(workload) - requested - used,
+    }
+    notes = [n for n in report.notes if n.startswith("memory:")]
+    text = report.summary()
+    if fallbacks:  # HPC2N: most jobs ask memory, some only record what they used, a few neither
+        assert requested > used > 0 and len(workload) - requested - used > 0
+        assert len(notes) == 2 and f"{used} jobs have no requested memory" in text
+        assert f"{len(workload) - requested - used} jobs record neither" in text
+    else:  # RICC: every job asks memory
+        assert requested == len(workload) and notes == []
+    # Fields 7, 10 and 16 are the jobs' memory, requested memory and partition.
+    raw = _raw_fields(traces / name, 2000)
+    jobs = {j.id: j for j in workload if j.id in raw}
+    assert len(jobs) > 1900
+    for job_id, job in jobs.items():
+        assert (job.memory, job.requested_memory, job.partition) == raw[job_id]
+        per = job.requested_memory if job.requested_memory > 0 else job.memory
+        assert memory_request(job) == (math.ceil(per * job.processors) if per > 0 else 0)
+
+
+def test_a_log_without_memory_has_no_memory_note() -> None:
+    jobs = [Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=5.0)]
+    text = io.StringIO()
+    write_swf(text, Workload.from_jobs(jobs, machine_size=2))
+    _, report = read_swf(io.StringIO(text.getvalue()))
+    assert dict(report.memory_from) == {"requested": 0, "used": 0, "none": 1}
+    assert report.notes == ()
+
+
+def test_one_fallback_is_a_note_in_the_singular() -> None:
+    jobs = [
+        Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=5.0, requested_memory=8.0),
+        Job(id=2, submit=0.0, processors=1, runtime=5.0, estimate=5.0, memory=3.0),
+    ]
+    text = io.StringIO()
+    write_swf(text, Workload.from_jobs(jobs, machine_size=2))
+    _, report = read_swf(io.StringIO(text.getvalue()))
+    assert report.notes == (
+        "memory: 1 job has no requested memory (field 10): its used memory (field 7) stands in, "
+        "as AccaSim does",
+    )
+
+
+# -- measures --------------------------------------------------------------------------------------
+
+
+def cores(job: Job) -> int:
+    """A resource that is the processors again: its utilization must be the processors'."""
+    return job.processors
+
+
+@settings(max_examples=60, deadline=None)
+@given(resource_workloads((MEMORY,)))
+def test_resource_utilization_matches_the_processors_and_a_naive_area(workload: Workload) -> None:
+    twin = Resource("cores", workload.machine_size, cores)
+    schedule = simulate(workload, Conservative(resources=[MEMORY, twin]))
+    validate_schedule(schedule)
+    assert resource_utilization(schedule, "cores") == pytest.approx(utilization(schedule), abs=1e-12)
+    done = [i for i in range(len(schedule)) if math.isfinite(schedule.end[i])]
+    area = sum(
+        memory_request(job) * float(job.runtime) for i, job in enumerate(schedule.workload) if i in done
+    )
+    span = (max(schedule.end[done]) - min(schedule.submit[done])) if done else 0.0
+    expected = area / (MEMORY.capacity * span) if span > 0 else 0.0
+    got = resource_utilizations(schedule)
+    assert list(got) == ["utilization_memory", "utilization_cores"]
+    assert got["utilization_memory"] == pytest.approx(expected, abs=1e-12)
+    assert 0.0 <= got["utilization_memory"] <= 1.0 + 1e-12
+
+
+def test_resource_utilization_refuses_a_resource_not_planned() -> None:
+    schedule = simulate(Workload.from_jobs([Job(1, 0.0, 1, 1.0, 1.0)], machine_size=1), Conservative())
+    assert resource_utilizations(schedule) == {}
+    with pytest.raises(BackfillError, match="did not plan a resource 'memory'; it planned none"):
+        resource_utilization(schedule, "memory")
+
+
+def test_resource_columns_in_the_vocabulary() -> None:
+    assert is_resource_column("utilization_memory") and not is_resource_column("utilization")
+    assert not is_resource_column("utilization_processors") and not is_resource_column("utilization_")
+    assert measure_column("utilization-memory") == "utilization_memory"
+    assert column_label("utilization_gpus") == "gpus utilization (fraction of the gpus)"
+    with pytest.raises(BackfillError, match="utilization_<resource>"):
+        measure_column("utilisation")
+
+
+def _memory_workload(n: int = 30) -> Workload:
+    jobs = [
+        Job(
+            id=i,
+            submit=float(i),
+            processors=1 + i % 3,
+            runtime=10.0 + i,
+            estimate=20.0 + i,
+            requested_memory=float(100 * (1 + i % 4)),
+        )
+        for i in range(1, n + 1)
+    ]
+    return Workload.from_jobs(jobs, machine_size=4)
+
+
+def test_summary_row_has_a_utilization_column_per_planned_resource() -> None:
+    workload = _memory_workload()
+    plain = summary_row(simulate(workload, Conservative()))
+    assert not any(is_resource_column(c) for c in plain)
+    with_memory = summary_row(simulate(workload, Conservative(resources=[Resource.memory(1200)])))
+    assert 0 < with_memory["utilization_memory"] <= 1
+    columns = row_columns([with_memory])
+    assert columns.index("utilization_memory") == columns.index("seconds") + 1
+    assert row_columns([plain]) == row_columns([{}])
+
+
+# -- outputs ---------------------------------------------------------------------------------------
+
+
+def test_job_csv_carries_each_resource_amount() -> None:
+    workload = _memory_workload()
+    memory = Resource.memory(1200)
+    schedule = simulate(workload, Conservative(resources=[memory]))
+    rows = list(csv.DictReader(io.StringIO(jobs_csv_text(schedule, {"scheduler": "C"}))))
+    assert list(rows[0]) == list(job_columns(schedule))
+    assert list(rows[0])[list(rows[0]).index("allocated_resources") + 1] == "memory"
+    assert [int(r["memory"]) for r in rows] == [memory_request(j) for j in workload]
+    assert job_amounts(schedule, "memory").tolist() == [memory_request(j) for j in workload]
+    # Processors alone: exactly the columns of before.
+    plain = simulate(workload, Conservative())
+    assert job_columns(plain) == JOB_COLUMNS
+    assert jobs_csv_text(plain, {}).splitlines()[0] == ",".join(JOB_COLUMNS)
+
+
+def clash(job: Job) -> int:
+    return 0
+
+
+def test_job_csv_refuses_a_resource_named_as_a_column() -> None:
+    schedule = simulate(_memory_workload(3), Conservative(resources=[Resource("stretch", 4, clash)]))
+    with pytest.raises(BackfillError, match="'stretch' would repeat a column"):
+        job_columns(schedule)
+
+
+def test_batsim_round_trip_with_memory() -> None:
+    workload = _memory_workload()
+    memory = Resource.memory(1200)
+    schedule = simulate(workload, Conservative(resources=[memory]))
+    out = io.StringIO()
+    write_batsim_workload(schedule, out)
+    doc = json.loads(out.getvalue())
+    assert [job["memory"] for job in doc["jobs"]] == [memory_request(j) for j in schedule.workload]
+    back, report = read_batsim_workload(io.StringIO(out.getvalue()))
+    assert [memory_request(j) for j in back] == [memory_request(j) for j in schedule.workload]
+    assert any(n.startswith(f"memory: {len(workload)} of {len(workload)} jobs") for n in report.notes)
+    again = simulate(back, Conservative(resources=[memory]))
+    assert again.start.tolist() == schedule.start.tolist()
+
+
+def test_batsim_without_resources_is_unchanged() -> None:
+    workload = _memory_workload(5)
+    plain, explicit = io.StringIO(), io.StringIO()
+    write_batsim_workload(simulate(workload, Conservative()), plain)
+    write_batsim_workload(workload, explicit, resources=())
+    assert plain.getvalue() == explicit.getvalue() and '"memory"' not in plain.getvalue()
+    read, _ = read_batsim_workload(io.StringIO(plain.getvalue()))
+    assert all(j.requested_memory == -1 for j in read)
+
+
+def test_batsim_writer_and_reader_refuse_bad_memory() -> None:
+    with pytest.raises(ParameterError, match="'user' would overwrite"):
+        write_batsim_workload(_memory_workload(2), io.StringIO(), resources=[Resource("user", 4, clash)])
+    for bad in ("-1", '"4G"', "true"):
+        text = (
+            '{"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "d", "memory": '
+            + bad
+            + '}], "profiles": {"d": {"type": "delay", "delay": 5}}}'
+        )
+        with pytest.raises(BatsimError, match="memory must be a number of kB"):
+            read_batsim_workload(io.StringIO(text))
+
+
+@given(st.integers(0, 2**52), st.integers(1, 2**20))
+def test_memory_per_processor_gives_back_the_amount(amount: int, processors: int) -> None:
+    per = memory_per_processor(amount, processors)
+    job = Job(id=1, submit=0.0, processors=processors, runtime=1.0, estimate=1.0, requested_memory=per)
+    assert memory_request(job) == amount
+
+
+# -- specs, sweeps and the cache -------------------------------------------------------------------
+
+
+def test_memory_sizes() -> None:
+    assert memory_size("1.5G") == 1572864 and memory_size("512M") == 524288 and memory_size("64") == 64
+    assert memory_size("2k") == 2 and memory_size("1T") == 2**30 and memory_size("3 MB") == 3072
+    for bad, words in [
+        ("0", "at least 1 kB"),
+        ("0.5", "at least 1 kB"),
+        ("-1G", "not a positive number"),
+        ("1.5X", "unknown unit 'X'"),
+        ("1B", "unknown unit 'B'"),
+        ("G", "not a positive number"),
+        ("nan", "not a positive number"),
+        ("1e400", "at least 1 kB"),
+    ]:
+        with pytest.raises(BackfillError, match=words):
+            memory_size(bad)
+
+
+def test_resource_specs() -> None:
+    assert resource_specs("processors") == ()
+    assert resource_specs("processors, memory") == (ResourceSpec("memory"),)
+    assert resource_specs(["memory=1G"]) == (ResourceSpec("memory", 2**20),)
+    for bad, words in [
+        ("gpus", "unknown resource 'gpus'; known: processors, memory"),
+        ("memory,memory=1G", "given twice"),
+        ("processors=8", "always planned"),
+        ("memory=", "needs a size"),
+        ("memory,,", "empty resource name"),
+    ]:
+        with pytest.raises(BackfillError, match=words):
+            resource_specs(bad)
+    with pytest.raises(BackfillError, match="int >= 1 or None"):
+        ResourceSpec("memory", 0)
+
+
+def test_default_memory_capacity_fits_every_job() -> None:
+    workload = _memory_workload()
+    memory = ResourceSpec("memory").resource(workload)
+    assert memory.capacity == 400 * workload.machine_size  # 400 kB per processor at most
+    assert max(memory_request(j) for j in workload) <= memory.capacity
+    assert ResourceSpec("memory", 50).resource(workload).capacity == 200
+    bare = Workload.from_jobs([Job(1, 0.0, 1, 1.0, 1.0)], machine_size=2)
+    with pytest.raises(BackfillError, match="no job of the workload records memory"):
+        ResourceSpec("memory").resource(bare)
+
+
+def test_scheduler_spec_with_resources() -> None:
+    spec = SchedulerSpec("EASY", resources="memory")
+    assert spec.label == "EASY+memory" and spec != SchedulerSpec("EASY")
+    assert repr(SchedulerSpec("EASY")) == "SchedulerSpec(name='EASY', params=())"
+    assert "resources=(ResourceSpec(name='memory'" in repr(spec)
+    with pytest.raises(BackfillError, match="built for a workload"):
+        spec.build("fcfs")
+    built = SchedulerSpec("Conservative", resources="memory=1K").build("fcfs", _memory_workload())
+    assert built.resources == (Resource.memory(4),)  # type: ignore[attr-defined]
+    assert SchedulerSpec("Conservative").resource_key() == {}
+
+
+def test_cache_keys_differ_with_resources() -> None:
+    model = ModelWorkload(n_jobs=10, machine_size=8)
+    keys = {
+        Cell(model, SchedulerSpec("Conservative", resources=given)).key()
+        for given in ((), "memory", "memory=1G", "memory=2G")
+    }
+    assert len(keys) == 4
+    plain = Cell(model, SchedulerSpec("Conservative"))
+    assert "resources" not in plain._key_data(model.identity())  # old cells keep their keys
+
+
+def test_sweep_with_memory_has_its_column_and_reads_its_cache(tmp_path: Path) -> None:
+    path = tmp_path / "mem.swf"
+    write_swf(path, _memory_workload(40))
+    trace = TraceWorkload(path)
+    grid = Grid(
+        [trace], [SchedulerSpec("Conservative"), SchedulerSpec("Conservative", resources="memory=150")]
+    )
+    first = run_sweep(grid, workers=1, cache=tmp_path / "cache")
+    plain, memory = first.rows
+    assert "utilization_memory" not in plain and 0 < memory["utilization_memory"] <= 1
+    assert memory["scheduler"] == "Conservative+memory=150"
+    # 600 kB in all: the jobs asking more are rejected, and memory changes the schedule.
+    assert plain["rejected"] == 0 and memory["rejected"] > 0
+    assert "needs more memory than the machine has (600)" in memory["rejected_reasons"]
+    second = run_sweep(grid, workers=1, cache=tmp_path / "cache")
+    assert (second.computed, second.cached) == (0, 2) and second.rows == first.rows
+    first.to_csv(tmp_path / "rows.csv")
+    back = SweepResult.from_csv(tmp_path / "rows.csv")
+    assert back.rows[1]["utilization_memory"] == memory["utilization_memory"]
+    assert math.isnan(back.rows[0]["utilization_memory"])
