@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from resource_strategies import MEMORY, resource_workloads
 
@@ -233,7 +233,9 @@ def test_batsim_writer_and_reader_refuse_bad_memory() -> None:
             read_batsim_workload(io.StringIO(text))
 
 
-@given(st.integers(0, 2**52), st.integers(1, 2**20))
+@example(3, 187)  # 3 / 187 * 187 rounds above 3: the quotient must come down one unit
+@example(1718182598866735, 648978)
+@given(st.integers(0, 2**52) | st.integers(0, 5000), st.integers(1, 2**20) | st.integers(1, 300))
 def test_memory_per_processor_gives_back_the_amount(amount: int, processors: int) -> None:
     per = memory_per_processor(amount, processors)
     job = Job(id=1, submit=0.0, processors=processors, runtime=1.0, estimate=1.0, requested_memory=per)
