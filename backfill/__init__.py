@@ -55,6 +55,7 @@ from backfill.measures.planning import (
     prediction_mae,
     underprediction_rate,
 )
+from backfill.measures.resource_use import resource_utilization
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import (
     actual_usage,
@@ -232,6 +233,7 @@ __all__ = [
     "read_swf",
     "relative_response_times",
     "replication_summary",
+    "resource_utilization",
     "resources_received",
     "response_times",
     "run_sweep",

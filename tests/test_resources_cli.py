@@ -8,17 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from test_cli import run
 
 from backfill.cli import main
 from backfill.workloads.resources import memory_request
 from backfill.workloads.swf import read_swf, write_swf
 from backfill.workloads.workload import Job, Workload
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
