@@ -326,14 +326,11 @@ class Entry:
             return "inf"
         return "none" if value is None else str(value)
 
-    def build(
-        self, priority: Priority | None = None, *, resources: Iterable[Any] = (), **params: Any
-    ) -> Scheduler:
+    def build(self, priority: Priority | None = None, *, resources: Any = (), **params: Any) -> Scheduler:
         """Return a new scheduler with the given priority and parameters (as a spec holds them).
 
         Planning options wrap it: ``planning(scheduler, predictor=..., resolution=..., correction=...)``.
-        Slurm's names are read as :meth:`canonical` reads them. ``resources`` (of
-        :mod:`backfill.workloads.resources`), if any, are the scheduler's ``resources``.
+        Slurm's names are read as :meth:`canonical` reads them. ``resources``, if any, are its ``resources``.
 
         Raises:
             ParameterError: A priority for a scheduler without one, an unknown parameter, or a
@@ -346,8 +343,7 @@ class Entry:
             if not self.takes_priority:
                 raise ParameterError(f"{self.name} takes no queue priority")
             kwargs["priority"] = priority
-        if resources:
-            kwargs["resources"] = tuple(resources)
+        kwargs |= {"resources": tuple(resources)} if resources else {}  # (backfill.workloads.resources)
         scheduler: Scheduler = self.cls(**kwargs)
         # With the default predictor and no resolution, planning returns the scheduler itself.
         return planning(scheduler, **planned) if planned else scheduler
