@@ -49,7 +49,7 @@ class Amounts(tuple[int, ...]):
         # Raised, not NotImplemented: a plain tuple would answer a comparison lexicographically.
         return TypeError(
             f"'{op}' not supported between instances of 'Amounts' and '{type(other).__name__}'"
-            + (f" of {len(other)} amounts" if isinstance(other, Amounts) else "")  # type: ignore[arg-type]
+            + (f" of {len(other)} amounts" if isinstance(other, Amounts) else "")
         )
 
     def _same(self, other: object) -> bool:
