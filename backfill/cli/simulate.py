@@ -16,6 +16,14 @@ from typing import Any
 
 from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import check_outputs
+from backfill.cli._partitions import (
+    add_partitions_option,
+    chosen_partitions,
+    partition_lines,
+    partition_measures,
+    simulate_on,
+    validate_on,
+)
 from backfill.cli._simulate_outputs import GANTT_WINDOW, write_simulate_outputs
 from backfill.cli._tables import chosen_table, planning_measures
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
@@ -53,11 +61,9 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
 from backfill.measures.metrics import metrics_table
-from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
 from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
-from backfill.simulator import simulate
 from backfill.workloads.batsim import (
     BATSIM_POLICY,
     is_batsim_path,
@@ -185,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip malformed lines of the SWF log (counted in its report) instead of stopping at the first",
     )
+    add_partitions_option(sim)
     add_compare_command(commands)
     return parser
 
@@ -334,6 +341,7 @@ def _simulate(args: argparse.Namespace) -> int:
     if len(workload) == 0:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
         raise CommandLineError(f"{source}: {NO_JOBS}")
+    parts = chosen_partitions(args.partitions, workload, args.swf_path)  # sizes from the log as read
     if estimates == "exact":
         workload = workload.with_exact_estimates()
         description += ", exact estimates (set to the runtimes)"
@@ -369,19 +377,24 @@ def _simulate(args: argparse.Namespace) -> int:
             # Broken guarantees and unreserved waits are read from the reservation log.
             plans = any(name in PLANNING_PARAMETERS for name, _ in spec.params)
             t0 = time.perf_counter()
-            schedule = simulate(
+            schedule = simulate_on(
                 workload,
                 spec.build(priority),
+                parts,
                 record_reservations=plans or needs_reservations(extra),
                 progress=advance if bar else None,
             )
             seconds = time.perf_counter() - t0
-            validate_schedule(schedule)
+            validate_on(schedule, parts)
             run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
             row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
-            if extra:
+            if extra and parts:
+                row |= partition_measures(
+                    schedule, parts, spec.build(priority), extra, args.bound, progress=show_progress
+                )
+            elif extra:
                 row |= extra_measures(
                     schedule, extra, scheduler=spec.build(priority), bound=args.bound, progress=show_progress
                 )
@@ -417,6 +430,8 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         for label, s in schedules.items():
             print(f"jobs ({label}): {s.accounting()}")
+    if parts and schedules:
+        print("\n".join(partition_lines(next(iter(schedules.values())), parts)))
     if given.report is not None:
         report = given.report
         dropped = sum(report.dropped.values())
