@@ -27,11 +27,9 @@ from backfill.experiments.sweep import Grid, summary_row
 from backfill.measures.fairness import unfairness
 from backfill.measures.partitions import validate_partitions
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
-from backfill.measures.validation import validate_schedule
 from backfill.partitions import Partition, jobs_per_partition, log_partitions, simulate_partitions
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler
-from backfill.simulator import simulate
 from backfill.workloads.workload import Workload
 
 __all__ = [
@@ -43,8 +41,7 @@ __all__ = [
     "partition_measures",
     "partitioned_sweep",
     "partitions_from_text",
-    "simulate_on",
-    "validate_on",
+    "simulate_partitioned",
 ]
 
 
@@ -140,28 +137,21 @@ def chosen_partitions(
         raise CommandLineError(f"--partitions: {source}: {e}") from None
 
 
-def simulate_on(
+def simulate_partitioned(
     workload: Workload,
     scheduler: Scheduler,
     partitions: tuple[Partition, ...],
     progress: Callable[[int], object] | None = None,
     **options: Any,
 ) -> Schedule:
-    """Simulate on the whole machine, or each partition on its own if any are given."""
-    if not partitions:
-        return simulate(workload, scheduler, progress=progress, **options)
+    """Simulate each partition on its own (:func:`~backfill.partitions.simulate_partitions`).
+
+    Each partition is a run of its own, so ``progress`` is told once, at the end.
+    """
     schedule = simulate_partitions(workload, partitions, scheduler, **options)
     if progress is not None:
-        progress(len(workload))  # each partition is a run of its own: the bar moves once, at the end
+        progress(len(workload))
     return schedule
-
-
-def validate_on(schedule: Schedule, partitions: tuple[Partition, ...]) -> None:
-    """Validate the whole schedule, and each partition's capacity if any are given."""
-    if partitions:
-        validate_partitions(schedule, partitions)
-    else:
-        validate_schedule(schedule)
 
 
 def partition_lines(schedule: Schedule, partitions: tuple[Partition, ...]) -> list[str]:

@@ -21,8 +21,7 @@ from backfill.cli._partitions import (
     chosen_partitions,
     partition_lines,
     partition_measures,
-    simulate_on,
-    validate_on,
+    simulate_partitioned,
 )
 from backfill.cli._simulate_outputs import GANTT_WINDOW, write_simulate_outputs
 from backfill.cli._tables import chosen_table, planning_measures
@@ -61,9 +60,12 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
 from backfill.measures.metrics import metrics_table
+from backfill.measures.partitions import validate_partitions
+from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
 from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
+from backfill.simulator import simulate
 from backfill.workloads.batsim import (
     BATSIM_POLICY,
     is_batsim_path,
@@ -377,15 +379,25 @@ def _simulate(args: argparse.Namespace) -> int:
             # Broken guarantees and unreserved waits are read from the reservation log.
             plans = any(name in PLANNING_PARAMETERS for name, _ in spec.params)
             t0 = time.perf_counter()
-            schedule = simulate_on(
-                workload,
-                spec.build(priority),
-                parts,
-                record_reservations=plans or needs_reservations(extra),
-                progress=advance if bar else None,
-            )
+            if parts:
+                schedule = simulate_partitioned(
+                    workload,
+                    spec.build(priority),
+                    parts,
+                    record_reservations=plans or needs_reservations(extra),
+                    progress=advance if bar else None,
+                )
+            else:
+                schedule = simulate(
+                    workload,
+                    spec.build(priority),
+                    record_reservations=plans or needs_reservations(extra),
+                    progress=advance if bar else None,
+                )
             seconds = time.perf_counter() - t0
-            validate_on(schedule, parts)
+            validate_schedule(schedule)
+            if parts:
+                validate_partitions(schedule, parts)
             run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
