@@ -82,3 +82,17 @@ def test_the_kit_catches_a_resource_overfilled_and_names_the_jobs() -> None:
     with pytest.raises(ScheduleError, match=r"2 gpus in use at time 0, more than its capacity 1"):
         check_feasible(simulate(w, Conservative()), resources=[Resource("gpus", 1, gpu_request)])
     check_scheduler(Conservative(resources=[MEMORY, GPUS]), w)
+
+
+def test_a_drawn_workload_shows_its_amounts() -> None:
+    import backfill.testing
+
+    jobs = [
+        Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=5.0, requested_memory=3.0, executable=1)
+    ]
+    assert backfill.testing._describe(Workload.from_jobs(jobs, 4)).splitlines()[1:] == [
+        " id  submit  processors  runtime  estimate  user  requested_memory  executable",
+        "  1       0           2        5         5    -1                 3           1",
+    ]
+    plain = [Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=5.0)]
+    assert "executable" not in backfill.testing._describe(Workload.from_jobs(plain, 4))

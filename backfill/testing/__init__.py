@@ -551,9 +551,12 @@ def _describe(workload: Workload, most: int = 30) -> str:
     heading = f"workload: {n} job{'' if n == 1 else 's'} on a {workload.machine_size}-processor machine"
     if not n:
         return heading
-    rows = workload.records[list(_COLUMNS)][:most].tolist()
-    cells = [list(_COLUMNS)] + [[f"{x:.10g}" for x in row] for row in rows]
-    widths = [max(len(row[c]) for row in cells) for c in range(len(_COLUMNS))]
+    # The fields workloads(resources=...) draws amounts into, where any job has one.
+    amounts = [f for f in _DRAWN_FIELDS.values() if (workload.records[f][:most] >= 0).any()]
+    columns = [*_COLUMNS, *amounts]
+    rows = workload.records[columns][:most].tolist()
+    cells = [columns] + [[f"{x:.10g}" for x in row] for row in rows]
+    widths = [max(len(row[c]) for row in cells) for c in range(len(columns))]
     lines = [heading]
     lines += [" " + "  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
     if n > most:
