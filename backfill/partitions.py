@@ -360,7 +360,8 @@ def simulate_partitions(
     disjoint partitions never interact, so the merged schedule is exact. Merged: starts, ends and the
     runtimes and estimates the runs planned, row by row; the start order by start time, ties in the
     partitions' order, then each partition's own order; the reservation logs by time, ties the same
-    way; the rejections (jobs of no partition: ``in no partition (SWF partition 7)``; a partition's
+    way; ``predicted``, if any partition planned on predictions, is every job's first planned runtime
+    (the others' estimates); the rejections (jobs of no partition: ``in no partition (SWF partition 7)``; a partition's
     reasons name it); the overrun policy's counts, summed. The schedule's workload is the input's
     jobs on the partitioned machine (:func:`partitioned_workload`), its name
     :func:`partitioned_name`, its ``path`` ``"compiled"`` only if every partition with jobs ran
@@ -386,6 +387,7 @@ def simulate_partitions(
     runtime = workload.column("runtime").astype(np.float64)
     estimate = workload.column("estimate").astype(np.float64)
     predicted: np.ndarray | None = None
+    planned = np.full(n, np.nan)  # each run's first planned runtimes: its predictions, else estimates
     ids = workload.column("id").tolist()
     rejected: dict[int, str] = {}
     inside = np.zeros(n, dtype=bool)
@@ -402,9 +404,9 @@ def simulate_partitions(
         paths.append(s.path)
         start[rows], end[rows] = s.start, s.end
         runtime[rows], estimate[rows] = s.runtime, s.estimate
+        planned[rows] = s.planned
         if s.predicted is not None:
-            predicted = np.full(n, np.nan) if predicted is None else predicted
-            predicted[rows] = s.predicted
+            predicted = planned  # some partition planned on predictions: keep every one's plan
         names = _reasons(run)
         rejected |= {job: names.get(reason, reason) for job, reason in s.rejected.items()}
         for reason, count in s.altered.items():

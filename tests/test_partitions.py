@@ -330,3 +330,12 @@ def test_fair_start_times_of_one_whole_partition_are_the_plain_ones() -> None:
     assert fst.relaxed.tolist() == plain.relaxed.tolist() == [0.0, 10.0, 20.0]
     with pytest.raises(Exception, match="takes no checkpoint"):
         partition_fair_start_times(w, [Partition("all", 1, 10)], Conservative(), checkpoint="x.npz")
+
+
+def test_a_partition_planning_on_predictions_keeps_the_others_estimates() -> None:
+    jobs = [job(i, 0.0, 1, 5.0, i % 2, estimate=9.0) for i in range(1, 5)]
+    w = Workload.from_jobs(jobs, machine_size=2)
+    parts = [Partition("a", 0, 1), Partition("b", 1, 1)]
+    s = simulate_partitions(w, parts, {"a": planning(EASY(), predictor=exact_runtime), "b": EASY()})
+    assert s.planned.tolist() == [9.0, 5.0, 9.0, 5.0]  # jobs 2 and 4 are partition a's
+    assert simulate_partitions(w, parts, EASY()).predicted is None
