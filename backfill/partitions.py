@@ -361,9 +361,9 @@ def simulate_partitions(
     runtimes and estimates the runs planned, row by row; the start order by start time, ties in the
     partitions' order, then each partition's own order; the reservation logs by time, ties the same
     way; ``predicted``, if any partition planned on predictions, is every job's first planned runtime
-    (the others' estimates); the rejections (jobs of no partition: ``in no partition (SWF partition 7)``; a partition's
-    reasons name it); the overrun policy's counts, summed. The schedule's workload is the input's
-    jobs on the partitioned machine (:func:`partitioned_workload`), its name
+    (the others' estimates); the rejections (jobs of no partition: ``in no partition (SWF partition
+    7)``; a partition's reasons name it); the overrun policy's counts, summed. The schedule's
+    workload is the input's jobs on the partitioned machine (:func:`partitioned_workload`), its name
     :func:`partitioned_name`, its ``path`` ``"compiled"`` only if every partition with jobs ran
     compiled, its ``resources`` those all partitions share (capacities summed): validate it with
     :func:`~backfill.measures.partitions.validate_partitions`, which checks each partition too.
