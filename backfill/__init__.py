@@ -4,6 +4,7 @@ from backfill._moved import install as _install_moved_paths
 from backfill.errors import BackfillError, BatsimError, JobError, ParameterError, ScheduleError, SWFError
 from backfill.experiments.columns import MEASURE_COLUMNS, extra_measures
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
+from backfill.experiments.partitioned import partition_fair_start_times
 from backfill.experiments.replications import replication_summary, t_quantile
 from backfill.experiments.sweep import (
     Cell,
@@ -46,6 +47,7 @@ from backfill.measures.metrics import (
     utilization,
     wait_times,
 )
+from backfill.measures.partitions import validate_partitions
 from backfill.measures.phases import high_load_phases, high_load_utilization, phase_utilization
 from backfill.measures.planning import (
     PLANNING_KEYS,
@@ -66,6 +68,7 @@ from backfill.measures.usershares import (
     user_measures,
 )
 from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
+from backfill.partitions import Partition, log_partitions, partition_sizes, simulate_partitions
 from backfill.profile import Profile, ProfileError
 from backfill.profile.multi import ResourceProfile
 from backfill.schedule import Schedule
@@ -158,6 +161,7 @@ __all__ = [
     "PRIORITIES",
     "PackingScores",
     "ParameterError",
+    "Partition",
     "PlanningScheduler",
     "Profile",
     "ProfileError",
@@ -210,6 +214,7 @@ __all__ = [
     "high_load_utilization",
     "job_categories",
     "ljf",
+    "log_partitions",
     "lublin_feitelson",
     "lxf",
     "makespan",
@@ -220,6 +225,8 @@ __all__ = [
     "metrics_table",
     "never_reserved",
     "njf",
+    "partition_fair_start_times",
+    "partition_sizes",
     "per_category",
     "per_user",
     "percent_improvement",
@@ -243,6 +250,7 @@ __all__ = [
     "share_balance",
     "share_deviation",
     "simulate",
+    "simulate_partitions",
     "sjf",
     "skip_unfairness",
     "slowdown_ratios",
@@ -257,6 +265,7 @@ __all__ = [
     "user_estimate",
     "user_measures",
     "utilization",
+    "validate_partitions",
     "validate_schedule",
     "wait_times",
     "wjf",

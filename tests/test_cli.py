@@ -1062,6 +1062,8 @@ def _shown_nargs(values: list[str]) -> object:
         return 0
     if len(values) == 3 and values[1] == f"[{values[0]}" and values[2] == "...]":
         return "+"
+    if len(values) == 1 and _bracketed(values[0]):
+        return "?"  # an optional value: [--x [X]]
     assert len(values) == 1, values
     return None
 

@@ -17,6 +17,13 @@ feasibility, so the suite covers every entry of the registry without an edit. Th
 150 workloads; the slow suite tries 10,000, each through all the configurations
 (``python -m pytest -m slow tests/test_invariants.py``; CI runs it too). The example counts are set
 here, so they override conftest's hypothesis profiles.
+
+On several resources (memory, then memory and GPUs, drawn by ``workloads(resources=...)`` up to each
+capacity and beyond), every guarantee-keeping configuration of :data:`CONFIGS` (Conservative, PC,
+DC, Selective, the slack schedulers, under every priority and planning limit) is rebuilt with the
+resources and held to the same promise, and the validator checks every resource's capacity: one
+test per configuration and resource count (``-k Conservative`` selects some), 40 workloads each by
+default and 1,000 in the slow suite.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import attrs
 import numpy as np
 import pytest
 from checks import check_slack_bound, check_slack_guarantees
@@ -43,9 +51,11 @@ from backfill import (
     Job,
     LookaheadSlack,
     RelShare,
+    Resource,
     Schedule,
     ScheduleError,
     Scheduler,
+    SchedulerBase,
     Selective,
     SlackBackfill,
     UserHistory,
@@ -60,7 +70,14 @@ from backfill.measures.validation import check_reservations
 from backfill.schedulers import scheduler_name
 from backfill.schedulers.priorities import PRIORITIES, depends_on_time, fcfs
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
-from backfill.testing import _describe, check_feasible, check_guarantees, check_holds, workloads
+from backfill.testing import (
+    _describe,
+    check_feasible,
+    check_guarantees,
+    check_holds,
+    gpu_request,
+    workloads,
+)
 
 #: What a configuration's schedule must satisfy beyond feasibility: (schedule, the scheduler instance
 #: that made it) -> None, raising on a broken promise.
@@ -295,3 +312,93 @@ def test_every_scheduler_keeps_its_invariants(w: Workload, overrun: str) -> None
 @given(w=WORKLOADS, overrun=OVERRUNS)
 def test_every_scheduler_keeps_its_invariants_over_10000_workloads(w: Workload, overrun: str) -> None:
     check_every_configuration(w, overrun)
+
+
+# -- several resources (issue 45) ---------------------------------------------------------------
+
+#: Small capacities, so that memory and GPUs bind often: 2 resources in all (processors and
+#: memory), then 3 (and GPUs).
+RESOURCE_SETS: dict[int, tuple[Resource, ...]] = {
+    2: (Resource.memory(12),),
+    3: (Resource.memory(12), Resource("gpus", 3, gpu_request)),
+}
+#: The promises about reservations: kept, kept once promoted, or kept within a slack.
+GUARANTEES = (kept, kept_for_promoted, slack_guarantees, slack_bound)
+
+
+def resource_configurations(resources: tuple[Resource, ...]) -> list[Config]:
+    """Every guarantee-keeping configuration of :data:`CONFIGS`, rebuilt planning ``resources``."""
+    return [
+        Config(attrs.evolve(c.scheduler, resources=resources), c.check, c.promise)
+        for c in CONFIGS
+        if c.check in GUARANTEES and isinstance(c.scheduler, SchedulerBase)
+    ]
+
+
+RESOURCE_CASES = [
+    pytest.param(count, original, config, id=f"{count}-{original.name}")
+    for count, resources in RESOURCE_SETS.items()
+    for original, config in zip(
+        [c for c in CONFIGS if c.check in GUARANTEES and isinstance(c.scheduler, SchedulerBase)],
+        resource_configurations(resources),
+        strict=True,
+    )
+]
+
+
+def test_every_guarantee_keeping_scheduler_runs_on_several_resources() -> None:
+    classes = {type(config.scheduler) for _, _, config in (case.values for case in RESOURCE_CASES)}
+    registered = {entry.cls for entry in REGISTRY}
+    promised = {type(c.scheduler) for c in CONFIGS if c.check in GUARANTEES} & registered
+    assert classes == promised == {Conservative, PC, DC, Selective, SlackBackfill, LookaheadSlack}
+    for count, _, config in (case.values for case in RESOURCE_CASES):
+        assert config.scheduler.resources == RESOURCE_SETS[count]  # type: ignore[attr-defined]
+
+
+def check_on_resources(count: int, config: Config, workload: Workload, overrun: str) -> None:
+    scheduler = config.scheduler.copy()
+    try:
+        schedule = simulate(workload, scheduler, overrun=overrun)  # type: ignore[arg-type]
+        assert schedule.resources == RESOURCE_SETS[count]
+        check_feasible(schedule)
+        config.check(schedule, scheduler)
+    except (ScheduleError, AssertionError) as error:
+        error.add_note(
+            f"configuration {config.name} ({config.promise}) on {count} resources, overrun {overrun!r}"
+        )
+        error.add_note(_describe(workload))
+        raise
+
+
+def resource_workloads(count: int) -> st.SearchStrategy[Workload]:
+    return workloads(max_jobs=25, overruns=True, too_wide=True, users=3, resources=RESOURCE_SETS[count])
+
+
+@pytest.mark.parametrize(("count", "original", "config"), RESOURCE_CASES)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), overrun=OVERRUNS)
+def test_guarantees_and_capacity_hold_on_several_resources(
+    count: int, original: Config, config: Config, data: st.DataObject, overrun: str
+) -> None:
+    check_on_resources(count, config, data.draw(resource_workloads(count)), overrun)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("count", "original", "config"), RESOURCE_CASES)
+@settings(max_examples=1_000, deadline=None)
+@given(data=st.data(), overrun=OVERRUNS)
+def test_guarantees_and_capacity_hold_on_several_resources_over_1000_workloads(
+    count: int, original: Config, config: Config, data: st.DataObject, overrun: str
+) -> None:
+    check_on_resources(count, config, data.draw(resource_workloads(count)), overrun)
+
+
+def test_the_resource_checks_catch_an_overfilled_resource() -> None:
+    # Conservative planning processors alone, judged on memory: the validator names the resource.
+    jobs = [
+        Job(id=i, submit=0.0, processors=1, runtime=5.0, estimate=5.0, requested_memory=8.0) for i in (1, 2)
+    ]
+    w = Workload.from_jobs(jobs, machine_size=2)
+    schedule = simulate(w, Conservative())
+    with pytest.raises(ScheduleError, match="16 memory in use at time 0, more than its capacity 12"):
+        check_feasible(schedule, resources=RESOURCE_SETS[2])

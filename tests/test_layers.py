@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "schedulers": 3,
     "schedule": 4,
     "simulator": 4,
+    "partitions": 4,
     "_compiled_runs": 4,
     "_compiled_forks": 4,
     "measures": 5,

@@ -13,6 +13,7 @@ from typing import Any
 from backfill._files import open_atomically, write_atomically
 from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
+from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, partitioned_sweep
 from backfill.cli._replications import (
     plain_summary,
     replicated_workloads,
@@ -172,6 +173,7 @@ def add_compare_command(commands: Any) -> None:
     cmp.add_argument(
         "--cache", type=Path, default=None, metavar="DIR", help="cache finished cells in DIR and reuse them"
     )
+    add_partitions_option(cmp)
 
 
 _MODEL_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -333,6 +335,8 @@ def run_compare(args: argparse.Namespace) -> int:
     given.append(("--summary-csv", args.summary_csv))
     inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
     check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
+    if args.partitions is not None:
+        check_partitioned_compare(args)
     show_progress = progress_wanted(args)
     for workload in workloads:
         # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
@@ -345,17 +349,21 @@ def run_compare(args: argparse.Namespace) -> int:
     if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
     started = time.perf_counter()
+    partition_lines: list[str] = []
     try:
-        with warnings.catch_warnings():
-            # A cache that could not be written is said below, with the results.
-            warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
-            result = run_sweep(
-                grid,
-                cache=args.cache,
-                workers=args.workers,
-                progress=show_progress,
-                jobs=args.jobs_csv is not None,
-            )
+        if args.partitions is not None:
+            result, partition_lines = partitioned_sweep(grid, args.partitions, show_progress)
+        else:
+            with warnings.catch_warnings():
+                # A cache that could not be written is said below, with the results.
+                warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
+                result = run_sweep(
+                    grid,
+                    cache=args.cache,
+                    workers=args.workers,
+                    progress=show_progress,
+                    jobs=args.jobs_csv is not None,
+                )
     except BackfillError as e:
         where = "; ".join(getattr(e, "__notes__", ()))
         raise CommandLineError(f"{e} ({where})" if where else str(e)) from None
@@ -372,6 +380,9 @@ def run_compare(args: argparse.Namespace) -> int:
     print()
     print(_accounting_markdown(result))
     print()
+    if partition_lines:
+        print("\n".join(partition_lines))
+        print()
     if len(specs) > 1:
         print(f"percent improvement over {baseline}, 100 x (baseline - other) / baseline:")
         print()

@@ -16,6 +16,14 @@ from typing import Any
 
 from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import check_outputs
+from backfill.cli._partitions import (
+    add_partitions_option,
+    chosen_partitions,
+    partition_lines,
+    partition_measures,
+    partitions_planning,
+    simulate_partitioned,
+)
 from backfill.cli._resources import (
     add_resources_option,
     check_capacities,
@@ -60,6 +68,7 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
 from backfill.measures.metrics import DEFAULT_COLUMNS, metrics_table
+from backfill.measures.partitions import validate_partitions
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
@@ -193,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip malformed lines of the SWF log (counted in its report) instead of stopping at the first",
     )
+    add_partitions_option(sim)
     add_compare_command(commands)
     return parser
 
@@ -344,6 +354,7 @@ def _simulate(args: argparse.Namespace) -> int:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
         raise CommandLineError(f"{source}: {NO_JOBS}")
     check_capacities(args, specs, [(given.label, workload)])
+    parts = chosen_partitions(args.partitions, workload, args.swf_path)  # sizes from the log as read
     if estimates == "exact":
         workload = workload.with_exact_estimates()
         description += ", exact estimates (set to the runtimes)"
@@ -379,19 +390,42 @@ def _simulate(args: argparse.Namespace) -> int:
             # Broken guarantees and unreserved waits are read from the reservation log.
             plans = any(name in PLANNING_PARAMETERS for name, _ in spec.params)
             t0 = time.perf_counter()
-            schedule = simulate(
-                workload,
-                spec.build(priority, workload),
-                record_reservations=plans or needs_reservations(extra),
-                progress=advance if bar else None,
-            )
+            scheduler = spec.build(priority, workload)
+            # Each partition plans the scheduler's resources at its share of their capacity.
+            own_parts = partitions_planning(parts, scheduler, workload.machine_size)
+            if own_parts:
+                schedule = simulate_partitioned(
+                    workload,
+                    scheduler,
+                    own_parts,
+                    record_reservations=plans or needs_reservations(extra),
+                    progress=advance if bar else None,
+                )
+            else:
+                schedule = simulate(
+                    workload,
+                    scheduler,
+                    record_reservations=plans or needs_reservations(extra),
+                    progress=advance if bar else None,
+                )
             seconds = time.perf_counter() - t0
             validate_schedule(schedule)
+            if own_parts:
+                validate_partitions(schedule, own_parts)
             run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
             row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
-            if extra:
+            if extra and own_parts:
+                row |= partition_measures(
+                    schedule,
+                    own_parts,
+                    spec.build(priority, workload),
+                    extra,
+                    args.bound,
+                    progress=show_progress,
+                )
+            elif extra:
                 row |= extra_measures(
                     schedule,
                     extra,
@@ -436,6 +470,8 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         for label, s in schedules.items():
             print(f"jobs ({label}): {s.accounting()}")
+    if parts and schedules:
+        print("\n".join(partition_lines(next(iter(schedules.values())), parts)))
     if given.report is not None:
         report = given.report
         dropped = sum(report.dropped.values())

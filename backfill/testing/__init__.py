@@ -26,18 +26,20 @@ exactly as the original (the same later starts and reservation changes), as
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 from hypothesis import strategies as st
 
-from backfill.errors import BackfillError, ScheduleError
+from backfill.errors import BackfillError, ParameterError, ScheduleError
 from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.guard import guarded
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator
+from backfill.testing._replay import LogReplay, check_fork, take_forks
+from backfill.workloads.resources import Resource, check_resources, memory_request
 from backfill.workloads.workload import JOB_DTYPE, Job, Workload
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "check_guarantees",
     "check_holds",
     "check_scheduler",
+    "gpu_request",
     "guarded",
     "same_schedule",
     "workloads",
@@ -63,6 +66,57 @@ _COINS = st.booleans()
 _BLANK = np.array(
     [Job(id=1, submit=0.0, processors=1, runtime=0.0, estimate=0.0).swf_fields()], dtype=JOB_DTYPE
 )
+
+
+def gpu_request(job: Job) -> int:
+    """GPUs a job holds, read from SWF field 14 (executable), where :func:`workloads` draws them.
+
+    The Standard Workload Format has no field for GPUs; the executable number is one no scheduler
+    reads, so the kit keeps a drawn job's GPUs there (-1, unknown, is none). A resource to test with:
+    ``Resource("gpus", 4, gpu_request)``.
+
+    Examples:
+        >>> gpu_request(Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=1.0, executable=2))
+        2
+    """
+    return max(job.executable, 0)
+
+
+#: The field :func:`workloads` draws each kind of resource into: the one its request function reads.
+_DRAWN_FIELDS: dict[Callable[[Job], int], str] = {
+    memory_request: "requested_memory",
+    gpu_request: "executable",
+}
+
+
+def _drawn_fields(resources: Sequence[Resource]) -> list[tuple[Resource, str]]:
+    """Each resource and the field its amounts are drawn into, refusing a request the kit cannot draw."""
+    out = []
+    for r in check_resources(resources):
+        field = _DRAWN_FIELDS.get(r.request)
+        if field is None:
+            raise ParameterError(
+                f"workloads() draws amounts only for resources requesting memory_request (SWF field 10) "
+                f"or gpu_request (field 14); {r.name!r} requests {getattr(r.request, '__name__', r.request)}"
+            )
+        out.append((r, field))
+    if len({field for _, field in out}) != len(out):
+        raise ParameterError("workloads() draws one resource per request function, got two of one")
+    return out
+
+
+def _draw_amount(draw: st.DrawFn, resource: Resource, field: str, width: int, beyond: bool) -> int:
+    """A job's value of ``field``: up to all of ``resource``'s capacity (memory: per processor).
+
+    The whole capacity is drawn as often as every smaller amount together, so that jobs which bind
+    on the resource are common; with ``beyond``, one unit more than fits (the simulator rejects it).
+    """
+    most = resource.capacity // width if field == "requested_memory" else resource.capacity
+    most += beyond
+    if most <= 0:
+        return 0
+    value = draw(st.integers(0, 2 * most))
+    return value if value <= most else most
 
 
 class _DrawnWorkload(Workload):
@@ -92,6 +146,7 @@ def workloads(
     zero_runtimes: bool = True,
     too_wide: bool = False,
     users: int = 1,
+    resources: Sequence[Resource] = (),
 ) -> Workload:
     """Draw a small workload with bursts of simultaneous arrivals and inaccurate estimates.
 
@@ -114,9 +169,18 @@ def workloads(
         too_wide: Allow jobs up to two processors wider than the machine, which the simulator rejects.
         users: With more than 1, each job's ``user`` is drawn from 0..users-1 and its ``group`` is
             ``user // 2``, for schedulers that share by owner; otherwise both are SWF's unknown, -1.
+        resources: Resources besides processors to draw amounts of, each up to its capacity (the
+            whole capacity as often as all smaller amounts together): memory
+            (``Resource.memory``) as requested memory per processor (SWF field 10), GPUs
+            (``Resource(name, capacity, gpu_request)``) in field 14. With ``too_wide``, an amount
+            may exceed the capacity by one unit (per processor for memory), which the simulator
+            rejects. Other request functions are refused (the kit cannot know their fields).
 
     Returns:
         A strategy of :class:`~backfill.Workload`.
+
+    Raises:
+        ParameterError: A resource whose request function the kit does not draw.
 
     Examples:
         >>> from hypothesis import given, settings
@@ -126,7 +190,14 @@ def workloads(
         ...     assert len(workload) <= 5 and workload.machine_size == 4
         ...     assert (workload.column("processors") <= 4).all()
         >>> test_small()
+        >>> memory, gpus = Resource.memory(64), Resource("gpus", 2, gpu_request)
+        >>> @settings(max_examples=20)
+        ... @given(workloads(max_jobs=5, resources=[memory, gpus]))
+        ... def test_amounts(workload):
+        ...     assert all(memory.amount(j) <= 64 and gpus.amount(j) <= 2 for j in workload)
+        >>> test_amounts()
     """
+    drawn = _drawn_fields(resources)
     size = machine_size or draw(_SIZES)
     n = draw(st.integers(0, max_jobs))
     # Few distinct submit times, so many jobs arrive (and complete) at the same instant.
@@ -139,9 +210,12 @@ def workloads(
     runtimes = st.integers(0 if zero_runtimes else 1, 40)
     owners = st.integers(0, users - 1)
     procs, runtime, estimate, user = [], [], [], []
+    amounts: list[list[int]] = [[] for _ in drawn]
     for _ in submits:
         width = draw(widths)
         procs.append(width if width <= widest else size)
+        for (resource, field), values in zip(drawn, amounts, strict=True):
+            values.append(_draw_amount(draw, resource, field, procs[-1], too_wide))
         ran = draw(runtimes)
         exact = accurate if accurate is not None else draw(_COINS)
         if exact:
@@ -162,6 +236,8 @@ def workloads(
     records["estimate"] = estimate
     records["user"] = user
     records["group"] = [u // 2 if u >= 0 else -1 for u in user]
+    for (_, field), values in zip(drawn, amounts, strict=True):
+        records[field] = values
     return _DrawnWorkload.from_records(records, size)
 
 
@@ -170,40 +246,71 @@ def _ids(ids: np.ndarray) -> str:
     return shown + (", ..." if len(ids) > 5 else "")
 
 
-def _overcommitted(schedule: Schedule) -> tuple[float, np.ndarray] | None:
-    """Return the busiest instant, if it over-commits the machine, and the ids of the jobs running then."""
+def _overcommitted(schedule: Schedule, amounts: np.ndarray, capacity: int) -> tuple[float, np.ndarray] | None:
+    """Return the busiest instant of one resource, if it exceeds ``capacity``, and the jobs running then.
+
+    ``amounts`` is what each row holds of the resource (its processors, or a resource's amounts).
+    """
     start, end = schedule.start, schedule.end
     busy = ~np.isnan(start) & ~np.isnan(end) & (end > start)
-    procs = schedule.processors
     # Usage peaks when a job starts; the earliest of equal peaks is the one the validator reports.
     times = np.unique(start[busy])
-    used = [int(procs[busy & (start <= t) & (end > t)].sum()) for t in times]
-    if not used or max(used) <= schedule.workload.machine_size:
+    used = [int(amounts[busy & (start <= t) & (end > t)].sum()) for t in times]
+    if not used or max(used) <= capacity:
         return None
     at = float(times[int(np.argmax(used))])
     return at, schedule.workload.column("id")[busy & (start <= at) & (end > at)]
 
 
-def check_feasible(schedule: Schedule) -> None:
+def _culprits(schedule: Schedule, resources: Sequence[Resource]) -> tuple[float, np.ndarray] | None:
+    """The busiest over-committed instant and its jobs: processors first, then each resource."""
+    found = _overcommitted(schedule, schedule.processors, schedule.workload.machine_size)
+    jobs = list(schedule.workload)
+    for r in resources:
+        if found is not None:
+            break
+        held = np.array(
+            [r.amount(j) if s == s else 0 for j, s in zip(jobs, schedule.start.tolist(), strict=True)],
+            dtype=object,
+        )
+        found = _overcommitted(schedule, held, r.capacity)
+    return found
+
+
+def check_feasible(schedule: Schedule, *, resources: Sequence[Resource] | None = None) -> None:
     """Raise :class:`~backfill.ScheduleError` unless a complete schedule is feasible and loses no job.
 
     Asserts everything :func:`~backfill.validate_schedule` does (every job is started exactly once or
     rejected with a reason, never both; no job starts before it is submitted; every job ends at start +
-    runtime; at no instant do running jobs use more processors than the machine has), and that the
-    started and rejected jobs add up to the workload, so no rejection names a job that is not in it.
-    A capacity error also names the jobs running at the busiest instant.
+    runtime; at no instant do running jobs use more processors than the machine has, nor more of any
+    resource besides processors than its capacity), and that the started and rejected jobs add up to
+    the workload, so no rejection names a job that is not in it. A capacity error also names the jobs
+    running at the busiest instant.
+
+    Args:
+        schedule: A finished schedule.
+        resources: The resources whose capacity to check; by default those the scheduler planned
+            (:attr:`~backfill.Schedule.resources`). Give them for a scheduler of your own that does
+            not say which it plans.
 
     Examples:
-        >>> from backfill import Job, Workload, simulate
+        >>> from backfill import Job, Resource, Workload, simulate
         >>> from backfill.schedulers import EASY
         >>> jobs = [Job(id=i, submit=0.0, processors=2, runtime=3.0, estimate=5.0) for i in (1, 2, 3)]
         >>> check_feasible(simulate(Workload.from_jobs(jobs, machine_size=4), EASY()))
+        >>> gpus = Resource("gpus", 1, lambda job: 1)
+        >>> check_feasible(simulate(Workload.from_jobs(jobs, machine_size=4), EASY()), resources=[gpus])
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ScheduleError: EASY(fcfs): 2 gpus in use at time 0, more than its capacity 1 \
+(running at 0: job ids 1, 2)
     """
+    chosen = schedule.resources if resources is None else check_resources(resources)
     try:
-        validate_schedule(schedule)
+        validate_schedule(schedule, resources=chosen)
     except ScheduleError as error:
-        # Only the capacity message lacks job ids; the others name theirs already.
-        found = _overcommitted(schedule) if "processors in use" in str(error) else None
+        # Only the capacity messages lack job ids; the others name theirs already.
+        found = _culprits(schedule, chosen) if " in use at time " in str(error) else None
         if found is None:
             raise
         at, ids = found
@@ -319,6 +426,7 @@ def check_scheduler(
     overrun: OverrunPolicy = "raise_estimate",
     require_log: bool = True,
     forks: int = 2,
+    resources: Sequence[Resource] | None = None,
 ) -> Schedule:
     """Simulate a copy of a scheduler over a workload, check the schedule and its forks, and return it.
 
@@ -351,6 +459,9 @@ def check_scheduler(
         overrun: The simulator's policy for jobs that run past their estimate.
         require_log: Passed to the guarantee check.
         forks: How many mid-run copies to check (0 for none).
+        resources: The resources whose capacity :func:`check_feasible` checks; by default those the
+            scheduler plans (its ``resources``). A scheduler with resources is checked on every one:
+            capacity per resource, and its reservations held to ``guarantees`` as with processors.
 
     Returns:
         The checked schedule, for further assertions of your own.
@@ -391,12 +502,12 @@ def check_scheduler(
     failure: Exception | None = None
     try:
         sim = Simulator(workload, copy, record_reservations=True, overrun=overrun)
-        log = _LogReplay(sim)
-        taken = _take_forks(sim, forks, log)
+        log = LogReplay(sim)
+        taken = take_forks(sim, forks, log)
         while log.step():
             pass
         schedule = sim.run()
-        check_feasible(schedule)
+        check_feasible(schedule, resources=resources)
         if log.disagreement is not None:
             raise ScheduleError(log.disagreement)
         if guarantees == "while_held":
@@ -404,7 +515,7 @@ def check_scheduler(
         elif guarantees:
             check_guarantees(schedule, require_log=require_log)
         for at, fork in taken:
-            _check_fork(schedule, at, fork)
+            check_fork(schedule, at, fork)
     except Exception as caught:  # a scheduler that crashes fails the check too
         failure = caught
     if failure is not None:
@@ -418,148 +529,6 @@ def check_scheduler(
         report.__cause__ = failure
         raise report
     return schedule
-
-
-class _LogReplay:
-    """Steps a simulation, checking after each instant that its log says what ``reservations()`` says.
-
-    The log replayed (each change set, NaN removing, a started job's reservation ending) must give
-    exactly the scheduler's reservations of its queued jobs.
-    """
-
-    def __init__(self, sim: Simulator) -> None:
-        self.sim = sim
-        self.held: dict[int, float] = {}
-        self.read = 0
-        # The first disagreement, reported once the run and its feasibility check passed: a
-        # scheduler that starts jobs it should not is told that first.
-        self.disagreement: str | None = None
-
-    def step(self) -> bool:
-        """Run the next instant and check it; return False if nothing was left."""
-        if not self.sim.step():
-            return False
-        self.check()
-        return True
-
-    def check(self) -> None:
-        sim = self.sim
-        log = sim._log  # the library's own simulator: its log as recorded so far, flat triples
-        held = self.held
-        for i in range(self.read, len(log), 3):
-            job_id, start = int(log[i + 1]), log[i + 2]
-            if math.isnan(start):
-                held.pop(job_id, None)
-            else:
-                held[job_id] = start
-        self.read = len(log)
-        queued = sim.queued_jobs
-        for job_id in [j for j in held if j not in queued]:
-            del held[job_id]
-        said = dict(sim.scheduler.reservations())
-        if said != held and self.disagreement is None:
-            self.disagreement = _disagreement(scheduler_name(sim.scheduler), sim.now, held, said)
-
-
-def _disagreement(name: str, now: float, logged: dict[int, float], said: dict[int, float]) -> str:
-    """Say how the reservation log and ``reservations()`` differ at ``now``, for the first job."""
-    job = min(j for j in logged.keys() | said.keys() if logged.get(j) != said.get(j))
-
-    def held(where: dict[int, float]) -> str:
-        return f"at {where[job]:g}" if job in where else "no reservation"
-
-    return (
-        f"{name}: at {now:g} the reservation log and reservations() disagree: the log leaves job {job} "
-        f"with {held(logged)}, reservations() gives it {held(said)}; a scheduler whose class sets "
-        "logs_reservations = True must note every change with note_reservation() (math.nan when a "
-        "queued job loses its reservation), or leave it unset to be logged by comparing reservations()"
-    )
-
-
-def _take_forks(sim: Simulator, forks: int, log: _LogReplay | None = None) -> list[tuple[float, Simulator]]:
-    """Fork the simulation ``forks`` times; return the (instant, fork) pairs.
-
-    The k-th fork is taken right after the first instant that leaves a job waiting once
-    ``k / (forks + 1)`` of the jobs have arrived.
-    """
-    submit = sim.workload.column("submit")
-    n = len(submit)
-    taken: list[tuple[float, Simulator]] = []
-    for k in range(1, forks + 1):
-        # Between instants, once the k-th share of the jobs has arrived and one of them waits: the
-        # scheduler then holds a queue, running jobs and whatever state of its own they left.
-        share = float(submit[max(n * k // (forks + 1) - 1, 0)]) if n else math.inf
-        step = sim.step if log is None else log.step
-        while (sim.now < share or not sim.queued_jobs) and step():
-            pass
-        if sim.next_time() is None:
-            break
-        if not taken or taken[-1][0] < sim.now:
-            taken.append((sim.now, sim.fork()))
-    return taken
-
-
-def _check_fork(original: Schedule, at: float, fork: Simulator) -> None:
-    """Raise :class:`~backfill.ScheduleError` unless a fork taken after ``at`` ran as the original did."""
-    name = original.scheduler
-    try:
-        copied = fork.run()
-        detail = _first_start_difference(original, copied, at) or _first_log_difference(original, copied, at)
-    except BackfillError as error:
-        detail = f"the copy failed: {error}"
-    except Exception as error:  # a scheduler whose copy crashes is caught the same way
-        detail = f"the copy raised {error!r}"
-    if detail is not None:
-        raise ScheduleError(
-            f"{name}: a copy of the scheduler taken after {at:g} (as Simulator.fork and fair_start_times "
-            f"take one) did not continue as the original: {detail}; copy() must carry all of the "
-            "scheduler's state and share no mutable part of it with the original (see SchedulerBase.copy)"
-        )
-
-
-def _when(start: float) -> str:
-    return "never" if math.isnan(start) else f"at {start:g}"
-
-
-def _first_start_difference(original: Schedule, copied: Schedule, at: float) -> str | None:
-    """Describe the earliest job the fork started at another time than the original did, if any."""
-    a, f = original.start, copied.start
-    after = ~np.isnan(a) & (a > at)
-    differ = (after != ~np.isnan(f)) | (after & (a != f))
-    if not differ.any():
-        return None
-    first = np.fmin(np.where(after, a, np.inf), np.where(np.isnan(f), np.inf, f))
-    row = int(np.flatnonzero(differ)[np.argmin(first[differ])])
-    job = int(original.workload.column("id")[row])
-    return f"job {job} started {_when(float(f[row]))} in the copy and {_when(float(a[row]))} in the original"
-
-
-def _first_log_difference(original: Schedule, copied: Schedule, at: float) -> str | None:
-    """Describe the earliest reservation change the fork and the original made differently, if any."""
-    logs = []
-    for log in (original.reservations, copied.reservations):
-        log = log[log["time"] > at]
-        logs.append(log[np.lexsort((log["job_id"], log["time"]))])
-    a, f = logs
-    n = min(len(a), len(f))
-    same = (a["time"][:n] == f["time"][:n]) & (a["job_id"][:n] == f["job_id"][:n])
-    same &= (a["start"][:n] == f["start"][:n]) | (np.isnan(a["start"][:n]) & np.isnan(f["start"][:n]))
-    if same.all() and len(a) == len(f):
-        return None
-    i = int(np.argmin(same)) if not same.all() else n
-    # The earliest (time, job) at which the two logs part.
-    keys = [(float(t), int(j)) for t, j, _ in (a[i : i + 1].tolist() + f[i : i + 1].tolist())]
-    time, job = min(keys)
-    return f"at {time:g} the copy {_change(f, time, job)} and the original {_change(a, time, job)}"
-
-
-def _change(log: np.ndarray, time: float, job: int) -> str:
-    """What a log did to a job's reservation at an instant, in words."""
-    mine = log[(log["time"] == time) & (log["job_id"] == job)]
-    if not len(mine):
-        return f"left job {job}'s reservation as it was"
-    start = float(mine["start"][-1])
-    return f"withdrew job {job}'s reservation" if math.isnan(start) else f"reserved {start:g} for job {job}"
 
 
 _COLUMNS = ("id", "submit", "processors", "runtime", "estimate", "user")
@@ -582,9 +551,12 @@ def _describe(workload: Workload, most: int = 30) -> str:
     heading = f"workload: {n} job{'' if n == 1 else 's'} on a {workload.machine_size}-processor machine"
     if not n:
         return heading
-    rows = workload.records[list(_COLUMNS)][:most].tolist()
-    cells = [list(_COLUMNS)] + [[f"{x:.10g}" for x in row] for row in rows]
-    widths = [max(len(row[c]) for row in cells) for c in range(len(_COLUMNS))]
+    # The fields workloads(resources=...) draws amounts into, where any job has one.
+    amounts = [f for f in _DRAWN_FIELDS.values() if (workload.records[f][:most] >= 0).any()]
+    columns = [*_COLUMNS, *amounts]
+    rows = workload.records[columns][:most].tolist()
+    cells = [columns] + [[f"{x:.10g}" for x in row] for row in rows]
+    widths = [max(len(row[c]) for row in cells) for c in range(len(columns))]
     lines = [heading]
     lines += [" " + "  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
     if n > most:
