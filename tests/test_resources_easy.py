@@ -224,18 +224,35 @@ def test_the_arrivals_shortcut_is_exact_on_vectors(
     assert same_schedule(fast, plain)
 
 
+def memory_job(i: int, processors: int, memory: int, estimate: float) -> Job:
+    per = memory / processors
+    return Job(
+        id=i, submit=0.0, processors=processors, runtime=estimate, estimate=estimate, requested_memory=per
+    )
+
+
+def test_the_shadow_time_waits_for_every_resource() -> None:
+    # 4 processors and 16 memory. Job 1 (1 processor, 12 memory) runs until 20, job 2 (2 and 2)
+    # until 10. The head, job 3 (2 and 10), has its processors at 10 but its memory only at 20.
+    s = EASY(resources=[MEMORY])
+    s.reset(4, 0.0)
+    for job in (memory_job(1, 1, 12, 20.0), memory_job(2, 2, 2, 10.0), memory_job(3, 2, 10, 5.0)):
+        s.submit(job, 0.0)
+    assert [j.id for j in s.schedule(0.0)] == [1, 2]
+    assert dict(s.reservations()) == {3: 20.0} and s._extra == Amounts((2, 6))
+
+
 def test_the_extra_counts_every_resource() -> None:
     # 4 processors and 16 memory. Job 1 holds 2 processors and 12 memory until 10; the head, job 2,
     # needs 3 processors and 15 memory: shadow time 10, extra then 1 processor and 1 memory. Job 3
     # (1 processor, 2 memory, running past 10) fits now but not in the extra memory: it waits, though
     # on processors alone it would take the extra processor. Job 4 (1 and 1) fits in the extra.
-    def job(i: int, processors: int, memory: int, estimate: float) -> Job:
-        per = memory / processors
-        return Job(
-            id=i, submit=0.0, processors=processors, runtime=estimate, estimate=estimate, requested_memory=per
-        )
-
-    jobs = [job(1, 2, 12, 10.0), job(2, 3, 15, 10.0), job(3, 1, 2, 30.0), job(4, 1, 1, 30.0)]
+    jobs = [
+        memory_job(1, 2, 12, 10.0),
+        memory_job(2, 3, 15, 10.0),
+        memory_job(3, 1, 2, 30.0),
+        memory_job(4, 1, 1, 30.0),
+    ]
     started = {}
     for resources in ((MEMORY,), ()):
         s = EASY(resources=resources)
@@ -516,3 +533,14 @@ def test_charged_widths_are_exact() -> None:
     for job in jobs:
         s.complete(job, 5.0)
     assert 1 not in s._request and s._width[1] == 0 and math.isclose(s.usage(1, 5.0), 5000.0)
+
+
+@pytest.mark.parametrize("make", SCHEDULERS, ids=range(len(SCHEDULERS)))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_nothing_is_kept_of_finished_jobs(make: Any, data: st.DataObject) -> None:
+    resources = resource_sets[3]
+    scheduler = make(resources)
+    simulate(with_users(data.draw(resource_workloads(resources)), data), scheduler)
+    assert scheduler._requests == {}  # every job ended: no amounts left behind
+    assert getattr(scheduler, "_core", scheduler)._requests == {}
