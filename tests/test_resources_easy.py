@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 import attrs
 import numpy as np
 import pytest
+from checks import Tracing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import NaiveEASY
@@ -43,85 +43,46 @@ from backfill.workloads.amounts import Amounts
 Decision = tuple[float, list[int], dict[int, float]]
 
 
-class Recorder:
-    """Drives a scheduler and records, at each decision, what started and the reservations after it.
+class Recorder(Tracing):
+    """checks.Tracing (what started at each decision, and the reservations after it), for models too.
 
-    It keeps no reservation log of its own, so the simulator records one by comparing reservations,
-    the same way for a library scheduler and for a naive model.
+    A naive model keeps no reservation log (the simulator then records none); the comparisons here
+    are of the decisions.
     """
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.resources = inner.resources  # the simulator rejects what never fits by them
-        self.decisions: list[Decision] = []
 
-    def reset(self, machine_size: int, now: float) -> None:
-        self.inner.reset(machine_size, now)
+    def log_reservation_changes(self, on: bool = True) -> None:
+        if hasattr(self.inner, "log_reservation_changes"):
+            self.inner.log_reservation_changes(on)
 
-    def submit(self, job: Job, now: float) -> None:
-        self.inner.submit(job, now)
-
-    def complete(self, job: Job, now: float) -> None:
-        self.inner.complete(job, now)
-
-    def schedule(self, now: float) -> list[Job]:
-        out = list(self.inner.schedule(now))
-        self.decisions.append((now, [j.id for j in out], dict(self.inner.reservations())))
-        return out
-
-    def next_wakeup(self) -> float | None:
-        return self.inner.next_wakeup()  # type: ignore[no-any-return]
-
-    def reservations(self) -> Mapping[int, float]:
-        return self.inner.reservations()  # type: ignore[no-any-return]
-
-    def copy(self) -> Recorder:
-        return Recorder(self.inner.copy())
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        return (
+            self.inner.take_reservation_changes() if hasattr(self.inner, "take_reservation_changes") else []
+        )
 
 
 def decisions(w: Workload, scheduler: Any) -> list[Decision]:
     recorder = Recorder(scheduler)
     simulate(w, recorder)  # type: ignore[arg-type]
-    return recorder.decisions
+    return recorder.trace
 
 
-class NaiveFCFS:
+class NaiveFCFS(NaiveEASY):
     """FCFS as its definition: queue heads start while every amount fits in what is free."""
 
-    def __init__(self, priority: Any, resources: tuple[Resource, ...]) -> None:
-        self.model = NaiveEASY(priority, resources)  # for its widths and free amounts
-        self.name = "NaiveFCFS"
-        self.resources = resources
-
-    def reset(self, machine_size: int, now: float) -> None:
-        self.model.reset(machine_size, now)
-
-    def submit(self, job: Job, now: float) -> None:
-        self.model.submit(job, now)
-
-    def complete(self, job: Job, now: float) -> None:
-        self.model.complete(job, now)
-
     def schedule(self, now: float) -> list[Job]:
-        m = self.model
         started = []
-        for seq, job in sorted(m.queue, key=lambda e: (m.priority(e[1], now), e[0])):
-            if not m.fits(m.width(job), m.free()):
+        for _, job in sorted(self.queue, key=lambda e: (self.priority(e[1], now), e[0])):
+            if not self.fits(self.width(job), self.free()):
                 break
-            m._start(job, now, m.width(job))
-            m.queue.remove((seq, job))
+            self._start(job, now, self.width(job))
             started.append(job)
+        ids = {job.id for job in started}
+        self.queue = [e for e in self.queue if e[1].id not in ids]
         return started
-
-    def next_wakeup(self) -> None:
-        return None
-
-    def reservations(self) -> Mapping[int, float]:
-        return {}
-
-    def copy(self) -> NaiveFCFS:
-        raise NotImplementedError
 
 
 def starts(schedule: Schedule) -> dict[int, float]:
