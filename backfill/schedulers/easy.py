@@ -385,6 +385,8 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
                 p = requests[job.id]
                 if not free[0]:  # every job asks a processor
                     break
+                if p[0] > free[0]:  # the processors first, without a call: the likeliest shortfall
+                    continue
             if p > free:
                 continue
             if now + job.estimate <= shadow:
