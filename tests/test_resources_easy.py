@@ -506,3 +506,16 @@ def test_every_schedule_fits_and_nothing_is_kept_of_finished_jobs(make: Any, dat
     validate_schedule(simulate(with_users(data.draw(resource_workloads(resources)), data), scheduler))
     assert scheduler._requests == {}  # every job ended: no amounts left behind
     assert getattr(scheduler, "_core", scheduler)._requests == {}
+
+
+def negative(job: Job) -> int:
+    return -3
+
+
+@pytest.mark.parametrize("cls", [FCFS, EASY, RelShare], ids=lambda c: c.__name__)
+def test_a_request_that_is_not_an_amount_is_refused_naming_the_job(cls: Any) -> None:
+    s = cls(resources=[Resource("gpus", 4, negative)])
+    s.reset(4, 0.0)
+    with pytest.raises(ScheduleError, match=r"\+gpus\): job 9: gpus request must be an int >= 0, got -3$"):
+        s.submit(Job(id=9, submit=0.0, processors=1, runtime=1.0, estimate=1.0), 0.0)
+    assert s.queued() == 0
