@@ -149,17 +149,41 @@ class NaiveConservative:
 
 
 class NaiveEASY:
-    """EASY with a full pass at every decision and no cached state."""
+    """EASY with a full pass at every decision and no cached state, on processors or on vectors.
 
-    def __init__(self, priority: Callable[[Job, float], Any]) -> None:
+    Widths are tuples, processors then each resource's amount (``(p,)`` with processors alone), and
+    free amounts are recomputed from the running jobs at every decision. At depth 1 the classic
+    rule: jobs start in queue order while they fit; the first that does not (the head) is reserved
+    at its shadow time, the first planned end at which all its amounts are free; a later job (in
+    ``backfill_order`` if given) backfills if it fits now and ends by the shadow time or fits in the
+    extra amounts, which it then takes. At any other depth (or with ``through_profile``), the
+    definition through a profile: the queue in order against the running jobs planned by their
+    estimates; a job of zero estimate starts at once, a job that fits now starts, the first
+    ``depth`` others are reserved at their earliest fit, the rest skipped.
+    """
+
+    def __init__(
+        self,
+        priority: Callable[[Job, float], Any],
+        resources: tuple[Resource, ...] = (),
+        depth: int | None = 1,
+        backfill_order: Callable[[Job, float], Any] | None = None,
+        through_profile: bool = False,
+    ) -> None:
         self.priority = priority
+        self.resources = resources
+        self.depth = depth
+        self.backfill_order = backfill_order
+        self.through_profile = through_profile or depth != 1
         self.name = "NaiveEASY"
 
+    def width(self, job: Job) -> tuple[int, ...]:
+        return (job.processors, *(r.amount(job) for r in self.resources))
+
     def reset(self, machine_size: int, now: float) -> None:
-        self.size = machine_size
-        self.free = machine_size
+        self.capacity = (machine_size, *(r.capacity for r in self.resources))
         self.queue: list[tuple[int, Job]] = []
-        self.running: dict[int, tuple[float, int]] = {}
+        self.running: dict[int, tuple[float, tuple[int, ...]]] = {}
         self.seq = 0
         self.res: dict[int, float] = {}
 
@@ -168,43 +192,85 @@ class NaiveEASY:
         self.queue.append((self.seq, job))
 
     def complete(self, job: Job, now: float) -> None:
-        self.free += self.running.pop(job.id)[1]
+        del self.running[job.id]
+
+    def free(self) -> tuple[int, ...]:
+        used = [sum(w[i] for _, w in self.running.values()) for i in range(len(self.capacity))]
+        return tuple(c - u for c, u in zip(self.capacity, used, strict=True))
+
+    @staticmethod
+    def fits(need: tuple[int, ...], room: tuple[int, ...]) -> bool:
+        return all(n <= r for n, r in zip(need, room, strict=True))
 
     def schedule(self, now: float) -> list[Job]:
-        order = sorted(self.queue, key=lambda e: (self.priority(e[1], now), e[0]))
-        started: list[Job] = []
-        self.res = {}
-        k = 0
-        while k < len(order) and order[k][1].processors <= self.free:
-            started.append(order[k][1])
-            self._start(order[k][1], now)
-            k += 1
-        if k < len(order):
-            head = order[k][1]
-            ends = sorted(self.running.values())
-            shadow = next(
-                end for end, _ in ends if self.free + sum(p for e, p in ends if e <= end) >= head.processors
-            )
-            extra = self.free + sum(p for e, p in ends if e <= shadow) - head.processors
-            self.res[head.id] = shadow
-            for _, job in order[k + 1 :]:
-                if job.processors > self.free:
-                    continue
-                if now + job.estimate <= shadow:
-                    pass
-                elif job.processors <= extra:
-                    extra -= job.processors
-                else:
-                    continue
-                started.append(job)
-                self._start(job, now)
+        order = [job for _, job in sorted(self.queue, key=lambda e: (self.priority(e[1], now), e[0]))]
+        started = self._through_profile(order, now) if self.through_profile else self._classic(order, now)
         ids = {j.id for j in started}
         self.queue = [e for e in self.queue if e[1].id not in ids]
         return started
 
-    def _start(self, job: Job, now: float) -> None:
-        self.running[job.id] = (now + job.estimate, job.processors)
-        self.free -= job.processors
+    def _classic(self, order: list[Job], now: float) -> list[Job]:
+        started: list[Job] = []
+        self.res = {}
+        k = 0
+        while k < len(order) and self.fits(self.width(order[k]), self.free()):
+            self._start(order[k], now, self.width(order[k]))
+            started.append(order[k])
+            k += 1
+        if k == len(order):
+            return started
+        head = self.width(order[k])
+        free = self.free()
+        ends = sorted({end for end, _ in self.running.values()})
+
+        def room_at(t: float) -> tuple[int, ...]:
+            # What is free once every running job planned to end by t has ended.
+            back = [sum(w[i] for e, w in self.running.values() if e <= t) for i in range(len(free))]
+            return tuple(f + b for f, b in zip(free, back, strict=True))
+
+        shadow = next(t for t in ends if self.fits(head, room_at(t)))
+        extra = [r - h for r, h in zip(room_at(shadow), head, strict=True)]
+        self.res[order[k].id] = shadow
+        rest = order[k + 1 :]
+        if self.backfill_order is not None:
+            rest = sorted(rest, key=lambda job: self.backfill_order(job, now))  # type: ignore[misc]
+        for job in rest:
+            w = self.width(job)
+            if not self.fits(w, self.free()):
+                continue
+            if now + job.estimate > shadow:
+                if not self.fits(w, tuple(extra)):
+                    continue
+                extra = [x - a for x, a in zip(extra, w, strict=True)]
+            self._start(job, now, w)
+            started.append(job)
+        return started
+
+    def _through_profile(self, order: list[Job], now: float) -> list[Job]:
+        profile = NaiveResourceProfile(self.capacity)
+        profile.origin = now
+        profile.intervals = [(now, end, w) for end, w in self.running.values() if end > now]
+        started: list[Job] = []
+        self.res = {}
+        for job in order:
+            w, d = self.width(job), job.estimate
+            if d == 0:
+                self._start(job, now, tuple(0 for _ in w))  # it ends at once, holding nothing
+            elif profile.fits(now, w, d):
+                profile.intervals.append((now, now + d, w))
+                self._start(job, now, w)
+            else:
+                if self.depth is not None and len(self.res) >= self.depth:
+                    continue
+                s = profile.earliest_fit(now, w, d)
+                profile.intervals.append((s, s + d, w))
+                self.res[job.id] = s
+                continue
+            started.append(job)
+        return started
+
+    def _start(self, job: Job, now: float, width: tuple[int, ...]) -> None:
+        self.running[job.id] = (now + job.estimate, width)
 
     def next_wakeup(self) -> float | None:
         return None

@@ -74,6 +74,10 @@ class Audited:
     def owner(self, job: Job) -> int:
         return job.user if self.inner.by == "user" else job.group
 
+    def width(self, job: Job) -> float:
+        """What a job is charged per second (tests/test_resources_easy.py charges dominant shares)."""
+        return job.processors
+
     def check(self, now: float) -> None:
         s = self.inner
         k = math.floor((now - s.origin) / s.window)
@@ -91,10 +95,10 @@ class Audited:
                 cuts.update(t for t in (j.submit, self.ended.get(j.id, math.inf)) if a < t < b)
             edges = sorted(cuts)
             for lo, hi in itertools.pairwise(edges):
-                request: dict[int, int] = {}
+                request: dict[int, float] = {}
                 for j in self.jobs.values():
                     if j.submit <= lo < self.ended.get(j.id, math.inf):
-                        request[self.owner(j)] = request.get(self.owner(j), 0) + j.processors
+                        request[self.owner(j)] = request.get(self.owner(j), 0) + self.width(j)
                 names = sorted(request)
                 shares = [s.shares.get(o, s.default_share) for o in names]
                 levels = entitled_processors([request[o] for o in names], shares, self.size)
@@ -103,15 +107,15 @@ class Audited:
             for job_id, start in self.started.items():
                 j = self.jobs[job_id]
                 end = self.ended.get(job_id, now)
-                used[self.owner(j)] += weight * j.processors * max(min(end, b) - max(start, a), 0.0)
+                used[self.owner(j)] += weight * self.width(j) * max(min(end, b) - max(start, a), 0.0)
         if s.expected_usage:
             for job_id, start in self.started.items():
                 if job_id not in self.ended:
                     j = self.jobs[job_id]
-                    used[self.owner(j)] += j.processors * max(min(start + j.estimate, w1) - now, 0.0)
+                    used[self.owner(j)] += self.width(j) * max(min(start + j.estimate, w1) - now, 0.0)
             for job_id, r in s.reservations().items():
                 j = self.jobs[job_id]
-                used[self.owner(j)] += j.processors * max(min(r + j.estimate, w1) - max(r, w0), 0.0)
+                used[self.owner(j)] += self.width(j) * max(min(r + j.estimate, w1) - max(r, w0), 0.0)
         for o in owners:
             assert s.entitled(o) == pytest.approx(entitled[o], rel=1e-9, abs=1e-6), ("entitled", o, now)
             assert s.usage(o, now) == pytest.approx(used[o], rel=1e-9, abs=1e-6), ("usage", o, now)

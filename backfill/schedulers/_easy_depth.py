@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import sys
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from backfill.profile import Profile
@@ -74,10 +74,15 @@ class DeepReservations:
     _running: dict[int, tuple[float, int, int]]
     _reserved: dict[int, float]
     _changes: Any
+    _requests: dict[int, Any] | None
 
     if TYPE_CHECKING:  # the scheduler's own, which this mixin calls
 
         def _ordered(self, now: float) -> Sequence[Entry]: ...
+
+        def _new_profile(self, now: float) -> Profile: ...
+
+        def _nothing(self) -> Any: ...
 
         def _dequeue(self, entries: list[Entry], now: float) -> None: ...
 
@@ -87,7 +92,7 @@ class DeepReservations:
         self._deep = self.depth != 1 or self._always_plan or self._limited
         self._limit = sys.maxsize if self.depth is None else self.depth
         if self._deep:
-            self._profile = Profile(machine_size, origin=now)
+            self._profile = self._new_profile(now)  # a ResourceProfile with resources
             self._plan = self._profile.copy()
         self._first = self._reach = math.inf
         self._held = []
@@ -210,12 +215,23 @@ class DeepReservations:
         for job. ``tests/test_easy_paths.py`` checks the two paths against each other.
         """
         plan = self._plan
-        earliest_fit = plan.earliest_fit
-        min_free = plan.min_free
-        # Unchecked updates: the checked reserve() would only re-verify the fit just established, at
-        # a third of the cost of a deep pass.
-        add = plan._add
-        hold = self._profile._add
+        requests = self._requests
+        if requests is None:
+            earliest_fit = plan.earliest_fit
+            min_free = plan.min_free
+            # Unchecked updates: the checked reserve() would only re-verify the fit just established,
+            # at a third of the cost of a deep pass.
+            add: Callable[[float, float, Any], None] = plan._add
+            hold: Callable[[float, float, Any], None] = self._profile._add
+            nothing = 0
+        else:
+            # A ResourceProfile (typed a Profile, see SchedulerBase._new_profile): amounts, and
+            # updates through _reserve, which takes what ``-delta`` asks.
+            earliest_fit = plan._earliest_fit
+            min_free = plan._min_free
+            add = _taking(plan)
+            hold = _taking(self._profile)
+            nothing = self._nothing()
         running = self._running
         reserved = self._reserved
         held = self._held
@@ -246,7 +262,7 @@ class DeepReservations:
                         break
                 n = len(started)
             job = entry[2]
-            p = job.processors
+            p = job.processors if requests is None else requests[job.id]
             estimate = job.estimate
             if p <= free or not estimate > 0:
                 end = now + estimate
@@ -277,7 +293,7 @@ class DeepReservations:
                         free -= p
                         running[job.id] = (end, entry[1], p)
                     else:
-                        running[job.id] = (end, entry[1], 0)
+                        running[job.id] = (end, entry[1], nothing)
                     started.append(job)
                     taken.append(entry)
                     continue
@@ -319,3 +335,13 @@ class DeepReservations:
         other._profile = self._profile.copy()
         other._plan = self._plan.copy()
         other._held = self._held.copy()
+
+
+def _taking(profile: Profile) -> Callable[[float, float, Any], None]:
+    """``profile._add`` for a ResourceProfile: take ``-delta`` (Amounts) over ``[start, end)``."""
+    reserve = profile._reserve
+
+    def add(start: float, end: float, delta: Any) -> None:
+        reserve(start, end, -delta)
+
+    return add

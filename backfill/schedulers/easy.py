@@ -68,6 +68,20 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
     plain algorithm; ``tests/test_easy_paths.py`` requires the same starts, in the same order, and the
     same reservation log either way.
 
+    **Resources.** Built with ``resources=[...]`` (:mod:`backfill.workloads.resources`), every
+    width is an :class:`~backfill.workloads.amounts.Amounts` and the rule reads resource by
+    resource. A job fits now when every amount fits in what is free now. The head's shadow time is
+    the earliest planned end (running jobs releasing their amounts in planned-end order) at which
+    every amount of the head is free; the extra is what is free then less the head's amounts, per
+    resource (every job ending exactly then counts). A later job backfills if it fits now and either
+    ends by the shadow time or fits in the extra in every resource, which then decreases by its
+    amounts. So the head's reservation is kept in every resource, and it never moves later while
+    the job stays the head, as with processors alone. Deeper, the profile is a
+    :class:`~backfill.profile.ResourceProfile` and each search the earliest time where every amount
+    fits. The arrivals-only shortcut holds resource by resource (free and extra amounts only shrink
+    between completions), so it runs with resources too (``tests/test_resources_easy.py`` checks it
+    against full passes); a job of zero estimate on the deeper path starts at once, holding nothing.
+
     **Guarantees** (``tests/test_easy_depth.py`` checks each with hypothesis and keeps the
     counterexamples). ``depth=1`` keeps EASY's: the head's reservation never moves later while it is
     the head, under any priority. Deeper reservations are weaker, because each pass re-plans in
@@ -110,6 +124,7 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         max_tested: Slurm's ``bf_max_job_test``: each decision starts jobs in priority order while they
             fit (as Slurm's main scheduler does), then goes through at most N jobs from the first
             that does not start (included); the rest wait for a later decision. None tests them all.
+        resources: Resources planned besides processors (see "Resources" above).
 
     With either limit set, every decision is a full pass of the general path (depth 1 included).
 
@@ -186,7 +201,10 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
 
     @property
     def name(self) -> str:
-        """Short readable name: ``EASY(fcfs)`` at depth 1, else ``EASY(fcfs, depth=4)``, ``depth=inf``."""
+        """Short readable name: ``EASY(fcfs)`` at depth 1, else ``EASY(fcfs, depth=4)``, ``depth=inf``.
+
+        Resources planned besides processors follow: ``EASY(fcfs, +memory)``.
+        """
         extras = self._extras()
         if not extras:
             return super().name
@@ -214,7 +232,7 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
             extras.append(f"depth={self.depth if repr or self.depth is not None else 'inf'}")
         if self.backfill_order is not None:
             extras.append(f"backfill_order={priority_name(self.backfill_order)}")
-        return extras + limit_names(self.planning_window, self.max_tested)
+        return extras + limit_names(self.planning_window, self.max_tested) + self._resource_extras()
 
     # QueueScheduler comes first among the bases, so that ``super()`` in the hot ``_start`` finds it at
     # once; the shortcut's bookkeeping of arrivals is therefore named here.
@@ -295,9 +313,10 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         head = None
         previous = next(iter(self._reserved), None)
         overtaken = False
+        requests = self._requests
         for entry in queue:
             job = entry[2]
-            if job.processors <= self._free:
+            if (job.processors if requests is None else requests[job.id]) <= self._free:
                 self._start(job, now, entry[1])
                 started.append(job)
                 taken.append(entry)
@@ -312,7 +331,10 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         old = self._reserved
         self._reserved = {}
         if head is not None:
-            self._shadow_time, self._extra = self._shadow(head[2].processors)
+            job = head[2]
+            self._shadow_time, self._extra = self._shadow(
+                job.processors if requests is None else requests[job.id]
+            )
             self._reserved[head[2].id] = self._shadow_time
         self._log_changes(old, previous, overtaken)
         # 3. Backfill the jobs behind the head (in ``backfill_order`` if given: a stable sort, ties
@@ -349,14 +371,22 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         A job backfills if it fits in the processors free now and either ends (by its estimate) by the
         shadow time or uses only extra processors, which it then takes.
         """
-        free = self._free
+        free: Any = self._free  # an int, or with resources Amounts
         shadow = self._shadow_time
         extra = self._extra
+        requests = self._requests
         for entry in entries:
-            if free == 0:
+            if free == 0:  # never with resources (Amounts equal no int): the next test stops
                 break
             job = entry[2]
-            p = job.processors
+            if requests is None:
+                p = job.processors
+            else:
+                p = requests[job.id]
+                if not free[0]:  # every job asks a processor
+                    break
+                if p[0] > free[0]:  # the processors first, without a call: the likeliest shortfall
+                    continue
             if p > free:
                 continue
             if now + job.estimate <= shadow:
@@ -375,7 +405,9 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         """Return when ``processors`` will be free by running jobs' estimates, and the surplus then.
 
         Every job ending exactly at the shadow time frees its processors then, so all of them count
-        towards the extra processors. O(r) in the worst case.
+        towards the extra processors. With resources, ``processors`` and the surplus are Amounts:
+        the shadow time is the first planned end at which every amount is free. O(r) in the worst
+        case.
         """
         avail = self._free
         shadow = None

@@ -16,10 +16,12 @@ class FCFS(QueueScheduler):
 
     With the default :func:`~backfill.schedulers.priorities.fcfs` priority this is first come, first served;
     any other priority gives list scheduling in that order, still without backfilling. It gives no
-    reservations.
+    reservations. With ``resources=[...]`` the head starts once every one of its amounts fits
+    (it waits while any resource is short, however many processors are free).
 
     Args:
         priority: Queue order (smallest key first, ties by arrival).
+        resources: Resources planned besides processors (:mod:`backfill.workloads.resources`).
 
     Examples:
         >>> s = FCFS()
@@ -36,9 +38,10 @@ class FCFS(QueueScheduler):
             self._door_time(now)
         started: list[Job] = []
         taken = []
+        requests = self._requests
         for entry in self._ordered(now):
             job = entry[2]
-            if job.processors > self._free:
+            if (job.processors if requests is None else requests[job.id]) > self._free:
                 break
             self._start(job, now, entry[1])
             started.append(job)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import attrs
 from sortedcontainers import SortedList
@@ -13,6 +13,7 @@ from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._replan import extension_error
 from backfill.schedulers.base import RunningJob, SchedulerBase
 from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
 
@@ -69,6 +70,14 @@ class QueueScheduler(SchedulerBase):
     reservation log records them (a subclass that overrides :meth:`reservations` instead is logged
     by comparing its answers; see :attr:`~SchedulerBase.logs_reservations`).
 
+    **Resources.** Built with ``resources=[...]`` (:mod:`backfill.workloads.resources`), the same
+    steps work on :class:`~backfill.workloads.amounts.Amounts`: :attr:`free` and
+    :attr:`~SchedulerBase.capacity` are Amounts, :meth:`~SchedulerBase.request` gives a job's
+    amounts, each :class:`~backfill.schedulers.base.RunningJob` holds its amounts, and :meth:`start`
+    refuses jobs whose amounts do not all fit. Written with :meth:`~SchedulerBase.request` (an int
+    without resources), a subclass's rule works both ways, as the example below does; a job asking
+    more of a resource than the machine has is refused at :meth:`submit`.
+
     Host mistakes that would corrupt the state raise :class:`~backfill.ScheduleError` naming the job:
     a job submitted twice, a job completed that was not running, and a job completed after its start
     plus estimate (its processors were counted free from then on).
@@ -76,6 +85,7 @@ class QueueScheduler(SchedulerBase):
     Args:
         priority: Queue order (smallest key first, ties by arrival); any callable
             ``(job, now) -> key``, or a :class:`~backfill.schedulers.priorities.StatefulPriority`.
+        resources: Resources planned besides processors (see "Resources" above).
 
     Examples:
         A scheduler that starts, in priority order, every queued job that fits (no reservations):
@@ -85,22 +95,33 @@ class QueueScheduler(SchedulerBase):
         ...     def schedule(self, now):
         ...         chosen, free = [], self.free
         ...         for entry in self.ordered(now):
-        ...             if entry[2].processors <= free:
+        ...             need = self.request(entry[2])  # its processors, or its amounts
+        ...             if need <= free:
         ...                 chosen.append(entry)
-        ...                 free -= entry[2].processors
+        ...                 free -= need
         ...         return self.start(chosen, now)
-        >>> jobs = [Job(id=i, submit=0.0, processors=p, runtime=5.0, estimate=5.0)
-        ...         for i, p in enumerate([3, 2, 1])]
+        >>> jobs = [Job(id=i, submit=0.0, processors=p, runtime=5.0, estimate=5.0, requested_memory=m)
+        ...         for i, (p, m) in enumerate([(3, 1.0), (2, 1.0), (1, 10.0)])]
         >>> simulate(Workload.from_jobs(jobs, machine_size=4), FirstFit(sjf)).start.tolist()
         [0.0, 5.0, 0.0]
         >>> FirstFit(sjf).name
         'FirstFit(sjf)'
+
+        The same rule with 12 kB of memory planned too: job 2 asks 10 kB, more than the 9 kB left
+        while job 0 runs, so it waits.
+
+        >>> from backfill import Resource
+        >>> mine = FirstFit(sjf, resources=[Resource.memory(12)])
+        >>> simulate(Workload.from_jobs(jobs, machine_size=4), mine).start.tolist(), mine.name
+        ([0.0, 5.0, 5.0], 'FirstFit(sjf, +memory)')
     """
 
     #: :meth:`reservations` answers from the notes (see :attr:`SchedulerBase.logs_reservations`).
     logs_reservations: ClassVar[bool] = True
 
     priority: Priority = attrs.field(default=fcfs, validator=check_priority)
+    # Processors free now, or with resources the Amounts free now (typed an int for the code that
+    # reads it either way, as SchedulerBase's widths are; see _new_profile).
     _free: int = attrs.field(init=False, default=0)
     _seq: int = attrs.field(init=False, default=0)
     _static: bool = attrs.field(init=False, default=True)
@@ -111,16 +132,18 @@ class QueueScheduler(SchedulerBase):
     _queue: SortedList = attrs.field(init=False, factory=SortedList)
     _dynamic: list[tuple[int, Job]] = attrs.field(init=False, factory=list)
     _queued: set[int] = attrs.field(init=False, factory=set)
+    # Running jobs: id -> (planned end, seq, width), the width its processors or with resources its Amounts.
     _running: dict[int, tuple[float, int, int]] = attrs.field(init=False, factory=dict)
     _reserved: dict[int, float] = attrs.field(init=False, factory=dict)
 
     @property
     def name(self) -> str:
-        """Short readable name, e.g. ``EASY(sjf)``."""
-        return f"{type(self).__name__}({priority_name(self.priority)})"
+        """Short readable name, e.g. ``EASY(sjf)``, ``EASY(sjf, +memory)`` with memory planned too."""
+        return f"{type(self).__name__}({', '.join([priority_name(self.priority), *self._resource_extras()])})"
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(priority={priority_name(self.priority)})"
+        extras = "".join(f", {extra}" for extra in self._resource_extras())
+        return f"{type(self).__name__}(priority={priority_name(self.priority)}{extras})"
 
     @property
     def machine_size(self) -> int:
@@ -128,14 +151,23 @@ class QueueScheduler(SchedulerBase):
         return self._size
 
     @property
-    def free(self) -> int:
-        """Processors free now: the machine's, less those held by running jobs until they complete. O(1)."""
+    def free(self) -> int | Amounts:
+        """Processors free now: the machine's, less those held by running jobs until they complete. O(1).
+
+        With :attr:`~SchedulerBase.resources`, the :class:`~backfill.workloads.amounts.Amounts` of
+        each resource free now.
+        """
         return self._free
+
+    def _nothing(self) -> Any:
+        """A width of nothing: 0, or with resources Amounts of zeros. O(r)."""
+        capacity = self._capacity
+        return 0 if capacity is None else Amounts([0] * len(capacity))
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         self._door_reset(machine_size, now)
-        self._free = self._size
+        self._free = self._size if self._capacity is None else cast(int, self._capacity)
         self._seq = 0
         self._key = own_priority(self.priority, machine_size, now)
         self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
@@ -178,6 +210,8 @@ class QueueScheduler(SchedulerBase):
         queued = self._queued
         if jid in queued or jid in self._running:
             raise self._submitted_twice(job, now)
+        if self._requests is not None:
+            self._take_request(job)
         queued.add(jid)
         self._seq = seq = self._seq + 1
         if self._static:
@@ -211,7 +245,7 @@ class QueueScheduler(SchedulerBase):
         self._finish(job, now)
 
     def _finish(self, job: Job, now: float) -> tuple[float, int, int]:
-        """Forget a finished job and free its processors; return its (planned end, seq, processors)."""
+        """Forget a finished job and free what it held; return its (planned end, seq, width)."""
         # SchedulerBase._door_complete, inline (a hot path).
         refused = True
         try:
@@ -229,6 +263,8 @@ class QueueScheduler(SchedulerBase):
             raise self._completion_error(job, now, record[0], False)
         del self._running[job.id]
         self._free += record[2]
+        if self._requests is not None:
+            del self._requests[job.id]
         if self._stateful is not None:
             self._stateful.completed(job, now)
         return record
@@ -258,7 +294,7 @@ class QueueScheduler(SchedulerBase):
         Raises:
             ScheduleError: If the time goes backwards or is not finite, if an entry's job has not
                 arrived (was never submitted) or already started (is running, or ran), or if the jobs
-                need more processors than are free.
+                need more processors than are free (with resources: more of some resource).
         """
         self._door_time(now, "start")
         taken = list(entries)
@@ -274,12 +310,15 @@ class QueueScheduler(SchedulerBase):
                     "this call (it is named twice)"
                 )
             seen.add(job.id)
-        need = sum(job.processors for job in jobs)
+        need = self._nothing()
+        for job in jobs:
+            need += self.request(job)
         free = self.free
         if need > free:
+            have = f"{free} are free" if self._capacity is None else f"{self._amounts_text(free)} are free"
             raise ScheduleError(
-                f"{self.name}: cannot start jobs {[job.id for job in jobs]} at {now:g}: they need {need} "
-                f"processors, {free} are free"
+                f"{self.name}: cannot start jobs {[job.id for job in jobs]} at {now:g}: they need "
+                f"{self._amounts_text(need)}{', ' if self._capacity is None else '; '}{have}"
             )
         for entry in taken:
             self._start(entry[2], now, entry[1])
@@ -289,6 +328,14 @@ class QueueScheduler(SchedulerBase):
                 self._reserved.pop(job.id, None)
         self._dequeue(taken, now)
         return jobs
+
+    def _amounts_text(self, width: Any) -> str:
+        """``3 processors``, or with resources ``3 processors and 10 memory``."""
+        if self._capacity is None:
+            return f"{width} processors"
+        names = ["processors", *(r.name for r in self.resources)]
+        parts = [f"{a} {name}" for a, name in zip(width, names, strict=True)]
+        return f"{', '.join(parts[:-1])} and {parts[-1]}"
 
     def _start_error(self, entry: QueueEntry, now: float) -> str:
         """Why an entry's job cannot start: it already started (running, or ran), or has not arrived.
@@ -321,8 +368,10 @@ class QueueScheduler(SchedulerBase):
                 started(entry[2], now)
 
     def _start(self, job: Job, now: float, seq: int) -> None:
-        self._running[job.id] = (now + job.estimate, seq, job.processors)
-        self._free -= job.processors
+        requests = self._requests
+        width = job.processors if requests is None else requests[job.id]
+        self._running[job.id] = (now + job.estimate, seq, width)
+        self._free -= width
 
     def extend(self, job: Job, end: float, now: float) -> None:
         """Plan a running job that outlived its planned end to end at ``end`` (planning's hook).
@@ -389,7 +438,9 @@ class QueueScheduler(SchedulerBase):
 
         A new list of :class:`~backfill.schedulers.base.RunningJob` ``(job_id, planned_end,
         processors)`` each call: the planned end is start + estimate, or the end given through
-        :meth:`extend`. Their processors are the machine's less :attr:`free`.
+        :meth:`extend`. Their processors are the machine's less :attr:`free`. With
+        :attr:`~SchedulerBase.resources`, ``processors`` holds the job's
+        :class:`~backfill.workloads.amounts.Amounts`, which add up to the capacity less :attr:`free`.
 
         Examples:
             >>> from backfill import Job

@@ -9,10 +9,9 @@ Maui/Moab all implement this relative model.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -20,11 +19,10 @@ import attrs
 
 from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
+from backfill.schedulers._fairshare_queue import FairShareEASY, FairShareKey
 from backfill.schedulers._window import limit_names
 from backfill.schedulers.base import SchedulerBase
-from backfill.schedulers.easy import EASY
 from backfill.schedulers.entitlement import water_fill
-from backfill.schedulers.queue import Entry
 from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
@@ -71,88 +69,6 @@ def _window_name(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-class _FairShareKey:
-    """The priority EASY sorts by: minus the owner's fair-share priority (higher share served first)."""
-
-    __slots__ = ("_scheduler",)
-    __name__ = "fairshare"
-
-    def __init__(self, scheduler: RelShare) -> None:
-        self._scheduler = scheduler
-
-    def __call__(self, job: Job, now: float) -> float:
-        return -self._scheduler.fair_share_priority(job, now)
-
-
-@attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class _FairShareEASY(EASY):
-    """EASY whose queue is kept per owner, in arrival order, and ordered by the owners' keys.
-
-    The same order as sorting every queued job by :class:`_FairShareKey` then arrival, without a
-    Python call or a comparison per queued job: every job of an owner has the owner's key, so the
-    owners are sorted (owners with equal keys merged by arrival) and their queues laid end to end.
-    Only a reserved job, whose key is its own (see :meth:`RelShare._keys_at`), is placed alone.
-    O(q + o log o + s log q) per decision for q queued jobs, o owners and s reserved jobs, where a
-    sort of the whole queue would compare O(q log q) tuples. ``tests/test_relshare.py`` checks the
-    order against that sort at every decision.
-    """
-
-    # Queued jobs per owner, ``seq -> job`` in arrival order, and each queued job's owner and seq.
-    _owners: dict[int, dict[int, Job]] = attrs.field(init=False, factory=dict)
-    _where: dict[int, tuple[int, int]] = attrs.field(init=False, factory=dict)
-
-    def reset(self, machine_size: int, now: float) -> None:
-        super().reset(machine_size, now)
-        self._owners = {}
-        self._where = {}
-
-    def _hold(self, seq: int, job: Job) -> None:
-        owner = job.user if self.priority._scheduler.by == "user" else job.group  # type: ignore[attr-defined]
-        self._owners.setdefault(owner, {})[seq] = job
-        self._where[job.id] = (owner, seq)
-
-    def _drop(self, entries: list[Entry]) -> None:
-        owners, where = self._owners, self._where
-        for entry in entries:
-            owner, seq = where.pop(entry[2].id)
-            queue = owners[owner]
-            del queue[seq]
-            if not queue:
-                del owners[owner]
-
-    def _copy_into(self, other: Any) -> None:
-        super()._copy_into(other)
-        other._owners = {owner: queue.copy() for owner, queue in self._owners.items()}
-        other._where = self._where.copy()
-
-    def _ordered(self, now: float) -> Sequence[Entry]:
-        scheduler = self.priority._scheduler  # type: ignore[attr-defined]
-        keys, special = scheduler._keys_at(now)
-        owners, where = self._owners, self._where
-        by_key: dict[float, list[int]] = {}
-        for owner in owners:
-            by_key.setdefault(keys[owner], []).append(owner)
-        order: list[Entry] = []
-        for key in sorted(by_key):
-            group = by_key[key]
-            queue: Any = (
-                owners[group[0]].items()
-                if len(group) == 1
-                else sorted(itertools.chain.from_iterable(owners[owner].items() for owner in group))
-            )
-            order += [(key, seq, job) for seq, job in queue]
-        # A reserved job leaves its owner's run for the place its own key gives it. The order is
-        # sorted by (key, seq), so a binary search finds it.
-        for jid, key in special.items():
-            if jid in where:
-                owner, seq = where[jid]
-                at = bisect.bisect_left(order, (keys[owner], seq))
-                entry = order.pop(at)
-                assert entry[2].id == jid
-                bisect.insort(order, (key, seq, entry[2]))
-        return order
-
-
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
 class RelShare(SchedulerBase):
     """RelShare(fw): EASY backfilling in the order of the owners' entitled share / cumulated usage.
@@ -188,6 +104,17 @@ class RelShare(SchedulerBase):
     * Decisions happen at arrivals and completions only, as for LXF-backfill: a window boundary
       changes priorities but does not by itself wake the scheduler.
 
+    **Several resources.** Built with ``resources=[...]``, EASY plans every resource (see
+    :class:`~backfill.schedulers.EASY`) and a job is charged by its *dominant share* (Ghodsi et
+    al.'s DRF): its share of the machine is the largest of ``amount / capacity`` over processors and
+    every resource, and it counts as that share of the machine's processors, ``width = share *
+    processors``, a processor-equivalent width. Usage is that width times the time used, and an
+    owner's request (what caps its entitlement) the sum of its jobs' widths. A job asking little
+    of every resource but its processors has ``width = processors``: with processors alone, or
+    resources nobody asks much of, usage is exactly processor-seconds as above; a job holding all
+    the memory on one processor is charged the whole machine. Widths are exact fractions, so an
+    owner's running width returns to exactly 0.
+
     **Cost.** Usage is accounted incrementally: a start, a completion or an arrival updates its
     owner in O(1); the entitlements are re-divided in O(u log u) (u active owners) at each instant
     where requests changed and accumulated in O(u) when time advances; a window start costs O(o + r)
@@ -209,6 +136,7 @@ class RelShare(SchedulerBase):
             (the paper's setting) by default.
         default_share: The share of an owner not in ``shares``.
         origin: A time at which a window starts.
+        resources: Resources planned besides processors (see "Several resources" above).
 
     Raises:
         ParameterError: A window or share that is not positive and finite, a decay outside [0, 1], an
@@ -242,21 +170,22 @@ class RelShare(SchedulerBase):
     default_share: float = attrs.field(default=1.0, validator=_positive_finite)
     origin: float = attrs.field(default=0.0, validator=_origin_validator)
 
-    _core: _FairShareEASY = attrs.field(init=False)
+    _core: FairShareEASY = attrs.field(init=False)
     _waiting: dict[int, Job] = attrs.field(init=False, factory=dict)
     # Per owner: processors requested (waiting + running), the entitlement rate now, the entitlement
     # and completed usage cumulated in this window (settled to _t), and for its running jobs their
     # total width, sum of width * max(start, window start), and expected usage within the window.
-    _request: dict[int, int] = attrs.field(init=False, factory=dict)
+    # (Widths are ints, or with resources also Fractions: see _charged.)
+    _request: dict[int, int | Fraction] = attrs.field(init=False, factory=dict)
     _rate: dict[int, float] = attrs.field(init=False, factory=dict)
     _entitled: dict[int, float] = attrs.field(init=False, factory=dict)
     _used: dict[int, float] = attrs.field(init=False, factory=dict)
-    _width: dict[int, int] = attrs.field(init=False, factory=dict)
+    _width: dict[int, int | Fraction] = attrs.field(init=False, factory=dict)
     _anchor: dict[int, float] = attrs.field(init=False, factory=dict)
     _expected: dict[int, float] = attrs.field(init=False, factory=dict)
     # Running jobs: id -> (owner, width, start, planned end); reserved: id -> (owner, width, start, end).
-    _running: dict[int, tuple[int, int, float, float]] = attrs.field(init=False, factory=dict)
-    _reserved: dict[int, tuple[int, int, float, float]] = attrs.field(init=False, factory=dict)
+    _running: dict[int, tuple[int, int | Fraction, float, float]] = attrs.field(init=False, factory=dict)
+    _reserved: dict[int, tuple[int, int | Fraction, float, float]] = attrs.field(init=False, factory=dict)
     _t: float = attrs.field(init=False, default=0.0)
     _w0: float = attrs.field(init=False, default=0.0)
     _w1: float = attrs.field(init=False, default=0.0)
@@ -265,8 +194,12 @@ class RelShare(SchedulerBase):
     _queued: dict[int, int] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
-        self._core = _FairShareEASY(
-            _FairShareKey(self), self.depth, planning_window=self.planning_window, max_tested=self.max_tested
+        self._core = FairShareEASY(
+            FairShareKey(self),
+            self.depth,
+            planning_window=self.planning_window,
+            max_tested=self.max_tested,
+            resources=self.resources,
         )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -290,6 +223,7 @@ class RelShare(SchedulerBase):
         extras += limit_names(self.planning_window, self.max_tested)
         if self.by != "user":
             extras.append(f"by={self.by}")
+        extras += self._resource_extras()
         return f"{type(self).__name__}({', '.join([_window_name(self.window), *extras])})"
 
     def __repr__(self) -> str:
@@ -297,7 +231,9 @@ class RelShare(SchedulerBase):
             f"RelShare(window={self.window!r}, expected_usage={self.expected_usage!r}, "
             f"decay={self.decay!r}, depth={self.depth!r}, by={self.by!r}, shares={dict(self.shares)!r}, "
             f"default_share={self.default_share!r}, origin={self.origin!r}, "
-            f"planning_window={self.planning_window!r}, max_tested={self.max_tested!r})"
+            f"planning_window={self.planning_window!r}, max_tested={self.max_tested!r}"
+            + "".join(f", {extra}" for extra in self._resource_extras())
+            + ")"
         )
 
     # ----------------------------------------------------------------------------- the protocol
@@ -327,11 +263,13 @@ class RelShare(SchedulerBase):
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
                 "a host submits each job once"
             )
+        if self._requests is not None:
+            self._take_request(job)  # refuses a job asking more than the machine has, naming this
         self._advance(now)
         self._core.submit(job, now)
         self._waiting[job.id] = job
         owner = self._owner(job)
-        self._request[owner] = self._request.get(owner, 0) + job.processors
+        self._request[owner] = self._request.get(owner, 0) + self._charged(job)
         self._queued[owner] = self._queued.get(owner, 0) + 1
         self._dirty = True
 
@@ -346,6 +284,8 @@ class RelShare(SchedulerBase):
         self._core.complete(job, now)
         self._advance(now)
         owner, width, start, end = self._running.pop(job.id)
+        if self._requests is not None:
+            del self._requests[job.id]
         since = max(start, self._w0)
         self._used[owner] = self._used.get(owner, 0.0) + width * max(now - since, 0.0)
         self._width[owner] -= width
@@ -387,17 +327,18 @@ class RelShare(SchedulerBase):
             if not self._queued[owner]:
                 del self._queued[owner]
             end = now + job.estimate
-            self._running[job.id] = (owner, job.processors, now, end)
-            self._width[owner] = self._width.get(owner, 0) + job.processors
-            self._anchor[owner] = self._anchor.get(owner, 0.0) + job.processors * now
-            self._expected[owner] = self._expected.get(owner, 0.0) + job.processors * max(
+            width = self._charged(job)
+            self._running[job.id] = (owner, width, now, end)
+            self._width[owner] = self._width.get(owner, 0) + width
+            self._anchor[owner] = self._anchor.get(owner, 0.0) + width * now
+            self._expected[owner] = self._expected.get(owner, 0.0) + width * max(
                 min(end, self._w1) - now, 0.0
             )
         self._reserved = {}
         if self.expected_usage:
             for job_id, start in self._core.reservations().items():
                 job = self._waiting[job_id]
-                self._reserved[job_id] = (self._owner(job), job.processors, start, start + job.estimate)
+                self._reserved[job_id] = (self._owner(job), self._charged(job), start, start + job.estimate)
         return started
 
     def next_wakeup(self) -> float | None:
@@ -424,7 +365,7 @@ class RelShare(SchedulerBase):
         # O(q + r + o) for o owners. The copy's EASY orders by the copy's own fair-share keys.
         super()._copy_into(other)
         other._core = self._core.copy()
-        key = _FairShareKey(other)
+        key = FairShareKey(other)
         other._core.priority = key
         other._core._key = key
         for name in (
@@ -447,6 +388,25 @@ class RelShare(SchedulerBase):
     def _owner(self, job: Job) -> int:
         return job.user if self.by == "user" else job.group
 
+    def _charged(self, job: Job) -> int | Fraction:
+        """The width a queued or running job is charged: its processors, or its dominant share of them.
+
+        With resources, ``max(processors, amount * machine processors / capacity)`` over the
+        resources (see the class docstring): an int where processors dominate, else a Fraction. O(r).
+        """
+        requests = self._requests
+        if requests is None:
+            return job.processors
+        capacity = self._capacity
+        assert capacity is not None
+        amounts = requests[job.id]
+        width: int | Fraction = amounts[0]
+        size = self._size
+        for a, c in zip(amounts[1:], capacity[1:], strict=True):
+            if a * size > width * c:
+                width = Fraction(a * size, c)
+        return width
+
     def _advance(self, now: float) -> None:
         """Bring the entitlements to ``now``, starting new windows on the way."""
         if self._dirty:
@@ -457,7 +417,8 @@ class RelShare(SchedulerBase):
                 weights = [shares.get(o, self.default_share) for o in active]
             else:
                 weights = [self.default_share] * len(active)
-            levels = water_fill(list(self._request.values()), weights, self._size)
+            requested: list[Any] = list(self._request.values())  # with resources, Fractions too
+            levels = water_fill(requested, weights, self._size)
             self._rate = dict(zip(active, levels, strict=True))
             self._dirty = False
         stepped = 0
