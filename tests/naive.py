@@ -275,8 +275,8 @@ class NaiveDC(NaivePC):
     the new job's estimated completion, then takes its earliest fit.
     """
 
-    def __init__(self, priority: Callable[[Job, float], Any]) -> None:
-        super().__init__(priority)
+    def __init__(self, priority: Callable[[Job, float], Any], resources: tuple[Resource, ...] = ()) -> None:
+        super().__init__(priority, resources=resources)
         self.name = "NaiveDC"
 
     def complete(self, job: Job, now: float) -> None:
@@ -286,7 +286,9 @@ class NaiveDC(NaivePC):
     def _compress(self, now: float) -> None:
         # Fill idle processors now: only moves to the current time.
         self.dirty = False
-        if self._profile().free_at(now) <= 0:
+        free = self._profile().free_at(now)
+        # Every job asks a processor at least: none fits now without one (with resources too).
+        if (free if not self.resources else free[0]) <= 0:
             return
         order = self._order(now)
         i = 0
@@ -306,7 +308,7 @@ class NaiveDC(NaivePC):
         ]
         i = 0
         while i < len(ahead):
-            end = self._profile().earliest_fit(now, job.processors, job.estimate) + job.estimate
+            end = self._profile().earliest_fit(now, self.width(job), job.estimate) + job.estimate
             if self._try_move(ahead[i], now, limit=end):
                 self.dirty = True
                 i = 0

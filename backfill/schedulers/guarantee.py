@@ -19,6 +19,7 @@ import attrs
 from sortedcontainers import SortedList
 
 import backfill.schedulers._long_queues as long_queues
+from backfill.errors import ScheduleError
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import TRIM, LongQueueCompression
 from backfill.schedulers._replan import replan
@@ -124,13 +125,16 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
 
     def _extras(self) -> list[str]:
         """The parameters a name shows after the priority (a subclass adds its own)."""
-        return self._window_extras()
+        return self._window_extras() + self._resource_extras()
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         super().reset(machine_size, now)
         self._reset_window()
-        self._profile = Profile(machine_size, origin=now)
+        self._profile = self._new_profile(now)
+        if self._capacity is not None:
+            # With resources, what is free now is Amounts, as every running job's width.
+            self._free = self._capacity  # type: ignore[assignment]
         self._by_start = SortedList()
         self._entry = {}
         self._freed = []
@@ -189,6 +193,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
                 width, estimate, submit time, the time), or is already queued or running.
         """
         self._door_submit(job, now)
+        if self._requests is not None:
+            self._take_new(job, now)
         self._place(job, now, self._join_queue(job, now))
 
     def release(self, job: Job, now: float) -> tuple[float, float] | None:
@@ -234,7 +240,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         plain loop tries every job and needs no such hint. ``cap`` is DC's: see
         :meth:`_compress_plain`.
         """
-        if self.accelerated:
+        # The long-queue path searches the processors' arrays alone: with resources the plain loop runs.
+        if self.accelerated and self._requests is None:
             return self._compress_long_queue(now, entries, freed, restart=restart, cap=cap)
         return self._compress_plain(now, entries, restart=restart, cap=cap)
 
@@ -253,8 +260,11 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         (``restart=False``: each job tried once); stop when no job can move. With ``cap`` (DC's
         arrivals) a job may only move to a start before ``cap()``, asked again for every job. Return
         whether any job moved. O(q) profile searches per move.
+
+        With resources a job moves to the earliest start where every one of its amounts fits.
         """
         jobs = [entry[2] for entry in entries]
+        requests = self._requests
         moved = False
         i = 0
         while i < len(jobs):
@@ -263,7 +273,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             limit = start if cap is None else min(start, cap())
             new = None
             if start > now:
-                new = self._profile._earliest_move(now, job.processors, job.estimate, start, limit)
+                width = job.processors if requests is None else requests[job.id]
+                new = self._profile._earliest_move(now, width, job.estimate, start, limit)
             if new is None:
                 i += 1
                 continue
@@ -286,7 +297,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         old = self._running.get(job.id)
         super().extend(job, end, now)  # raises if it is not running or not extended
         assert old is not None
-        moved = replan(self._profile, self._by_start, max(old[0], now), end, old[2], now)
+        moved = replan(self._profile, self._by_start, max(old[0], now), end, old[2], now, self._requests)
         vacated = []
         for start, new, seq, other in moved:
             jid = other.id
@@ -317,6 +328,18 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
 
     # -- the profile of guarantees -------------------------------------------------------------------
 
+    def _take_new(self, job: Job, now: float) -> None:
+        """With resources: refuse a job submitted twice, then keep its amounts, before anything changes."""
+        jid = job.id
+        if jid in self._queued or jid in self._running:
+            raise self._submitted_twice(job, now)
+        if jid in self._unreserved:
+            raise ScheduleError(
+                f"{self.name}: job {jid} submitted at {now:g} while already queued; "
+                "a host submits each job once"
+            )
+        self._take_request(job)
+
     def _out_of_reach(self, profile: Profile, job: Job, now: float) -> bool:
         # A job already holding a guarantee, or running, is no new arrival, whatever its fit now.
         if job.id in self._queued or job.id in self._running:
@@ -331,8 +354,10 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def _place(self, job: Job, now: float, entry: Entry) -> None:
         """Give a newly queued job its guarantee: the earliest fit in the current profile."""
         profile = self._profile
-        start = profile._earliest_fit(now, job.processors, job.estimate)
-        profile._reserve(start, start + job.estimate, job.processors)
+        requests = self._requests
+        width = job.processors if requests is None else requests[job.id]
+        start = profile._earliest_fit(now, width, job.estimate)
+        profile._reserve(start, start + job.estimate, width)
         jid = job.id
         self._entry[jid] = entry
         self._by_start.add((start, entry[1], job))
@@ -349,7 +374,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         None if the two overlap entirely.
         """
         d = job.estimate
-        self._profile._move(start, new, d, job.processors)
+        requests = self._requests
+        self._profile._move(start, new, d, job.processors if requests is None else requests[job.id])
         seq = self._entry[job.id][1]
         by_start = self._by_start
         by_start.remove((start, seq, job))
@@ -367,6 +393,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def _release(self, job: Job, now: float) -> tuple[float, float] | None:
         """Forget a finished job; free and log the rest of its reservation, which is returned if any."""
         end, _, procs = self._finish(job, now)
+        if self._requests is not None:
+            self._drop_request(job)
         if now < end:
             self._profile._release(now, end, procs)
             self._freed.append((now, end))
@@ -381,6 +409,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         if not by_start or by_start[0][0] > now:
             return started
         taken = []
+        requests = self._requests
         reserved, entry_of, seen, no_fit_before, no_fit_from = (
             self._reserved,
             self._entry,
@@ -393,7 +422,13 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             jid = job.id
             taken.append(entry_of.pop(jid))
             del reserved[jid], seen[jid], no_fit_before[jid], no_fit_from[jid]
-            self._start(job, now, seq)
+            if requests is None:
+                self._start(job, now, seq)
+            else:
+                # The job holds its amounts while it runs (QueueScheduler's record holds processors).
+                width = requests[jid]
+                self._running[jid] = (now + job.estimate, seq, width)
+                self._free -= width
             started.append(job)
         self._dequeue(taken, now)
         if len(self._freed) > 2 * len(seen) + TRIM:

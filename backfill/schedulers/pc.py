@@ -79,6 +79,8 @@ class PC(GuaranteeScheduler):
     def submit(self, job: Job, now: float) -> None:
         """Give the job its guarantee at its earliest fit and queue it. O(log n + k + log q)."""
         self._door_submit(job, now)
+        if self._requests is not None:
+            self._take_new(job, now)
         if self._dirty:
             self._compress_pending(now)
         if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
