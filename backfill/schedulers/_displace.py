@@ -514,11 +514,15 @@ class DisplacingConservative(Conservative):
         arrival = self._arrival
         queue = self._queue
         freed = self._freed
+        requests = self._requests
         for job in plan.jobs:
             start = planned.pop(job.id)
             order.remove((start, arrival.pop(job.id), job))
             del queue[job.id]
-            self._running[job.id] = (now + job.estimate, self.request(job))
+            self._running[job.id] = (
+                now + job.estimate,
+                job.processors if requests is None else requests[job.id],
+            )
             if start + job.estimate > now:
                 freed.append((max(start, now), start + job.estimate))
         for job, old, new in plan.moves:

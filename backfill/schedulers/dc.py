@@ -36,6 +36,9 @@ class DC(GuaranteeScheduler):
     * Jobs start at their guarantees; DC asks the simulator for a wake-up at the earliest one, since a
       guarantee left inside a hole need not coincide with any completion.
 
+    With ``resources=[...]`` a job "fits now" if all its amounts do, and an arrival's estimated
+    completion is the end of its earliest fit in every resource; the plain paths run.
+
     Ties follow the simulator's order: completions of an instant first, then the now-check, then that
     instant's arrivals one by one.
 

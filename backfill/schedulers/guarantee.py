@@ -89,6 +89,13 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     submission and :meth:`_reserve_within_reach` after compressing, and names its arrival in
     :meth:`_arrive` (PC and DC do).
 
+    With ``resources=[...]`` (:mod:`backfill.workloads.resources`) the profile is a
+    :class:`~backfill.profile.multi.ResourceProfile` and every width an
+    :class:`~backfill.workloads.amounts.Amounts`: a guarantee is the earliest time all of a job's
+    amounts fit, a move goes to the earliest such time, and :attr:`free` is Amounts. The
+    long-queue compression reads the processors' arrays, so with resources the plain loop runs
+    (the papers say nothing of several resources; the promise is the same, per resource).
+
     Internals: planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by
     time so that due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
     ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has read, and

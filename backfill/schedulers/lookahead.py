@@ -9,7 +9,10 @@ FCFS, by the thesis's ratio criteria (steps 9-11). With no set found it is plain
 
 The thesis runs this inside Scojo-PECT, a coarse-grain time-slicing scheduler with three job classes;
 that preemptive host is out of scope here: the algorithm is applied to plain space sharing, on one
-machine, with one queue.
+machine, with one queue. With ``resources=[...]`` a set is tried if all its amounts fit now (step 4,
+per resource), reservations give way as :mod:`backfill.schedulers._displace` states for several
+resources, and a set's utilization (the goals' third score) is that of the processors, the
+thesis's measure.
 """
 
 from __future__ import annotations

@@ -39,6 +39,9 @@ class PC(GuaranteeScheduler):
     equal by ``tests/test_compression_paths.py``; ``accelerated = False`` in a subclass runs the
     plain path).
 
+    With ``resources=[...]`` every guarantee and every move is at the earliest time all of a job's
+    amounts fit (memory, GPUs, ... as well as processors), by the plain compression loop.
+
     Args:
         priority: Compression order (smallest key first, ties by arrival); any callable
             ``(job, now) -> key``.

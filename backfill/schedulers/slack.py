@@ -6,6 +6,8 @@ start by pushing queued jobs' reservations back, as long as none of them is push
 delay-tolerance factor times the mean wait so far times the job's priority weight, the three
 ingredients the paper combines (as Jin 2009, §2, summarises it). The paper's heuristics for
 re-ordering the queue within the slacks are left out: jobs are tried one at a time, in arrival order.
+With ``resources=[...]`` a job is tried if all its amounts fit now, and the reservations in its way
+give way as :mod:`backfill.schedulers._displace` states for several resources.
 """
 
 from __future__ import annotations
