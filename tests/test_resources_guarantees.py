@@ -262,41 +262,41 @@ def decision_states(w: Workload, scheduler: LookaheadSlack):  # type: ignore[no-
         yield sim.scheduler, sim.now
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.sampled_from([2, 3]))
 def test_starting_over_reservations_equals_the_naive_rule_on_vectors(seed: int, n: int) -> None:
-    # Every set of the first three queued jobs that fits now, at every decision of a run.
+    # Every set of the first three queued jobs, and every later one alone, that fits now, at every
+    # decision of a run.
     resources = resource_sets[n]
     w = random_workload(random.Random(seed), resources)
     # Without lookahead the queue keeps the jobs that fit now but run into reservations.
     for s, now in decision_states(w, LookaheadSlack(lookahead=0, slack=GENEROUS, resources=resources)):
         free = s._profile.free_at(now)
-        head = list(s._queue.values())[:3]
-        for size in range(1, len(head) + 1):
-            for subset in itertools.combinations(head, size):
-                total = free - free
-                for j in subset:
-                    total = total + s._requests[j.id]
-                if not total <= free:
-                    continue
-                running = list(s._running.values())
-                queued = [(j, seq, start) for start, seq, j in s._order]
-                plan = s._try_start(list(subset), now)
-                naive = naive_start_over_reservations(
-                    s.capacity,
-                    now,
-                    running,
-                    queued,
-                    list(subset),
-                    lambda j, s=s, now=now: s._limit(j, now),
-                    width=lambda j, s=s: tuple(s._requests[j.id]),
-                )
-                if naive is None:
-                    assert plan is None
-                else:
-                    assert plan is not None
-                    assert [(j.id, old, new) for j, old, new in plan.moves] == naive
-                    plan.profile._check()
+        queue = list(s._queue.values())
+        head = queue[:3]
+        singles = [(j,) for j in queue[3:]]
+        for subset in [c for k in (1, 2, 3) for c in itertools.combinations(head, k)] + singles:
+            total = free - free
+            for j in subset:
+                total = total + s._requests[j.id]
+            if not total <= free:
+                continue
+            running = list(s._running.values())
+            queued = [(j, seq, start) for start, seq, j in s._order]
+            plan = s._try_start(list(subset), now)
+            naive = naive_start_over_reservations(
+                s.capacity,
+                now,
+                running,
+                queued,
+                list(subset),
+                lambda j, s=s, now=now: s._limit(j, now),
+                width=lambda j, s=s: tuple(s._requests[j.id]),
+            )
+            moves = None if plan is None else [(j.id, old, new) for j, old, new in plan.moves]
+            assert moves == naive
+            if plan is not None:
+                plan.profile._check()
 
 
 def test_only_a_reservation_holding_the_short_resource_gives_way() -> None:
