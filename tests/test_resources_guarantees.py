@@ -21,6 +21,7 @@ from backfill import (
     Conservative,
     Job,
     LookaheadSlack,
+    ParameterError,
     Resource,
     ScheduleError,
     Selective,
@@ -360,6 +361,32 @@ def test_a_job_asking_more_than_the_machine_has_is_refused_at_the_door(name: str
     assert [j.id for j in s.schedule(0.0)] == [8]
     with pytest.raises(ScheduleError, match="job 8 submitted at 0 while already"):
         s.submit(job(8, 0.0, 2, 5.0, memory=2.0), 0.0)
+
+
+def negative(job: Job) -> int:
+    return -3
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+@pytest.mark.parametrize("bad", ["memory", MEMORY, None, [3], [MEMORY, MEMORY]], ids=repr)
+def test_bad_resources_are_refused_with_the_librarys_error(name: str, bad: Any) -> None:
+    with pytest.raises(ParameterError, match="resources must"):
+        SCHEDULERS[name](bad)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+def test_a_request_that_is_not_an_amount_is_refused_naming_the_job(name: str) -> None:
+    bad = Resource("gpus", 4, negative)
+    s = SCHEDULERS[name]((bad,))
+    s.reset(4, now=0.0)
+    with pytest.raises(ScheduleError, match=r"\+gpus\): job 9: gpus request must be an int >= 0, got -3$"):
+        s.submit(job(9, 0.0, 1, 1.0), 0.0)
+    g = guarded(SCHEDULERS[name]((bad,)))
+    g.reset(4, now=0.0)
+    with pytest.raises(
+        ScheduleError, match=r"\(guarded\): job 9: gpus request must be an int >= 0, got -3 \("
+    ):
+        g.submit(job(9, 0.0, 1, 1.0), 0.0)
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))

@@ -222,7 +222,7 @@ class GuardedScheduler:
         try:
             amounts = requests(job, self.resources)
         except JobError as error:
-            raise self._fail(f"job {job.id} submitted at {now:g}: {error}") from None
+            raise self._fail(f"{error} (submitted at {now:g})") from None
         names = ["processors", *(r.name for r in self.resources)]
         for name, a, c in zip(names[1:], amounts[1:], capacity[1:], strict=True):
             if a > c:
