@@ -324,6 +324,8 @@ SCHEDULERS = {
     "PC": lambda r: PC(sjf, resources=r),
     "PC-one-pass": lambda r: PC(fcfs, restart=False, resources=r),
     "DC": lambda r: DC(ljf, resources=r),
+    "PC-window": lambda r: PC(sjf, planning_window=10.0, resources=r),
+    "DC-window": lambda r: DC(fcfs, planning_window=10.0, max_tested=2, resources=r),
     "Selective": lambda r: Selective(2.0, resources=r),
     "SlackBackfill": lambda r: SlackBackfill(tolerance=1.0, resources=r),
     "LookaheadSlack": lambda r: LookaheadSlack(slack=GENEROUS, lookahead=3, resources=r),
@@ -339,6 +341,27 @@ def test_a_resource_nobody_asks_for_changes_nothing(name: str, data: st.DataObje
     unused = simulate(w, SCHEDULERS[name]((UNUSED,)))
     assert starts(plain) == starts(unused) and log(plain) == log(unused)
     validate_schedule(unused)
+
+
+@pytest.mark.parametrize("name", ["PC-window", "DC-window"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.sampled_from([2, 3]))
+def test_planning_windows_keep_the_guarantees_on_vectors(name: str, data: st.DataObject, n: int) -> None:
+    w = data.draw(resource_workloads(resource_sets[n]))
+    schedule = simulate(w, SCHEDULERS[name](resource_sets[n]))
+    validate_schedule(schedule)
+    check_reservations(schedule)
+
+
+def test_free_and_capacity_are_amounts_with_resources() -> None:
+    for s in (PC(resources=[MEMORY]), DC(resources=[MEMORY])):
+        s.reset(4, now=0.0)
+        first = job(1, 0.0, 1, 5.0, memory=10.0)
+        s.submit(first, 0.0)
+        s.schedule(0.0)
+        assert s.capacity == Amounts((4, 16)) and s.free == Amounts((3, 6))
+        s.complete(first, 5.0)
+        assert s.free == Amounts((4, 16))
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
