@@ -114,6 +114,23 @@ def test_dc_equals_the_naive_definition_on_vectors(data: st.DataObject, n: int, 
     check_reservations(fast)
 
 
+class PlainPC(PC):
+    """PC compressing by the papers' loop, every job searched after every move."""
+
+    accelerated = False
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), n=st.sampled_from([2, 3]), name=st.sampled_from(sorted(PRIORITIES)))
+def test_pc_with_resources_skips_only_searches_that_fail(data: st.DataObject, n: int, name: str) -> None:
+    # The vacated-part test of _compress_vectors leaves out searches, never a move.
+    resources = resource_sets[n]
+    w = data.draw(resource_workloads(resources, max_jobs=25))
+    fast = simulate(w, PC(PRIORITIES[name], resources=resources))
+    plain = simulate(w, PlainPC(PRIORITIES[name], resources=resources))
+    assert starts(fast) == starts(plain) and log(fast) == log(plain)
+
+
 #: 4 processors and 16 kB: job 1 holds 12 kB to 10 (early end at 5); jobs 2 (8 kB) and 3 (1 processor,
 #: no memory) wait behind the memory and the processors. Only the memory keeps job 2 from starting.
 MEMORY_BOUND = Workload.from_jobs(

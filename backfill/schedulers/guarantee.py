@@ -247,10 +247,68 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         plain loop tries every job and needs no such hint. ``cap`` is DC's: see
         :meth:`_compress_plain`.
         """
-        # The long-queue path searches the processors' arrays alone: with resources the plain loop runs.
-        if self.accelerated and self._requests is None:
-            return self._compress_long_queue(now, entries, freed, restart=restart, cap=cap)
+        # The long-queue path searches the processors' arrays alone: with resources PC's compression
+        # skips the searches it can prove fail, and the other loops run plain.
+        if self.accelerated:
+            if self._requests is None:
+                return self._compress_long_queue(now, entries, freed, restart=restart, cap=cap)
+            if restart and cap is None:
+                return self._compress_vectors(now, entries)
         return self._compress_plain(now, entries, restart=restart, cap=cap)
+
+    def _compress_vectors(self, now: float, entries: Sequence[Entry]) -> bool:
+        """PC's compression with resources: the moves of :meth:`_compress_plain`, with fewer searches.
+
+        After a move the loop goes back to the head, and every job ahead of the one that moved has
+        failed in the plan before the move, which differs from the new plan by that reservation
+        alone: its vacated part ``[low, high)`` is the only place with more free. So a job ahead is
+        searched again only if a start before its own reaches into that part (its reservation does
+        not end by ``low``) and each resource's most free over the part covers its amount. Else it
+        still fails: a window starting before its reservation and reaching into the part holds the
+        part's first instant it reaches, and if that is before the job's own start some resource is
+        short there; if the part begins at or after that start, the job's own reservation counts as
+        free for it there in both plans, so the extra room changes nothing for it. At worst O(q)
+        profile searches per move, as the plain loop; O(r (log n + k)) more per move for the most
+        free.
+        """
+        jobs = [entry[2] for entry in entries]
+        requests = self._requests
+        assert requests is not None
+        reserved = self._reserved
+        profile = self._profile
+        moved = False
+        # Jobs before index ``known`` failed in the plan before the last move, which vacated
+        # [low, ...) where ``most`` is free at most (nothing vacated: low is inf).
+        known = 0
+        low = math.inf
+        most: Any = None
+        i = 0
+        while i < len(jobs):
+            job = jobs[i]
+            start = reserved[job.id]
+            if start <= now:
+                i += 1
+                continue
+            width, d = requests[job.id], job.estimate
+            if i < known:
+                end = start + d
+                if end <= low or not width <= most:
+                    i += 1
+                    continue
+            new = profile._earliest_move(now, width, d, start, start)
+            if new is None:
+                i += 1
+                continue
+            vacated = self._move(job, start, new)
+            moved = True
+            known = i
+            if vacated is None:
+                low = math.inf
+            else:
+                low = vacated[0]
+                most = profile._max_free(*vacated)
+            i = 0
+        return moved
 
     def _compress_plain(
         self,
