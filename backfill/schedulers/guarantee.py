@@ -252,11 +252,13 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         if self.accelerated:
             if self._requests is None:
                 return self._compress_long_queue(now, entries, freed, restart=restart, cap=cap)
-            if restart and cap is None:
-                return self._compress_vectors(now, entries)
+            if restart:
+                return self._compress_vectors(now, entries, cap)
         return self._compress_plain(now, entries, restart=restart, cap=cap)
 
-    def _compress_vectors(self, now: float, entries: Sequence[Entry]) -> bool:
+    def _compress_vectors(
+        self, now: float, entries: Sequence[Entry], cap: Callable[[], float] | None = None
+    ) -> bool:
         """PC's compression with resources: the moves of :meth:`_compress_plain`, with fewer searches.
 
         After a move the loop goes back to the head, and every job ahead of the one that moved has
@@ -270,6 +272,10 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         free for it there in both plans, so the extra room changes nothing for it. At worst O(q)
         profile searches per move, as the plain loop; O(r (log n + k)) more per move for the most
         free.
+
+        DC's ``cap`` depends on the plan alone, so it is asked once per plan (after each move), not
+        once per job; a cap that grew lets the jobs ahead reach further, and they are all searched
+        again.
         """
         jobs = [entry[2] for entry in entries]
         requests = self._requests
@@ -282,6 +288,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         known = 0
         low = math.inf
         most: Any = None
+        bound = math.inf if cap is None else cap()
         i = 0
         while i < len(jobs):
             job = jobs[i]
@@ -295,13 +302,18 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
                 if end <= low or not width <= most:
                     i += 1
                     continue
-            new = profile._earliest_move(now, width, d, start, start)
+            new = profile._earliest_move(now, width, d, start, start if start < bound else bound)
             if new is None:
                 i += 1
                 continue
             vacated = self._move(job, start, new)
             moved = True
             known = i
+            if cap is not None:
+                grown = cap()
+                if grown > bound:
+                    known = 0
+                bound = grown
             if vacated is None:
                 low = math.inf
             else:
