@@ -341,8 +341,8 @@ class NaiveDC(NaivePC):
     the new job's estimated completion, then takes its earliest fit.
     """
 
-    def __init__(self, priority: Callable[[Job, float], Any]) -> None:
-        super().__init__(priority)
+    def __init__(self, priority: Callable[[Job, float], Any], resources: tuple[Resource, ...] = ()) -> None:
+        super().__init__(priority, resources=resources)
         self.name = "NaiveDC"
 
     def complete(self, job: Job, now: float) -> None:
@@ -352,7 +352,9 @@ class NaiveDC(NaivePC):
     def _compress(self, now: float) -> None:
         # Fill idle processors now: only moves to the current time.
         self.dirty = False
-        if self._profile().free_at(now) <= 0:
+        free = self._profile().free_at(now)
+        # Every job asks a processor at least: none fits now without one (with resources too).
+        if (free if not self.resources else free[0]) <= 0:
             return
         order = self._order(now)
         i = 0
@@ -372,7 +374,7 @@ class NaiveDC(NaivePC):
         ]
         i = 0
         while i < len(ahead):
-            end = self._profile().earliest_fit(now, job.processors, job.estimate) + job.estimate
+            end = self._profile().earliest_fit(now, self.width(job), job.estimate) + job.estimate
             if self._try_move(ahead[i], now, limit=end):
                 self.dirty = True
                 i = 0
@@ -384,56 +386,78 @@ class NaiveDC(NaivePC):
 
 
 def naive_start_over_reservations(
-    capacity: int,
+    capacity: Any,
     now: float,
-    running: list[tuple[float, int]],
+    running: list[tuple[float, Any]],
     queued: list[tuple[Job, int, float]],
     chosen: list[Job],
     limit: Callable[[Job], float],
+    width: Callable[[Job], Any] | None = None,
 ) -> list[tuple[int, float, float]] | None:
     """The displacement rule of the slack schedulers, on a plain list of intervals.
 
-    ``running`` holds (end, processors) of running jobs, ``queued`` (job, arrival seq, planned start)
+    ``running`` holds (end, width) of running jobs, ``queued`` (job, arrival seq, planned start)
     of every queued job. Returns the ``(job id, old, new)`` moves, or None if one passes its limit.
+    With ``width`` (job -> tuple of amounts) and a tuple ``capacity``, on vectors: a shortage is an
+    instant where some resource falls short, and the reservation that gives way is the latest-arrived
+    one covering it that holds some resource short there.
     """
+    vectors = width is not None
+    size = (lambda job: job.processors) if width is None else width
     chosen_ids = {j.id for j in chosen}
-    prof = NaiveProfile(capacity)
+    prof: Any = NaiveResourceProfile(tuple(capacity)) if vectors else NaiveProfile(capacity)
     prof.origin = now
     prof.intervals = [(now, end, p) for end, p in running if end > now]
-    held: dict[int, tuple[float, float, int]] = {}
+    held: dict[int, tuple[float, float, Any]] = {}
     for job, _, start in queued:
         if job.id not in chosen_ids and job.estimate > 0:
-            held[job.id] = (start, start + job.estimate, job.processors)
+            held[job.id] = (start, start + job.estimate, size(job))
     seq = {job.id: s for job, s, _ in queued}
     planned = {job.id: start for job, _, start in queued}
     jobs = {job.id: job for job, _, _ in queued}
     displaced: list[int] = []
 
-    def free_at(t: float) -> int:
-        return prof.free_at(t) - sum(p for a, b, p in held.values() if a <= t < b)
+    def free_at(t: float) -> Any:
+        if not vectors:
+            return prof.free_at(t) - sum(p for a, b, p in held.values() if a <= t < b)
+        free = list(prof.free_at(t))
+        for a, b, amounts in held.values():
+            if a <= t < b:
+                free = [f - x for f, x in zip(free, amounts, strict=True)]
+        return free
+
+    def short(t: float, need: Any) -> list[int]:
+        if not vectors:
+            return [0] if free_at(t) < need else []
+        return [i for i, (f, x) in enumerate(zip(free_at(t), need, strict=True)) if f < x]
+
+    def holds(amounts: Any, resources: list[int]) -> bool:
+        return amounts > 0 if not vectors else any(amounts[i] > 0 for i in resources)
 
     for job in chosen:
         end = now + job.estimate
+        need = size(job)
         while True:
             bounds = {x for a, b, _ in [*prof.intervals, *held.values()] for x in (a, b) if now < x < end}
             points = sorted({now} | bounds) if end > now else []
-            t = next((x for x in points if free_at(x) < job.processors), None)
+            t = next((x for x in points if short(x, need)), None)
             if t is None:
                 break
-            covering = [i for i, (a, b, _) in held.items() if a <= t < b]
+            lacking = short(t, need)
+            covering = [i for i, (a, b, p) in held.items() if a <= t < b and holds(p, lacking)]
             victim = max(covering, key=lambda i: seq[i])
             del held[victim]
             displaced.append(victim)
         if end > now:
-            prof.intervals.append((now, end, job.processors))
+            prof.intervals.append((now, end, need))
     prof.intervals += list(held.values())
     moves = []
     for i in sorted(displaced, key=lambda i: seq[i]):
         job = jobs[i]
-        new = prof.earliest_fit(now, job.processors, job.estimate)
+        new = prof.earliest_fit(now, size(job), job.estimate)
         if new > limit(job):
             return None
         if job.estimate > 0:
-            prof.intervals.append((new, new + job.estimate, job.processors))
+            prof.intervals.append((new, new + job.estimate, size(job)))
         moves.append((i, planned[i], new))
     return moves

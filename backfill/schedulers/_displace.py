@@ -16,6 +16,15 @@ Every other reservation stays where it was. The start is allowed only if every d
 start is at or before its *limit*, which each scheduler defines (the slack). Because the selected
 jobs fit in the processors free now, there is always a way to make room for them.
 
+With resources besides processors (``resources=[...]``) the rule reads on vectors: the selected
+jobs fit in every amount free now; a shortage is an instant where some resource falls short
+(:meth:`ResourceProfile._first_below <backfill.profile.multi.ResourceProfile._first_below>`), and the
+reservation that gives way is the latest-arrived one covering it that holds some of a resource short
+there (one holding none of them would free nothing useful); the displaced jobs come back where all
+their amounts fit. The shortcuts that read the processors' arrays (the certificates of
+:meth:`DisplacingConservative._doomed`, the array search for the reservation that gives way) run
+without resources only.
+
 Both the start itself and the reservations it displaces are applied to a copy of the profile first,
 so a refused set costs nothing but the copy: O(n) for the copy plus O(d (q + log n + k)) for d
 displaced jobs among q queued ones.
@@ -25,8 +34,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import attrs
 import numpy as np
@@ -35,6 +44,7 @@ from sortedcontainers import SortedList
 
 from backfill.errors import ParameterError
 from backfill.profile import Profile
+from backfill.profile.multi import ResourceProfile
 from backfill.schedulers.conservative import Conservative
 from backfill.workloads.workload import Job
 
@@ -47,6 +57,22 @@ class Start:
     profile: Profile
     #: ``(job, old start, new start)`` of every displaced job, in arrival order.
     moves: tuple[tuple[Job, float, float], ...]
+
+
+def _vector_add(profile: Profile) -> Callable[[float, float, Any], None]:
+    """``Profile._add`` for a ResourceProfile: add signed Amounts over an interval, resource by resource.
+
+    Unchecked, as ``Profile._add`` is: the callers release reservations that are there and take
+    room a search found. O(r (log n + k)).
+    """
+    profiles = cast(ResourceProfile, profile).profiles
+
+    def add(start: float, end: float, delta: Any) -> None:
+        for p, a in zip(profiles, delta, strict=True):
+            if a:
+                p._add(start, end, a)
+
+    return add
 
 
 #: Up to this many candidate reservations, the one that gives way is found by a scan in Python.
@@ -238,33 +264,36 @@ class DisplacingConservative(Conservative):
         The caller makes sure the jobs fit in the processors free now.
         """
         profile = self._profile.copy()
+        requests = self._requests
         # Unchecked updates: every release gives back a reservation that is there, and every reserve
         # follows a search that found the room, so Profile's checks would only cost time here.
-        add = profile._add
+        add = profile._add if requests is None else _vector_add(profile)
         planned = self._planned
         arrival = self._arrival
         for job in jobs:
             if job.estimate > 0:
                 start = planned[job.id]
-                add(start, start + job.estimate, job.processors)
+                add(start, start + job.estimate, job.processors if requests is None else requests[job.id])
         # The jobs that cannot give way (again).
         excluded = {job.id for job in jobs}
         displaced: list[Job] = []
         for job in jobs:
             end = now + job.estimate
-            if end > now and self._make_room(profile, now, end, job.processors, excluded, displaced) is None:
+            p = job.processors if requests is None else requests[job.id]
+            if end > now and self._make_room(profile, now, end, p, excluded, displaced) is None:
                 return None  # pragma: no cover - the caller checked the processors free now
         moves = []
         for victim in sorted(displaced, key=lambda j: arrival[j.id]):
-            new = profile._earliest_fit(now, victim.processors, victim.estimate)
+            width = victim.processors if requests is None else requests[victim.id]
+            new = profile._earliest_fit(now, width, victim.estimate)
             if new > self._limit(victim, now):
                 return None
-            add(new, new + victim.estimate, -victim.processors)
+            add(new, new + victim.estimate, -width)
             moves.append((victim, planned[victim.id], new))
         return Start(tuple(jobs), profile, tuple(moves))
 
     def _make_room(
-        self, profile: Profile, now: float, end: float, p: int, excluded: set[int], displaced: list[Job]
+        self, profile: Profile, now: float, end: float, p: Any, excluded: set[int], displaced: list[Job]
     ) -> list[float] | None:
         """Release reservations in ``profile`` until ``p`` processors are free over ``[now, end)``; take them.
 
@@ -272,7 +301,11 @@ class DisplacingConservative(Conservative):
         reservation covering it (not in ``excluded``) gives way. Each released job is appended to
         ``displaced`` and to ``excluded``. Returns the shortage instants, one per released job, or
         None if a shortage has no reservation to give way. O(d (q + log n + k)) for d released jobs.
+        With resources ``p`` is Amounts, and the reservation that gives way holds some resource
+        short at the shortage (:meth:`_vector_victim`).
         """
+        if self._requests is not None:
+            return self._make_room_vectors(profile, now, end, p, excluded, displaced)
         add = profile._add
         first_below = profile._first_below
         planned = self._planned
@@ -306,6 +339,50 @@ class DisplacingConservative(Conservative):
         add(now, end, -p)
         return shortages
 
+    def _make_room_vectors(
+        self, profile: Profile, now: float, end: float, p: Any, excluded: set[int], displaced: list[Job]
+    ) -> list[float] | None:
+        """:meth:`_make_room` with resources: the candidates at each shortage are scanned.
+
+        O(d (q r + r (log n + k))) for d released jobs.
+        """
+        add = _vector_add(profile)
+        planned = self._planned
+        requests = self._requests
+        assert requests is not None
+        order = self._order
+        shortages: list[float] = []
+        while (t := profile._first_below(now, end, p)) is not None:
+            free: Any = profile._free_at(t)
+            short = [i for i, (f, a) in enumerate(zip(free, p, strict=True)) if f < a]
+            victim = self._vector_victim(t, order.bisect_right((t, math.inf)), excluded, short, requests)
+            if victim is None:  # pragma: no cover - the callers check the amounts free now
+                return None
+            width = requests[victim.id]
+            start = planned[victim.id]
+            add(start, start + victim.estimate, width)
+            displaced.append(victim)
+            shortages.append(t)
+            excluded.add(victim.id)
+        add(now, end, -p)
+        return shortages
+
+    def _vector_victim(
+        self, t: float, k: int, excluded: set[int], short: list[int], requests: dict[int, Any]
+    ) -> Job | None:
+        """The latest-arrived of the first ``k`` reservations covering ``t`` holding a ``short`` resource.
+
+        ``short`` lists the indices of the resources short at ``t``. O(k r).
+        """
+        best: Job | None = None
+        best_seq = -1
+        for start, seq, job in self._order.islice(0, k):
+            if seq > best_seq and start + job.estimate > t and job.id not in excluded:
+                width = requests[job.id]
+                if any(width[i] > 0 for i in short):
+                    best, best_seq = job, seq
+        return best
+
     def _doomed(self, job: Job, now: float, known: dict[tuple[int, float], Certificate]) -> bool:
         """True if :meth:`_try_start` is certain to refuse ``job`` alone now, without trying it.
 
@@ -314,8 +391,11 @@ class DisplacingConservative(Conservative):
         changes), settles the others: see :meth:`_certificate`. It is made when a shape comes up for
         the second time. False means only "not known": the caller tries the job. O(log d), or one
         try when a shape comes up the second time, or one bound when a job meets a number of
-        displaced reservations no earlier job of its shape met.
+        displaced reservations no earlier job of its shape met. Always False with resources (the
+        certificates read the processors' steps): every job is tried.
         """
+        if self._requests is not None:
+            return False
         key = (job.processors, job.estimate)
         shape = known.get(key)
         if shape is _ONCE:
@@ -434,11 +514,15 @@ class DisplacingConservative(Conservative):
         arrival = self._arrival
         queue = self._queue
         freed = self._freed
+        requests = self._requests
         for job in plan.jobs:
             start = planned.pop(job.id)
             order.remove((start, arrival.pop(job.id), job))
             del queue[job.id]
-            self._running[job.id] = (now + job.estimate, job.processors)
+            self._running[job.id] = (
+                now + job.estimate,
+                job.processors if requests is None else requests[job.id],
+            )
             if start + job.estimate > now:
                 freed.append((max(start, now), start + job.estimate))
         for job, old, new in plan.moves:

@@ -13,6 +13,8 @@ broken; the reservation log shows it (:func:`~backfill.measures.planning.guarant
 
 from __future__ import annotations
 
+from typing import Any
+
 from sortedcontainers import SortedList
 
 from backfill.profile import Profile
@@ -22,12 +24,21 @@ __all__ = ["extension_error", "replan"]
 
 
 def replan(
-    profile: Profile, by_start: SortedList, low: float, high: float, processors: int, now: float
+    profile: Profile,
+    by_start: SortedList,
+    low: float,
+    high: float,
+    processors: Any,
+    now: float,
+    requests: dict[int, Any] | None = None,
 ) -> list[tuple[float, float, int, Job]]:
     """Put ``[low, high)`` of ``processors`` into ``profile``, moving the reservations in the way.
 
     ``by_start`` holds the queued jobs as ``(start, seq, job)``, reserved in ``profile`` over
-    ``[start, start + job.estimate)``. Return the moved jobs as ``(old start, new start, seq, job)``
+    ``[start, start + job.estimate)``. With resources, ``profile`` is a ResourceProfile,
+    ``processors`` the running job's Amounts and ``requests`` every queued job's, by id: a
+    reservation is in the way if some resource falls short, and comes back where all its amounts
+    fit. Return the moved jobs as ``(old start, new start, seq, job)``
     in the order they were re-placed; the caller updates its own records (``by_start`` is left with
     the moved jobs removed). O(k (log n + s)) for k overlapping reservations, each search scanning s
     steps; O(log n + s) when the extra time fits.
@@ -45,13 +56,15 @@ def replan(
         start, _, job = entry
         by_start.remove(entry)
         if job.estimate > 0:
-            profile._release(start, start + job.estimate, job.processors)
+            width = job.processors if requests is None else requests[job.id]
+            profile._release(start, start + job.estimate, width)
     profile._reserve(low, high, processors)
     moved = []
     for start, seq, job in hit:
-        new = profile._earliest_fit(now, job.processors, job.estimate)
+        width = job.processors if requests is None else requests[job.id]
+        new = profile._earliest_fit(now, width, job.estimate)
         if job.estimate > 0:
-            profile._reserve(new, new + job.estimate, job.processors)
+            profile._reserve(new, new + job.estimate, width)
         moved.append((start, new, seq, job))
     return moved
 

@@ -217,7 +217,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             raise ScheduleError(extension_error(self.name, job, end, now, record and record[0]))
         old, procs = record
         self._running[job.id] = (end, procs)
-        moved = replan(self._profile, self._order, max(old, now), end, procs, now)
+        moved = replan(self._profile, self._order, max(old, now), end, procs, now, self._requests)
         for start, new, seq, other in moved:
             self._order.add((new, seq, other))
             self._planned[other.id] = new

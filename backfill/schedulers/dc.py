@@ -36,6 +36,9 @@ class DC(GuaranteeScheduler):
     * Jobs start at their guarantees; DC asks the simulator for a wake-up at the earliest one, since a
       guarantee left inside a hole need not coincide with any completion.
 
+    With ``resources=[...]`` a job "fits now" if all its amounts do, and an arrival's estimated
+    completion is the end of its earliest fit in every resource; the plain paths run.
+
     Ties follow the simulator's order: completions of an instant first, then the now-check, then that
     instant's arrivals one by one.
 
@@ -72,6 +75,8 @@ class DC(GuaranteeScheduler):
     def submit(self, job: Job, now: float) -> None:
         """Protect higher-priority jobs the new one could delay, then give it its guarantee."""
         self._door_submit(job, now)
+        if self._requests is not None:
+            self._take_new(job, now)
         if self._idle_check:
             self._fill(now)
         if self.planning_window is not None and self._out_of_reach(self._profile, job, now):
@@ -107,7 +112,8 @@ class DC(GuaranteeScheduler):
     def _fill(self, now: float) -> None:
         """Move queued jobs that can start now to now, in priority order, back to the head after each move."""
         self._idle_check = False
-        if self.accelerated:
+        # The long-queue path reads the processors' arrays alone: with resources the plain loop runs.
+        if self.accelerated and self._requests is None:
             self._fill_long_queue(now)
         else:
             self._fill_plain(now)
@@ -117,17 +123,20 @@ class DC(GuaranteeScheduler):
 
         A job fits now if it can start at ``now`` without delaying any guarantee: an earliest move
         bounded to starts before the next float after ``now``. O(q) profile searches per move.
+        With resources a job fits now if every one of its amounts does.
         """
         just_after = math.nextafter(now, math.inf)
         fits_now = self._profile._earliest_move
         reserved = self._reserved
+        requests = self._requests
         moved = True
         while moved:
             moved = False
             for entry in self._ordered(now):
                 job = entry[2]
                 start = reserved[job.id]
-                if start > now and fits_now(now, job.processors, job.estimate, start, just_after) == now:
+                width = job.processors if requests is None else requests[job.id]
+                if start > now and fits_now(now, width, job.estimate, start, just_after) == now:
                     self._move(job, start, now)
                     moved = True
                     break
@@ -146,7 +155,8 @@ class DC(GuaranteeScheduler):
         if not ahead:
             return False
         profile = self._profile
-        p, d = job.processors, job.estimate
+        requests = self._requests
+        p, d = (job.processors if requests is None else requests[job.id]), job.estimate
 
         def completion() -> float:
             return profile._earliest_fit(now, p, d) + d

@@ -19,6 +19,7 @@ import attrs
 from sortedcontainers import SortedList
 
 import backfill.schedulers._long_queues as long_queues
+from backfill.errors import ScheduleError
 from backfill.profile import Profile
 from backfill.schedulers._long_queues import TRIM, LongQueueCompression
 from backfill.schedulers._replan import replan
@@ -88,6 +89,13 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     submission and :meth:`_reserve_within_reach` after compressing, and names its arrival in
     :meth:`_arrive` (PC and DC do).
 
+    With ``resources=[...]`` (:mod:`backfill.workloads.resources`) the profile is a
+    :class:`~backfill.profile.multi.ResourceProfile` and every width an
+    :class:`~backfill.workloads.amounts.Amounts`: a guarantee is the earliest time all of a job's
+    amounts fit, a move goes to the earliest such time, and :attr:`free` is Amounts. The
+    long-queue compression reads the processors' arrays, so with resources the plain loop runs
+    (the papers say nothing of several resources; the promise is the same, per resource).
+
     Internals: planned starts live in ``_reserved`` (the guarantees), and in ``_by_start`` ordered by
     time so that due jobs start in O(log q). ``_freed`` is the log of freed intervals, of which the first
     ``_base`` have been dropped; ``_seen[id]`` is how much of the log a job has read, and
@@ -124,13 +132,16 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
 
     def _extras(self) -> list[str]:
         """The parameters a name shows after the priority (a subclass adds its own)."""
-        return self._window_extras()
+        return self._window_extras() + self._resource_extras()
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         super().reset(machine_size, now)
         self._reset_window()
-        self._profile = Profile(machine_size, origin=now)
+        self._profile = self._new_profile(now)
+        if self._capacity is not None:
+            # With resources, what is free now is Amounts, as every running job's width.
+            self._free = self._capacity  # type: ignore[assignment]
         self._by_start = SortedList()
         self._entry = {}
         self._freed = []
@@ -189,6 +200,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
                 width, estimate, submit time, the time), or is already queued or running.
         """
         self._door_submit(job, now)
+        if self._requests is not None:
+            self._take_new(job, now)
         self._place(job, now, self._join_queue(job, now))
 
     def release(self, job: Job, now: float) -> tuple[float, float] | None:
@@ -234,9 +247,80 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         plain loop tries every job and needs no such hint. ``cap`` is DC's: see
         :meth:`_compress_plain`.
         """
+        # The long-queue path searches the processors' arrays alone: with resources PC's compression
+        # skips the searches it can prove fail, and the other loops run plain.
         if self.accelerated:
-            return self._compress_long_queue(now, entries, freed, restart=restart, cap=cap)
+            if self._requests is None:
+                return self._compress_long_queue(now, entries, freed, restart=restart, cap=cap)
+            if restart:
+                return self._compress_vectors(now, entries, cap)
         return self._compress_plain(now, entries, restart=restart, cap=cap)
+
+    def _compress_vectors(
+        self, now: float, entries: Sequence[Entry], cap: Callable[[], float] | None = None
+    ) -> bool:
+        """PC's compression with resources: the moves of :meth:`_compress_plain`, with fewer searches.
+
+        After a move the loop goes back to the head, and every job ahead of the one that moved has
+        failed in the plan before the move, which differs from the new plan by that reservation
+        alone: its vacated part ``[low, high)`` is the only place with more free. So a job ahead is
+        searched again only if a start before its own reaches into that part (its reservation does
+        not end by ``low``) and each resource's most free over the part covers its amount. Else it
+        still fails: a window starting before its reservation and reaching into the part holds the
+        part's first instant it reaches, and if that is before the job's own start some resource is
+        short there; if the part begins at or after that start, the job's own reservation counts as
+        free for it there in both plans, so the extra room changes nothing for it. At worst O(q)
+        profile searches per move, as the plain loop; O(r (log n + k)) more per move for the most
+        free.
+
+        DC's ``cap`` depends on the plan alone, so it is asked once per plan (after each move), not
+        once per job; a cap that grew lets the jobs ahead reach further, and they are all searched
+        again.
+        """
+        jobs = [entry[2] for entry in entries]
+        requests = self._requests
+        assert requests is not None
+        reserved = self._reserved
+        profile = self._profile
+        moved = False
+        # Jobs before index ``known`` failed in the plan before the last move, which vacated
+        # [low, ...) where ``most`` is free at most (nothing vacated: low is inf).
+        known = 0
+        low = math.inf
+        most: Any = None
+        bound = math.inf if cap is None else cap()
+        i = 0
+        while i < len(jobs):
+            job = jobs[i]
+            start = reserved[job.id]
+            if start <= now:
+                i += 1
+                continue
+            width, d = requests[job.id], job.estimate
+            if i < known:
+                end = start + d
+                if end <= low or not width <= most:
+                    i += 1
+                    continue
+            new = profile._earliest_move(now, width, d, start, start if start < bound else bound)
+            if new is None:
+                i += 1
+                continue
+            vacated = self._move(job, start, new)
+            moved = True
+            known = i
+            if cap is not None:
+                grown = cap()
+                if grown > bound:
+                    known = 0
+                bound = grown
+            if vacated is None:
+                low = math.inf
+            else:
+                low = vacated[0]
+                most = profile._max_free(*vacated)
+            i = 0
+        return moved
 
     def _compress_plain(
         self,
@@ -253,8 +337,11 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         (``restart=False``: each job tried once); stop when no job can move. With ``cap`` (DC's
         arrivals) a job may only move to a start before ``cap()``, asked again for every job. Return
         whether any job moved. O(q) profile searches per move.
+
+        With resources a job moves to the earliest start where every one of its amounts fits.
         """
         jobs = [entry[2] for entry in entries]
+        requests = self._requests
         moved = False
         i = 0
         while i < len(jobs):
@@ -263,7 +350,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             limit = start if cap is None else min(start, cap())
             new = None
             if start > now:
-                new = self._profile._earliest_move(now, job.processors, job.estimate, start, limit)
+                width = job.processors if requests is None else requests[job.id]
+                new = self._profile._earliest_move(now, width, job.estimate, start, limit)
             if new is None:
                 i += 1
                 continue
@@ -286,7 +374,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         old = self._running.get(job.id)
         super().extend(job, end, now)  # raises if it is not running or not extended
         assert old is not None
-        moved = replan(self._profile, self._by_start, max(old[0], now), end, old[2], now)
+        moved = replan(self._profile, self._by_start, max(old[0], now), end, old[2], now, self._requests)
         vacated = []
         for start, new, seq, other in moved:
             jid = other.id
@@ -317,6 +405,18 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
 
     # -- the profile of guarantees -------------------------------------------------------------------
 
+    def _take_new(self, job: Job, now: float) -> None:
+        """With resources: refuse a job submitted twice, then keep its amounts, before anything changes."""
+        jid = job.id
+        if jid in self._queued or jid in self._running:
+            raise self._submitted_twice(job, now)
+        if jid in self._unreserved:
+            raise ScheduleError(
+                f"{self.name}: job {jid} submitted at {now:g} while already queued; "
+                "a host submits each job once"
+            )
+        self._take_request(job)
+
     def _out_of_reach(self, profile: Profile, job: Job, now: float) -> bool:
         # A job already holding a guarantee, or running, is no new arrival, whatever its fit now.
         if job.id in self._queued or job.id in self._running:
@@ -331,8 +431,10 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def _place(self, job: Job, now: float, entry: Entry) -> None:
         """Give a newly queued job its guarantee: the earliest fit in the current profile."""
         profile = self._profile
-        start = profile._earliest_fit(now, job.processors, job.estimate)
-        profile._reserve(start, start + job.estimate, job.processors)
+        requests = self._requests
+        width = job.processors if requests is None else requests[job.id]
+        start = profile._earliest_fit(now, width, job.estimate)
+        profile._reserve(start, start + job.estimate, width)
         jid = job.id
         self._entry[jid] = entry
         self._by_start.add((start, entry[1], job))
@@ -349,7 +451,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         None if the two overlap entirely.
         """
         d = job.estimate
-        self._profile._move(start, new, d, job.processors)
+        requests = self._requests
+        self._profile._move(start, new, d, job.processors if requests is None else requests[job.id])
         seq = self._entry[job.id][1]
         by_start = self._by_start
         by_start.remove((start, seq, job))
@@ -367,6 +470,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def _release(self, job: Job, now: float) -> tuple[float, float] | None:
         """Forget a finished job; free and log the rest of its reservation, which is returned if any."""
         end, _, procs = self._finish(job, now)
+        if self._requests is not None:
+            self._drop_request(job)
         if now < end:
             self._profile._release(now, end, procs)
             self._freed.append((now, end))
@@ -381,6 +486,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         if not by_start or by_start[0][0] > now:
             return started
         taken = []
+        requests = self._requests
         reserved, entry_of, seen, no_fit_before, no_fit_from = (
             self._reserved,
             self._entry,
@@ -393,7 +499,13 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
             jid = job.id
             taken.append(entry_of.pop(jid))
             del reserved[jid], seen[jid], no_fit_before[jid], no_fit_from[jid]
-            self._start(job, now, seq)
+            if requests is None:
+                self._start(job, now, seq)
+            else:
+                # The job holds its amounts while it runs (QueueScheduler's record holds processors).
+                width = requests[jid]
+                self._running[jid] = (now + job.estimate, seq, width)
+                self._free -= width
             started.append(job)
         self._dequeue(taken, now)
         if len(self._freed) > 2 * len(seen) + TRIM:

@@ -18,10 +18,12 @@ from typing import Any, Self
 
 import attrs
 
-from backfill.errors import ScheduleError
+from backfill.errors import JobError, ScheduleError
 from backfill.schedulers.priorities import priority_name
 from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
+from backfill.workloads.resources import Resource, capacities, requests
 from backfill.workloads.workload import Job
 
 __all__ = ["GuardedScheduler", "guarded"]
@@ -58,6 +60,10 @@ class GuardedScheduler:
     _running: dict[int, tuple[float, Job]] = attrs.field(init=False, factory=dict)
     _ends: list[tuple[float, int]] = attrs.field(init=False, factory=list)
     _used: int = attrs.field(init=False, default=0)
+    # With resources: the machine's capacities, what running jobs hold, and each running job's amounts.
+    _capacity: Amounts | None = attrs.field(init=False, default=None)
+    _held: Amounts | None = attrs.field(init=False, default=None)
+    _amounts: dict[int, Amounts] = attrs.field(init=False, factory=dict)
     # Every job that ended in this run, by id, with its end: an id is submitted once per run.
     _ended: dict[int, float] = attrs.field(init=False, factory=dict)
 
@@ -65,6 +71,11 @@ class GuardedScheduler:
     def name(self) -> str:
         """The wrapped scheduler's name: a guarded run is the same run."""
         return scheduler_name(self.scheduler)
+
+    @property
+    def resources(self) -> tuple[Resource, ...]:
+        """The wrapped scheduler's resources besides processors (none if it plans processors alone)."""
+        return tuple(getattr(self.scheduler, "resources", ()))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -116,6 +127,10 @@ class GuardedScheduler:
         self._pending = None
         self._queued, self._running, self._ends, self._used = {}, {}, [], 0
         self._ended = {}
+        resources = self.resources
+        self._capacity = capacities(machine_size, resources) if resources else None
+        self._held = None if self._capacity is None else self._capacity - self._capacity
+        self._amounts = {}
 
     def submit(self, job: Job, now: float) -> None:
         """Check the arrival (once, fits the machine, a known estimate, not early), then pass it on."""
@@ -135,6 +150,8 @@ class GuardedScheduler:
                 f"job {job.id} submitted at {now:g} needs {job.processors} processors on a "
                 f"{self._size}-processor machine; a host leaves such jobs out"
             )
+        if self._capacity is not None:
+            self._check_amounts(job, now)
         if not 0 <= job.estimate < math.inf:
             raise self._fail(f"job {job.id} submitted at {now:g} with estimate {job.estimate!r}")
         if job.submit > now:
@@ -162,6 +179,9 @@ class GuardedScheduler:
         self._ended[job.id] = now
         if record[1].estimate > 0:
             self._used -= record[1].processors
+            if self._held is not None:
+                self._held -= self._amounts[job.id]
+        self._amounts.pop(job.id, None)
         self._note(now, f"job {job.id} ended")
 
     def schedule(self, now: float) -> Sequence[Job]:
@@ -188,10 +208,39 @@ class GuardedScheduler:
                         f"started job {job.id} at {now:g}: {self._used} processors in use on a "
                         f"{self._size}-processor machine"
                     )
+                if self._held is not None:
+                    self._hold(job, now)
             self._running[job.id] = (end, job)
             heapq.heappush(self._ends, (end, job.id))
         self._pending = None
         return started
+
+    def _check_amounts(self, job: Job, now: float) -> None:
+        """Refuse a job asking more of some resource than the machine has (a host leaves it out)."""
+        capacity = self._capacity
+        assert capacity is not None
+        try:
+            amounts = requests(job, self.resources)
+        except JobError as error:
+            raise self._fail(f"{error} (submitted at {now:g})") from None
+        names = ["processors", *(r.name for r in self.resources)]
+        for name, a, c in zip(names[1:], amounts[1:], capacity[1:], strict=True):
+            if a > c:
+                raise self._fail(
+                    f"job {job.id} submitted at {now:g} needs {a} {name} on a machine with {c}; "
+                    "a host leaves such jobs out"
+                )
+        self._amounts[job.id] = amounts
+
+    def _hold(self, job: Job, now: float) -> None:
+        """Count a started job's amounts as held; refuse a start that exceeds some resource."""
+        held = self._held
+        capacity = self._capacity
+        assert held is not None and capacity is not None
+        held = self._held = held + self._amounts[job.id]
+        for name, h, c in zip([r.name for r in self.resources], held[1:], capacity[1:], strict=True):
+            if h > c:
+                raise self._fail(f"started job {job.id} at {now:g}: {h} {name} in use on a machine with {c}")
 
     def _call(self, now: float, job: Job | None, method: Callable[..., Any], *args: Any) -> Any:
         """Call the wrapped scheduler; an exception its priority raised becomes a ScheduleError naming it."""
@@ -318,6 +367,7 @@ class GuardedScheduler:
         other._queued, other._running = self._queued.copy(), self._running.copy()
         other._ends, other._used = self._ends.copy(), self._used
         other._ended = self._ended.copy()
+        other._capacity, other._held, other._amounts = self._capacity, self._held, self._amounts.copy()
         return other
 
 
@@ -336,7 +386,9 @@ def guarded(scheduler: Scheduler) -> GuardedScheduler:
       (where the scheduler counts its processors free): a host must end it by then or raise its
       estimate before submitting it;
     * the scheduler starts only jobs that have arrived and not started yet, never more processors
-      than the machine has;
+      than the machine has, nor more of a resource besides processors (the wrapped scheduler's
+      ``resources``) than its capacity; a job asking more of one than the machine has is refused
+      at submission, as a job too wide is;
     * the priority (a scheduler's ``key`` or ``priority``) gives every queued job a key that is not
       NaN, compares with the others, and is the same when asked twice (a pure function); and an
       exception the priority raises inside any of the scheduler's calls (keying a job at

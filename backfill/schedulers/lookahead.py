@@ -9,7 +9,10 @@ FCFS, by the thesis's ratio criteria (steps 9-11). With no set found it is plain
 
 The thesis runs this inside Scojo-PECT, a coarse-grain time-slicing scheduler with three job classes;
 that preemptive host is out of scope here: the algorithm is applied to plain space sharing, on one
-machine, with one queue.
+machine, with one queue. With ``resources=[...]`` a set is tried if all its amounts fit now (step 4,
+per resource), reservations give way as :mod:`backfill.schedulers._displace` states for several
+resources, and a set's utilization (the goals' third score) is that of the processors, the
+thesis's measure.
 """
 
 from __future__ import annotations
@@ -327,12 +330,14 @@ class LookaheadSlack(DisplacingConservative):
     @property
     def name(self) -> str:
         """Short name for tables, e.g. ``LookaheadSlack(G1, 20)``."""
-        return f"{type(self).__name__}({self.goal.name}, {self.lookahead})"
+        extras = "".join(f", {e}" for e in self._resource_extras())
+        return f"{type(self).__name__}({self.goal.name}, {self.lookahead}{extras})"
 
     def __repr__(self) -> str:
+        extras = "".join(f", {e}" for e in self._resource_extras())
         return (
             f"LookaheadSlack(goal={self.goal!r}, lookahead={self.lookahead}, slack={self.slack!r}, "
-            f"max_nodes={self.max_nodes}, prune_on_slack={self.prune_on_slack})"
+            f"max_nodes={self.max_nodes}, prune_on_slack={self.prune_on_slack}{extras})"
         )
 
     def reset(self, machine_size: int, now: float) -> None:
@@ -351,11 +356,15 @@ class LookaheadSlack(DisplacingConservative):
                 f"{self.name}: job {job.id} submitted at {now:g} while already "
                 f"{'running' if job.id in self._running else 'queued'}; a host submits each job once"
             )
+        requests = self._requests
+        if requests is not None:
+            self._take_request(job)  # refuses a job larger than the machine before the FST search
         if self._dirty:
             self._compress(now)
         order = self._order
         after = order[-1][0] if order else now
-        fst = self._profile._earliest_fit(after if after > now else now, job.processors, job.estimate)
+        width = job.processors if requests is None else requests[job.id]
+        fst = self._profile._earliest_fit(after if after > now else now, width, job.estimate)
         fst = float(fst)
         self._fst[job.id] = (now, fst)
         self._fst_log.append((job.id, fst))
@@ -383,19 +392,31 @@ class LookaheadSlack(DisplacingConservative):
 
     def _search(self, now: float) -> Start | None:
         """Steps 1-11: the branch and bound over the first jobs, then the goal's choice."""
-        free = self._profile._free_at(now)
-        if free <= 0:
+        free: Any = self._profile._free_at(now)
+        requests = self._requests
+        # Every job asks a processor at least: with resources too, none starts without one free.
+        if (free if requests is None else free[0]) <= 0:
             return None
         window = self._queue_head(self.lookahead)
-        candidates = [job for job in window if 0 < job.processors <= free]
+        if requests is None:
+            candidates = [job for job in window if 0 < job.processors <= free]
+            widths = [job.processors for job in candidates]
+            zero: Any = 0
+            capacity = self._profile.capacity
+            busy = capacity - free
+        else:
+            candidates = [job for job in window if requests[job.id] <= free]
+            widths = [requests[job.id] for job in candidates]
+            zero = free - free
+            # A set fits if every amount does; its utilization is the processors' (the thesis's).
+            capacity = self._size
+            busy = capacity - free[0]
         if not candidates:
             return None
         stats = self._stats
         stats[0] += 1
         planned = self._planned
         fst = self._fst
-        capacity = self._profile.capacity
-        busy = capacity - free
         plans: list[tuple[Start, int]] = []
         budget = [math.inf if self.max_nodes is None else self.max_nodes]
         n = len(candidates)
@@ -413,10 +434,10 @@ class LookaheadSlack(DisplacingConservative):
                 k += max(f - new, 0.0) - max(f - old, 0.0)
             return PackingScores(o / q, k / q, (busy + width) / capacity)
 
-        def visit(first: int, chosen: list[Job], width: int) -> None:
+        def visit(first: int, chosen: list[Job], width: Any) -> None:
             for m in range(first, n):
                 job = candidates[m]
-                w = width + job.processors
+                w = width + widths[m]
                 if w > free:
                     continue  # step 4
                 if budget[0] <= 0:
@@ -426,12 +447,12 @@ class LookaheadSlack(DisplacingConservative):
                 trial = [*chosen, job]
                 plan = self._try_start(trial, now)
                 if plan is not None:
-                    plans.append((plan, w))
+                    plans.append((plan, w if requests is None else w[0]))
                 elif prune:
                     continue  # step 5: the whole branch goes
                 visit(m + 1, trial, w)
 
-        visit(0, [], 0)
+        visit(0, [], zero)
         if not plans:
             return None
         # Most searches find nothing, so the unfairness of the current plan, a pass over the whole

@@ -39,6 +39,9 @@ class PC(GuaranteeScheduler):
     equal by ``tests/test_compression_paths.py``; ``accelerated = False`` in a subclass runs the
     plain path).
 
+    With ``resources=[...]`` every guarantee and every move is at the earliest time all of a job's
+    amounts fit (memory, GPUs, ... as well as processors), by the plain compression loop.
+
     Args:
         priority: Compression order (smallest key first, ties by arrival); any callable
             ``(job, now) -> key``.
@@ -79,6 +82,8 @@ class PC(GuaranteeScheduler):
     def submit(self, job: Job, now: float) -> None:
         """Give the job its guarantee at its earliest fit and queue it. O(log n + k + log q)."""
         self._door_submit(job, now)
+        if self._requests is not None:
+            self._take_new(job, now)
         if self._dirty:
             self._compress_pending(now)
         if self.planning_window is not None and self._out_of_reach(self._profile, job, now):

@@ -64,6 +64,7 @@ from backfill.schedulers.predictors import (
 )
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.resources import Resource
 from backfill.workloads.workload import Job
 
 __all__ = ["CORRECTIONS", "PlanningScheduler", "Replanning", "planning"]
@@ -173,6 +174,15 @@ class PlanningScheduler:
 
     def __repr__(self) -> str:
         return f"planning({self.scheduler!r}, {self.name})"
+
+    @property
+    def resources(self) -> tuple[Resource, ...]:
+        """The wrapped scheduler's resources besides processors, which the host plans and records.
+
+        A planned job keeps its amounts (only its estimate changes), and a re-plan after an
+        extension moves reservations where every amount fits.
+        """
+        return tuple(getattr(self.scheduler, "resources", ()))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):

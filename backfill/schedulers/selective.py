@@ -94,6 +94,12 @@ class Selective(SchedulerBase):
     ``s_i - now`` is at most the sum of their estimates; the reservation never moves later. The bound
     holds for any threshold; for a fixed or category threshold ``t`` is ``submit + (T - 1) * estimate``.
 
+    **Several resources** (``resources=[...]``): the guaranteed part is Conservative on every
+    resource, and an entry job starts only where all its amounts fit over ``[now, now + estimate)``
+    without touching a reservation. XFactors and Selective-D's categories read estimates and
+    processors, as in the paper. The starvation bound holds as stated: an instant where every
+    resource is wholly free cannot precede an earliest fit.
+
     Args:
         threshold: A number (the same ``T`` for every job, the paper's *Selective*; 26.69 in its
             Table 7), a :class:`CategoryThresholds` (*Selective-D*), or an :class:`AdaptiveThreshold`
@@ -167,13 +173,13 @@ class Selective(SchedulerBase):
         else:
             kind, label = ("Selective-D" if th.per_category else "Selective"), th.label()
         extra = "" if self.priority is fcfs else f", {priority_name(self.priority)}"
-        window = "".join(f", {e}" for e in self._core._window_extras())
+        window = "".join(f", {e}" for e in self._core._window_extras() + self._resource_extras())
         if type(self) is not Selective:
             kind = type(self).__name__
         return f"{kind}({label}{extra}{window})"
 
     def __repr__(self) -> str:
-        window = "".join(f", {e}" for e in self._core._window_extras())
+        window = "".join(f", {e}" for e in self._core._window_extras() + self._resource_extras())
         return (
             f"{type(self).__name__}(threshold={self.threshold!r}, priority={priority_name(self.priority)}"
             f"{window})"
@@ -181,7 +187,9 @@ class Selective(SchedulerBase):
 
     def __attrs_post_init__(self) -> None:
         # The guaranteed part plans within the window: a promoted job out of reach waits there.
-        self._core = Conservative(planning_window=self.planning_window, max_tested=self.max_tested)
+        self._core = Conservative(
+            planning_window=self.planning_window, max_tested=self.max_tested, resources=self.resources
+        )
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -284,6 +292,12 @@ class Selective(SchedulerBase):
                 f"{self.name}: job {job.id} submitted at {now:g} while already queued or running; "
                 "a host submits each job once"
             )
+        requests = self._requests
+        if requests is not None:
+            # The guaranteed part owns the profile and plans entry jobs' starts too: it keeps the
+            # amounts of every job from its arrival on.
+            self._take_request(job)
+            core._requests[job.id] = requests.pop(job.id)  # type: ignore[index]
         if self._stateful is not None:
             self._stateful.submitted(job, now)
         self._seq += 1

@@ -6,6 +6,8 @@ start by pushing queued jobs' reservations back, as long as none of them is push
 delay-tolerance factor times the mean wait so far times the job's priority weight, the three
 ingredients the paper combines (as Jin 2009, §2, summarises it). The paper's heuristics for
 re-ordering the queue within the slacks are left out: jobs are tried one at a time, in arrival order.
+With ``resources=[...]`` a job is tried if all its amounts fit now, and the reservations in its way
+give way as :mod:`backfill.schedulers._displace` states for several resources.
 """
 
 from __future__ import annotations
@@ -139,12 +141,14 @@ class SlackBackfill(DisplacingConservative):
     @property
     def name(self) -> str:
         """Short name for tables, e.g. ``SlackBackfill(1)`` or ``SlackBackfill(0.5, weight=w)``."""
+        extras = "".join(f", {e}" for e in self._resource_extras())
         if self.weight is None:
-            return f"{type(self).__name__}({self.tolerance:g})"
-        return f"{type(self).__name__}({self.tolerance:g}, weight={_weight_name(self.weight)})"
+            return f"{type(self).__name__}({self.tolerance:g}{extras})"
+        return f"{type(self).__name__}({self.tolerance:g}, weight={_weight_name(self.weight)}{extras})"
 
     def __repr__(self) -> str:
-        return f"SlackBackfill(tolerance={self.tolerance!r}, weight={_weight_name(self.weight)})"
+        extras = "".join(f", {e}" for e in self._resource_extras())
+        return f"SlackBackfill(tolerance={self.tolerance!r}, weight={_weight_name(self.weight)}{extras})"
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -172,13 +176,18 @@ class SlackBackfill(DisplacingConservative):
     def schedule(self, now: float) -> list[Job]:
         """Conservative's decision, then a greedy FCFS scan for jobs that may start within the slacks."""
         started = self._start_due(now)
-        free = self._profile._free_at(now)
-        if free > 0 and self._queue:
+        free: Any = self._profile._free_at(now)
+        requests = self._requests
+        # Every job asks a processor at least: with resources too, none starts without one free.
+        if (free if requests is None else free[0]) > 0 and self._queue:
             committed = False
             # What one try teaches about the jobs of its shape, until a start changes the plan.
             known: dict[tuple[int, float], Certificate] = {}
             for job in list(self._queue.values()):
-                if not 0 < job.processors <= free or self._doomed(job, now, known):
+                if requests is None:
+                    if not 0 < job.processors <= free or self._doomed(job, now, known):
+                        continue
+                elif not requests[job.id] <= free:
                     continue
                 plan = self._try_start([job], now)
                 if plan is None:
@@ -189,7 +198,7 @@ class SlackBackfill(DisplacingConservative):
                 committed = True
                 # A displaced job may land at now and take free processors too, so ask the profile.
                 free = self._profile._free_at(now)
-                if free <= 0:
+                if (free if requests is None else free[0]) <= 0:
                     break
             if committed:
                 # The commits left space behind (marked for compression), and a displaced job may have
