@@ -88,15 +88,15 @@ TRACES: tuple[TraceSetup, ...] = (
     TraceSetup(
         "RICC-2010-2",
         "RICC-2010-2",
-        5_000,
+        3_000,
         3 * GB // 2,
         "RICC's nodes have 12 GB for 8 cores, 1.5 GB per processor; the default request, 1.2 GB per"
-        " processor (95 % of the jobs), fits under it",
+        " processor (95 % of the jobs), fits under it; 1.6 % of the trace's jobs ask more per processor",
     ),
     TraceSetup(
         "HPC2N",
         "HPC2N-2002-2.1-cln",
-        20_000,
+        10_000,
         GB // 2,
         "HPC2N's header does not give the memory of its dual-processor nodes; the requests suggest 1 GB a"
         " node, 512 MB per processor: 95 % of the jobs ask the default 400 MB per processor (two fit a"
