@@ -63,9 +63,23 @@ from backfill import (
     simulate,
     validate_schedule,
 )
+from backfill.measures.fairness import unfairness
 from backfill.measures.metrics import bounded_slowdowns, wait_times
 from backfill.schedulers import DC, PC
 from backfill.workloads.resources import memory_request
+
+try:  # partitions (issue 45, point 4); the Curie section is not measured where they are missing
+    from backfill import (
+        Partition,
+        log_partitions,
+        partition_fair_start_times,
+        simulate_partitions,
+        validate_partitions,
+    )
+except ImportError:
+    PARTITIONS = False
+else:
+    PARTITIONS = True
 
 DEFAULT_RESULTS = ROOT / "benchmarks" / "resources"
 DEFAULT_PAGE = ROOT / "docs" / "results-resources.md"
@@ -104,6 +118,23 @@ TRACES: tuple[TraceSetup, ...] = (
     ),
 )
 
+#: CEA-Curie by partition: the window, and no memory (``per_processor`` 0). Its machine is the
+#: partitions that hold at least :data:`MIN_SHARE` of the window's jobs, each of the size
+#: ``log_partitions`` gives it (the most processors its jobs held at once in the whole log, at least
+#: its widest job); one pool is a machine of their processors together.
+CURIE = TraceSetup(
+    "CEA-Curie",
+    "CEA-Curie-2011-2.1-cln",
+    10_000,
+    0,
+    "the log records no partition sizes: each partition gets the most processors its jobs held at once"
+    " in the whole log (at least its widest job), and one pool has their processors together",
+)
+
+#: A partition with fewer of the window's jobs than this share is left out with its jobs (a few test
+#: jobs whose log sizes, the whole machine, would swell the pool).
+MIN_SHARE = 0.01
+
 #: Each scheduler's key (its cells' file names), its label in the tables, and its class.
 SCHEDULERS: dict[str, tuple[str, Callable[..., Scheduler]]] = {
     "easy": ("EASY", EASY),
@@ -114,6 +145,15 @@ SCHEDULERS: dict[str, tuple[str, Callable[..., Scheduler]]] = {
 
 #: The two configurations of each trace: processors alone, and processors and memory.
 CONFIGS = ("processors", "memory")
+#: Curie's two: one pool of the whole machine, and its partitions.
+CURIE_CONFIGS = ("pool", "partitions")
+#: How each configuration is headed in the tables.
+LABELS = {
+    "processors": "processors alone",
+    "memory": "+ memory",
+    "pool": "one pool",
+    "partitions": "partitions",
+}
 
 #: The measures each cell keeps, with their labels and the unit they are shown in (seconds divided by).
 MEASURES: tuple[tuple[str, str, float], ...] = (
@@ -149,35 +189,31 @@ def window(trace_dir: Path, setup: TraceSetup) -> tuple[Workload, int]:
     return Workload.from_records(first.records[fits], first.machine_size), int(np.count_nonzero(~fits))
 
 
-def memory_binds(schedule: Schedule, capacity: int) -> float:
-    """The share of the time with a job waiting in which the oldest waiting job's processors were
-    free but its memory was not, from the schedule's starts and ends (every job must have run).
+def held_back(schedule: Schedule, need: Any, group: Any, capacities: list[int]) -> float:
+    """The share of the time with a job waiting in which the oldest waiting job's processors were free
+    on the whole machine but its ``need`` did not fit what its group had free.
 
-    A sweep over the submit, start and end instants: O(n log n).
-
-    >>> from backfill import Conservative, Resource, Workload, simulate
-    >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0, requested_memory=6)
-    ...         for i in (1, 2)]
-    >>> s = simulate(Workload.from_jobs(jobs, 2), Conservative(resources=[Resource.memory(10)]))
-    >>> memory_binds(s, 10)
-    1.0
+    ``need[row]`` is what the job takes of its group's pool ``capacities[group[row]]``: its memory
+    (one group, the machine's memory), or its processors (a group per partition). Every job must have
+    run. A sweep over the submit, start and end instants: O(n log n).
     """
     w = schedule.workload
     processors = w.column("processors").astype(np.int64)
-    memory = np.array([memory_request(job) for job in w], dtype=np.int64)
     events: list[tuple[float, int, int]] = []  # (instant, kind: 0 end, 1 start, 2 submit, row)
     for row in range(len(w)):
         events += [(schedule.end[row], 0, row), (schedule.start[row], 1, row), (schedule.submit[row], 2, row)]
     events.sort()
-    free_p, free_m = int(w.machine_size), capacity
+    free_p, free = int(w.machine_size), list(capacities)
     waiting: list[tuple[float, int]] = []
     started = np.zeros(len(w), dtype=bool)
     held = queued = 0.0
     for i, (instant, kind, row) in enumerate(events):
         if kind == 0:
-            free_p, free_m = free_p + processors[row], free_m + memory[row]
+            free_p += processors[row]
+            free[group[row]] += need[row]
         elif kind == 1:
-            free_p, free_m = free_p - processors[row], free_m - memory[row]
+            free_p -= processors[row]
+            free[group[row]] -= need[row]
             started[row] = True
         else:
             heapq.heappush(waiting, (schedule.submit[row], row))
@@ -189,8 +225,23 @@ def memory_binds(schedule: Schedule, capacity: int) -> float:
             span = events[i + 1][0] - instant
             head = waiting[0][1]
             queued += span
-            held += span if processors[head] <= free_p and memory[head] > free_m else 0.0
+            held += span if processors[head] <= free_p and need[head] > free[group[head]] else 0.0
     return held / queued if queued > 0 else 0.0
+
+
+def memory_binds(schedule: Schedule, capacity: int) -> float:
+    """The share of the time with a job waiting in which the oldest waiting job's processors were
+    free but its memory (of the machine's ``capacity``) was not (:func:`held_back`).
+
+    >>> from backfill import Conservative, Resource, Workload, simulate
+    >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0, requested_memory=6)
+    ...         for i in (1, 2)]
+    >>> s = simulate(Workload.from_jobs(jobs, 2), Conservative(resources=[Resource.memory(10)]))
+    >>> memory_binds(s, 10)
+    1.0
+    """
+    memory = [memory_request(job) for job in schedule.workload]
+    return held_back(schedule, memory, [0] * len(memory), [capacity])
 
 
 def run_cell(workload: Workload, key: str, config: str, setup: TraceSetup, left_out: int) -> dict[str, Any]:
@@ -229,6 +280,69 @@ def run_cell(workload: Workload, key: str, config: str, setup: TraceSetup, left_
     }
 
 
+def curie_window(trace_dir: Path, setup: TraceSetup) -> tuple[Workload, tuple[Partition, ...], int]:
+    """The trace's first ``setup.jobs`` jobs in the partitions holding at least :data:`MIN_SHARE` of
+    them, on a machine of those partitions' processors together; the partitions; how many jobs of
+    the other partitions were left out."""
+    workload, _ = read_swf(trace_dir / f"{setup.stem}.swf.gz")
+    first = workload.records[: setup.jobs]
+    numbers, counts = np.unique(first["partition"], return_counts=True)
+    kept = [int(n) for n, c in zip(numbers, counts, strict=True) if c >= MIN_SHARE * len(first)]
+    parts = log_partitions(workload, numbers=kept)
+    inside = np.isin(first["partition"], kept)
+    total = sum(p.processors for p in parts)
+    return Workload.from_records(first[inside], total), parts, int(np.count_nonzero(~inside))
+
+
+def run_curie_cell(
+    workload: Workload, parts: tuple[Partition, ...], key: str, config: str, setup: TraceSetup, left_out: int
+) -> dict[str, Any]:
+    """Simulate one Curie cell (one pool or the partitions), validate it and return its figures."""
+    build = SCHEDULERS[key][1]
+    started = time.perf_counter()
+    if config == "partitions":
+        schedule = simulate_partitions(workload, parts, build())
+        validate_partitions(schedule, parts)
+    else:
+        schedule = simulate(workload, build())
+        validate_schedule(schedule)
+    sim_seconds = time.perf_counter() - started
+    if schedule.rejected:
+        raise BackfillError(f"{setup.name} {key} {config}: {len(schedule.rejected)} jobs rejected")
+    started = time.perf_counter()
+    if config == "partitions":
+        fst = partition_fair_start_times(workload, parts, build(), workers=1)
+        fair = {
+            "strict_unfairness": unfairness(schedule, fst.strict),
+            "relaxed_unfairness": unfairness(schedule, fst.relaxed),
+        }
+    else:
+        fair = extra_measures(schedule, ["strict_unfairness", "relaxed_unfairness"], scheduler=build())
+    column = workload.column("partition")
+    group = [next(i for i, p in enumerate(parts) if n in p.numbers) for n in column.tolist()]
+    figures = {
+        "mean_wait": float(wait_times(schedule).mean()),
+        "mean_bsld": float(bounded_slowdowns(schedule).mean()),
+        **{k: float(v) for k, v in fair.items()},
+        "partition_binds": held_back(
+            schedule, workload.column("processors").tolist(), group, [p.processors for p in parts]
+        ),
+    }
+    return {
+        "trace": setup.stem,
+        "scheduler": key,
+        "config": config,
+        "name": schedule.scheduler,
+        "jobs": len(workload),
+        "left_out": left_out,
+        "machine_size": workload.machine_size,
+        "partitions": [[p.name, p.processors] for p in parts],
+        "sim_seconds": sim_seconds,
+        "fst_seconds": time.perf_counter() - started,
+        "figures": figures,
+    }
+
+
 def _path(results: Path, setup: TraceSetup, key: str, config: str) -> Path:
     return results / f"{setup.stem}__{key}__{config}.json"
 
@@ -252,12 +366,35 @@ def collect(trace_dir: Path, results: Path, *, run: bool) -> dict[tuple[str, str
                 save_result(_path(results, setup, key, config), cell)
                 seconds = cell["sim_seconds"] + cell["fst_seconds"]
                 print(f"{setup.name:12} {key:12} {config:10} {seconds:7.1f} s", file=sys.stderr, flush=True)
-        for key in SCHEDULERS:
-            for config in CONFIGS:
-                path = _path(results, setup, key, config)
-                if path.exists():
-                    cells[setup.name, key, config] = load_result(path)
+        _load_cells(cells, results, setup, CONFIGS)
+    curie = [
+        (key, config)
+        for key in SCHEDULERS
+        for config in CURIE_CONFIGS
+        if not _path(results, CURIE, key, config).exists()
+    ]
+    if run and curie and PARTITIONS:
+        workload, parts, left_out = curie_window(trace_dir, CURIE)
+        for key, config in curie:
+            cell = run_curie_cell(workload, parts, key, config, CURIE, left_out)
+            save_result(_path(results, CURIE, key, config), cell)
+            seconds = cell["sim_seconds"] + cell["fst_seconds"]
+            print(f"{CURIE.name:12} {key:12} {config:10} {seconds:7.1f} s", file=sys.stderr, flush=True)
+    _load_cells(cells, results, CURIE, CURIE_CONFIGS)
     return cells
+
+
+def _load_cells(
+    cells: dict[tuple[str, str, str], dict[str, Any]],
+    results: Path,
+    setup: TraceSetup,
+    configs: tuple[str, ...],
+) -> None:
+    for key in SCHEDULERS:
+        for config in configs:
+            path = _path(results, setup, key, config)
+            if path.exists():
+                cells[setup.name, key, config] = load_result(path)
 
 
 def _change(before: float, after: float) -> str:
@@ -268,14 +405,17 @@ def _change(before: float, after: float) -> str:
     return f"{100 * (after - before) / before:+.1f} %"
 
 
-def trace_table(cells: dict[tuple[str, str, str], dict[str, Any]], setup: TraceSetup) -> str:
-    """A row per scheduler; for each measure the value on processors alone, with memory and the change."""
+def trace_table(
+    cells: dict[tuple[str, str, str], dict[str, Any]], setup: TraceSetup, configs: tuple[str, ...] = CONFIGS
+) -> str:
+    """A row per scheduler; for each measure its value in the first configuration (processors alone,
+    or one pool), in the second (with memory, or partitions) and the change."""
     header = ["scheduler"]
     for _, label, _ in MEASURES:
-        header += [label, "+ memory", "change"]
+        header += [f"{label}, {LABELS[configs[0]]}", LABELS[configs[1]], "change"]
     rows = []
     for key, (label, _) in SCHEDULERS.items():
-        alone, both = cells.get((setup.name, key, "processors")), cells.get((setup.name, key, "memory"))
+        alone, both = cells.get((setup.name, key, configs[0])), cells.get((setup.name, key, configs[1]))
         row = [label]
         for measure, _, scale in MEASURES:
             a = None if alone is None else alone["figures"][measure]
@@ -286,43 +426,52 @@ def trace_table(cells: dict[tuple[str, str, str], dict[str, Any]], setup: TraceS
     return markdown(header, rows)
 
 
+def _runs_row(
+    cells: dict[tuple[str, str, str], dict[str, Any]], setup: TraceSetup, configs: tuple[str, ...]
+) -> list[str]:
+    some = [c for (name, _, _), c in cells.items() if name == setup.name]
+    if not some:
+        return [setup.name, setup.stem, f"first {setup.jobs:,}", "", "", "", "", ""]
+    first = some[0]
+    measure = "memory_binds" if configs == CONFIGS else "partition_binds"
+    binds = [
+        f"{SCHEDULERS[k][0]} {100 * cells[setup.name, k, configs[1]]['figures'][measure]:.1f} %"
+        for k in SCHEDULERS
+        if (setup.name, k, configs[1]) in cells
+    ]
+    if configs == CONFIGS:
+        machine = f"{first['machine_size']:,} processors, {first['memory_per_processor'] / GB:.2f} GB each"
+    else:
+        sizes = ", ".join(f"{name}: {size:,}" for name, size in first["partitions"])
+        machine = f"{first['machine_size']:,} processors in partitions {sizes}"
+    seconds = sum(c["sim_seconds"] + c["fst_seconds"] for c in some)
+    return [
+        setup.name,
+        setup.stem,
+        f"first {setup.jobs:,}",
+        f"{first['jobs']:,}",
+        f"{first['left_out']:,}",
+        machine,
+        ", ".join(binds) or "not measured",
+        f"{seconds:,.0f}",
+    ]
+
+
 def runs_table(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
-    """The window of each trace, the jobs left out, the memory given, where memory bound, the seconds."""
-    rows = []
-    for setup in TRACES:
-        some = [c for (name, _, _), c in cells.items() if name == setup.name]
-        if not some:
-            rows.append([setup.name, setup.stem, f"first {setup.jobs:,}", "", "", "", "", ""])
-            continue
-        first = some[0]
-        binds = [
-            f"{SCHEDULERS[k][0]} {100 * cells[setup.name, k, 'memory']['figures']['memory_binds']:.1f} %"
-            for k in SCHEDULERS
-            if (setup.name, k, "memory") in cells
-        ]
-        seconds = sum(c["sim_seconds"] + c["fst_seconds"] for c in some)
-        rows.append(
-            [
-                setup.name,
-                setup.stem,
-                f"first {setup.jobs:,}",
-                f"{first['jobs']:,}",
-                f"{first['left_out']:,}",
-                f"{first['machine_size']:,} x {first['memory_per_processor'] / GB:.2f} GB",
-                ", ".join(binds) or "not measured",
-                f"{seconds:,.0f}",
-            ]
-        )
-    header = ["trace", "file", "window", "jobs run", "left out", "memory", "memory binds", "seconds"]
+    """Each trace's window, the jobs run and left out, the machine, where the constraint bound, the
+    seconds of its cells."""
+    rows = [_runs_row(cells, setup, CONFIGS) for setup in TRACES] + [_runs_row(cells, CURIE, CURIE_CONFIGS)]
+    header = ["trace", "file", "window", "jobs run", "left out", "machine", "binds", "seconds"]
     return markdown(header, rows, right=3)
 
 
 def _missing(cells: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
+    sections = [*((setup, CONFIGS) for setup in TRACES), (CURIE, CURIE_CONFIGS)]
     return [
-        f"{setup.name} {SCHEDULERS[key][0]} {'with memory' if config == 'memory' else 'on processors alone'}"
-        for setup in TRACES
+        f"{setup.name} {SCHEDULERS[key][0]} ({LABELS[config]})"
+        for setup, configs in sections
         for key in SCHEDULERS
-        for config in CONFIGS
+        for config in configs
         if (setup.name, key, config) not in cells
     ]
 
@@ -331,14 +480,15 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
     """The whole page, from the kept cells."""
     count, dates, codes = provenance(cells.values())
     parts = [
-        "# New results: memory as a second resource",
+        "# New results: memory as a second resource, and partitions",
         "",
         "<!-- written by benchmarks/results_resources.py from benchmarks/resources/: do not edit -->",
         "",
         "These are **new measurements, not claims of any paper**: none of the papers this library"
         " reproduces schedules more than processors. They show what planning memory beside processors"
         " (see [Resources besides processors](resources.md)) changes for EASY, Conservative, PC and DC on"
-        " two archive traces that record each job's memory request.",
+        " two archive traces that record each job's memory request, and what splitting CEA-Curie into its"
+        " partitions changes against one pool of the same processors.",
         "",
         "## How they were measured",
         "",
@@ -351,12 +501,16 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         *(f"    * {s.name}: {s.per_processor / GB:.2f} GB per processor. {s.why}." for s in TRACES),
         "* **Same jobs in both runs.** A job whose memory exceeds the whole machine's would be rejected by"
         " the run with memory; such jobs are left out of the window before either run (column *left out*).",
+        f"* **Partitions.** {CURIE.name}: the partitions (SWF field 16) holding at least"
+        f" {MIN_SHARE:.0%} of the window's jobs, the others' jobs left out of both runs; {CURIE.why}.",
         "* **Measures.** Mean wait and mean bounded slowdown (10 s bound) over every job of the window; the"
         " strict and relaxed fair-start unfairness, the mean over jobs of max(0, start - fair start) with"
         " Sabin and Sadayappan's fair start times under the same scheduler and configuration (see"
-        " [Fairness](fairness.md)). *Change* is (with memory - processors alone) / processors alone.",
-        "* **Memory binds** is the share of the time with a job waiting in which the oldest waiting job's"
-        " processors were free but its memory was not (in the runs with memory).",
+        " [Fairness](fairness.md); with partitions, each partition's own). *Change* is (second - first) /"
+        " first.",
+        "* **Binds** is the share of the time with a job waiting in which the oldest waiting job's"
+        " processors were free on the whole machine but its memory (or its partition's processors) were"
+        " not, in the runs with memory (or partitions).",
         "* Every run takes the pure-Python path; with processors alone its schedules are the compiled"
         " kernel's.",
         "",
@@ -370,21 +524,15 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         "",
     ]
     for setup in TRACES:
-        parts += [f"## {setup.name}", "", trace_table(cells, setup), ""]
-    parts += [
-        "## CEA-Curie by partition",
-        "",
-        "Not measured yet: partitions (issue 45, point 4) are not in this build of the library.",
-        "",
-    ]
+        parts += [f"## {setup.name} with memory", "", trace_table(cells, setup), ""]
+    parts += [f"## {CURIE.name} by partition", "", trace_table(cells, CURIE, CURIE_CONFIGS), ""]
     missing = _missing(cells)
     if missing:
         parts += [
             "## Not measured yet",
             "",
-            "A scheduler is run with memory only once it plans memory (a probe checks it). Missing: "
-            + "; ".join(missing)
-            + ".",
+            "A scheduler runs with memory only once it plans memory (a probe checks it), and the partitioned"
+            " runs need the library's partitions. Missing: " + "; ".join(missing) + ".",
             "",
         ]
     parts += [

@@ -44,7 +44,8 @@ def test_cached_without_results_runs_nothing_and_says_so(tmp_path: Path) -> None
     assert "No cell is kept yet." in text
     assert "not claims of any paper" in text and "--cached" in text
     missing = text.split("## Not measured yet", 1)[1].split("\n## ", 1)[0]
-    assert missing.count(";") == len(rr.TRACES) * len(rr.SCHEDULERS) * len(rr.CONFIGS) - 1
+    cells = (len(rr.TRACES) * len(rr.CONFIGS) + len(rr.CURIE_CONFIGS)) * len(rr.SCHEDULERS)
+    assert missing.count(";") == cells - 1
 
 
 def test_a_missing_trace_folder_is_a_one_line_error(tmp_path: Path) -> None:
@@ -57,11 +58,9 @@ def test_a_missing_trace_folder_is_a_one_line_error(tmp_path: Path) -> None:
 def test_the_committed_results_are_small_stamped_json_of_known_cells() -> None:
     files = sorted(rr.DEFAULT_RESULTS.iterdir())
     assert files, "no committed results"
+    sections = [*((s, rr.CONFIGS) for s in rr.TRACES), (rr.CURIE, rr.CURIE_CONFIGS)]
     names = {
-        rr._path(rr.DEFAULT_RESULTS, s, k, c).name
-        for s in rr.TRACES
-        for k in rr.SCHEDULERS
-        for c in rr.CONFIGS
+        rr._path(rr.DEFAULT_RESULTS, s, k, c).name for s, cs in sections for k in rr.SCHEDULERS for c in cs
     }
     for path in files:
         assert path.name in names, path
@@ -69,8 +68,10 @@ def test_the_committed_results_are_small_stamped_json_of_known_cells() -> None:
         cell = json.loads(path.read_text())
         assert re.fullmatch(r"\d{4}-\d\d-\d\d", cell["measured"]["date"]), path
         assert not cell["measured"]["code"].endswith("-dirty"), f"{path}: measured with uncommitted code"
-        assert set(cell["figures"]) == {m for m, _, _ in rr.MEASURES} | {"memory_binds"}
+        binds = "partition_binds" if cell["config"] in rr.CURIE_CONFIGS else "memory_binds"
+        assert set(cell["figures"]) == {m for m, _, _ in rr.MEASURES} | {binds}
         assert ("+memory" in cell["name"]) == (cell["config"] == "memory"), path
+        assert ("on partitions" in cell["name"]) == (cell["config"] == "partitions"), path
 
 
 def test_the_probe_tells_a_scheduler_that_plans_memory_from_one_that_does_not() -> None:
@@ -102,6 +103,31 @@ def test_memory_binds_when_the_oldest_waiting_job_lacks_memory_only() -> None:
     assert rr.memory_binds(s, 10) == 0.0
 
 
+def test_a_partition_binds_when_the_oldest_waiting_job_finds_its_own_partition_full() -> None:
+    # Job 2 waits from 2 to 11 while a processor of the machine is free: in partitions of one
+    # processor each, both jobs in the first, its partition held it back all that time.
+    s = simulate(_two(6), Conservative(resources=[Resource.memory(10)]))
+    assert s.start.tolist() == [1.0, 11.0]
+    assert rr.held_back(s, [1, 1], [0, 0], [1, 1]) == 1.0
+    assert rr.held_back(s, [1, 1], [0, 1], [1, 1]) == 0.0  # job 2 alone in its partition
+
+
+def test_a_curie_cell_runs_on_the_librarys_partitions(tmp_path: Path) -> None:
+    pytest.importorskip("backfill.partitions", reason="partitions (issue 45, point 4) are not in this build")
+    # As logged (field 3, the wait) no two jobs of a partition overlapped: each partition has 4
+    # processors. Replayed from their submit times, seven jobs of partition 1 queue behind each other.
+    rows = [f"{i} {i} {200 * i} 100 4 -1 -1 4 100 -1 1 1 1 1 1 {1 + i // 8} -1 -1" for i in range(1, 9)]
+    swf = "; MaxProcs: 8\n" + "\n".join(rows) + "\n"
+    (tmp_path / "C.swf.gz").write_bytes(gzip.compress(swf.encode()))
+    setup = rr.TraceSetup("C", "C", 8, 0, "a test")
+    workload, parts, left_out = rr.curie_window(tmp_path, setup)
+    assert [(p.name, p.processors) for p in parts] == [("1", 4), ("2", 4)] and left_out == 0
+    pool = rr.run_curie_cell(workload, parts, "conservative", "pool", setup, left_out)
+    split = rr.run_curie_cell(workload, parts, "conservative", "partitions", setup, left_out)
+    assert pool["figures"]["mean_wait"] < split["figures"]["mean_wait"]
+    assert split["figures"]["partition_binds"] > 0 and "on partitions 1, 2" in split["name"]
+
+
 def _cell(key: str, config: str, wait: float) -> dict[str, object]:
     figures = {m: wait for m, _, _ in rr.MEASURES} | {"memory_binds": 0.25}
     return {
@@ -131,11 +157,15 @@ def test_the_tables_show_both_runs_and_the_change() -> None:
     assert "| EASY | 0.00 | 0.00 | 0 % |" in table
     assert re.search(r"\| PC \|( +\|){12}$", table, flags=re.MULTILINE)
     runs = rr.runs_table(cells)
-    assert f"| {setup.name} | {setup.stem} | first {setup.jobs:,} | 10 | 1 | 8 x 1.00 GB |" in runs
+    assert (
+        f"| {setup.name} | {setup.stem} | first {setup.jobs:,} | 10 | 1 | 8 processors, 1.00 GB each |"
+        in runs
+    )
     assert "EASY 25.0 %, Conservative 25.0 % | 12 |" in runs
     text = rr.page(cells)
     assert "4 cells, measured 2026-01-01 with `abc1234` (4)." in text
-    assert f"{setup.name} PC with memory" in text and f"{setup.name} EASY with memory" not in text
+    assert f"{setup.name} PC (+ memory)" in text and f"{setup.name} EASY (+ memory)" not in text
+    assert f"{rr.CURIE.name} EASY (partitions)" in text
 
 
 def test_a_window_leaves_out_the_jobs_too_large_for_the_memory(tmp_path: Path) -> None:
