@@ -259,24 +259,39 @@ def run_cell(workload: Workload, key: str, config: str, setup: TraceSetup, left_
     fair = extra_measures(
         schedule, ["strict_unfairness", "relaxed_unfairness"], scheduler=build(resources=resources)
     )
-    figures = {
-        "mean_wait": float(wait_times(schedule).mean()),
-        "mean_bsld": float(bounded_slowdowns(schedule).mean()),
-        **fair,
-        "memory_binds": memory_binds(schedule, capacity),
-    }
+    binds = {"memory_binds": memory_binds(schedule, capacity)}
+    machine = {"memory_per_processor": setup.per_processor}
+    return _result(schedule, setup, key, config, left_out, fair | binds, machine, sim_seconds, started)
+
+
+def _result(
+    schedule: Schedule,
+    setup: TraceSetup,
+    key: str,
+    config: str,
+    left_out: int,
+    figures: dict[str, float],
+    machine: dict[str, Any],
+    sim_seconds: float,
+    started: float,
+) -> dict[str, Any]:
+    """One cell as kept: what ran, on what, the seconds (the measures' since ``started``), the figures."""
     return {
         "trace": setup.stem,
         "scheduler": key,
         "config": config,
         "name": schedule.scheduler,
-        "jobs": len(workload),
+        "jobs": len(schedule.workload),
         "left_out": left_out,
-        "machine_size": workload.machine_size,
-        "memory_per_processor": setup.per_processor,
+        "machine_size": schedule.workload.machine_size,
+        **machine,
         "sim_seconds": sim_seconds,
         "fst_seconds": time.perf_counter() - started,
-        "figures": figures,
+        "figures": {
+            "mean_wait": float(wait_times(schedule).mean()),
+            "mean_bsld": float(bounded_slowdowns(schedule).mean()),
+            **{k: float(v) for k, v in figures.items()},
+        },
     }
 
 
@@ -320,27 +335,10 @@ def run_curie_cell(
         fair = extra_measures(schedule, ["strict_unfairness", "relaxed_unfairness"], scheduler=build())
     column = workload.column("partition")
     group = [next(i for i, p in enumerate(parts) if n in p.numbers) for n in column.tolist()]
-    figures = {
-        "mean_wait": float(wait_times(schedule).mean()),
-        "mean_bsld": float(bounded_slowdowns(schedule).mean()),
-        **{k: float(v) for k, v in fair.items()},
-        "partition_binds": held_back(
-            schedule, workload.column("processors").tolist(), group, [p.processors for p in parts]
-        ),
-    }
-    return {
-        "trace": setup.stem,
-        "scheduler": key,
-        "config": config,
-        "name": schedule.scheduler,
-        "jobs": len(workload),
-        "left_out": left_out,
-        "machine_size": workload.machine_size,
-        "partitions": [[p.name, p.processors] for p in parts],
-        "sim_seconds": sim_seconds,
-        "fst_seconds": time.perf_counter() - started,
-        "figures": figures,
-    }
+    sizes = [p.processors for p in parts]
+    binds = {"partition_binds": held_back(schedule, workload.column("processors").tolist(), group, sizes)}
+    machine = {"partitions": [[p.name, p.processors] for p in parts]}
+    return _result(schedule, setup, key, config, left_out, fair | binds, machine, sim_seconds, started)
 
 
 def _path(results: Path, setup: TraceSetup, key: str, config: str) -> Path:
