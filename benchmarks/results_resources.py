@@ -565,8 +565,12 @@ def main(argv: list[str] | None = None) -> int:
         except BackfillError as error:
             print(f"results_resources: {error}", file=sys.stderr)
             return 2
-    cells = collect(args.trace_dir, args.results, run=not args.cached)
-    args.page.write_text(page(cells))
+    try:
+        cells = collect(args.trace_dir, args.results, run=not args.cached)
+        args.page.write_text(page(cells))
+    except (BackfillError, OSError, ValueError) as error:  # a missing trace or folder, a bad cell
+        print(f"results_resources: {error}", file=sys.stderr)
+        return 2
     print(f"results_resources: wrote {args.page} from {len(cells)} cells", file=sys.stderr)
     return 0
 

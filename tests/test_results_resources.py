@@ -55,6 +55,20 @@ def test_a_missing_trace_folder_is_a_one_line_error(tmp_path: Path) -> None:
     assert not (tmp_path / "p.md").exists()
 
 
+def test_a_page_that_cannot_be_written_is_a_one_line_error(tmp_path: Path) -> None:
+    done = _run("--cached", "--page", tmp_path / "no folder" / "page.md")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "no folder" in done.stderr
+
+
+def test_a_missing_trace_in_the_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    done = _run(
+        "--allow-dirty", "--trace-dir", tmp_path, "--results", tmp_path / "r", "--page", tmp_path / "p.md"
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "RICC-2010-2.swf.gz" in done.stderr
+
+
 def test_the_committed_results_are_small_stamped_json_of_known_cells() -> None:
     files = sorted(rr.DEFAULT_RESULTS.iterdir())
     assert files, "no committed results"
