@@ -245,24 +245,32 @@ class ResourceProfile:
         self, time: float, amounts: Amounts, duration: float, current: float, before: float | None = None
     ) -> float | None:
         """:meth:`earliest_move` without checking its arguments."""
-        asked = [(p, a) for p, a in zip(self._profiles, amounts, strict=True) if a]
+        # The hot search of compression, so the loop runs over all resources without building the
+        # list of those asked: a resource asked nothing accepts every candidate, which asks the
+        # others the same searches in the same order as cycling over the asked ones alone.
+        profiles = self._profiles
+        n = len(profiles)
+        i = accepted = 0
+        asked = False
+        while accepted < n:
+            a = amounts[i]
+            if a:
+                asked = True
+                s = profiles[i]._earliest_move(time, a, duration, current, before)
+                if s is None:
+                    return None
+                if s != time:
+                    time, accepted = s, 1
+                else:
+                    accepted += 1
+            else:
+                accepted += 1
+            i = i + 1 if i + 1 < n else 0
         if not asked:
             origin = self.origin
             bound = current if before is None or before > current else before
             time = time if time >= origin else origin
             return time if time < bound else None
-        n = len(asked)
-        i = accepted = 0
-        while accepted < n:
-            p, a = asked[i]
-            s = p._earliest_move(time, a, duration, current, before)
-            if s is None:
-                return None
-            if s != time:
-                time, accepted = s, 1
-            else:
-                accepted += 1
-            i = i + 1 if i + 1 < n else 0
         return time
 
     # -- updates -------------------------------------------------------------------------------------

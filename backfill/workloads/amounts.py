@@ -56,35 +56,36 @@ class Amounts(tuple[int, ...]):
         return other.__class__ is Amounts and len(other) == len(self)
 
     # The comparisons are pairs of negations: `a > b` is `not a <= b`, `a < b` is `not a >= b`.
-    # Loops, not all()/any() over a generator: these run in the schedulers' inner loops.
+    # Loops, not all()/any() over a generator, and the type check inline, not a call to _same: these
+    # run in the schedulers' inner loops (EASY compares a request with what is free at every step).
     def __le__(self, other: Any) -> bool:
-        if not self._same(other):
+        if other.__class__ is not Amounts or len(other) != len(self):
             raise self._mismatch("<=", other)
-        for a, b in zip(self, other, strict=True):  # noqa: SIM110
+        for a, b in zip(self, other, strict=False):  # noqa: SIM110 - the lengths are equal
             if a > b:
                 return False
         return True
 
     def __gt__(self, other: Any) -> bool:
-        if not self._same(other):
+        if other.__class__ is not Amounts or len(other) != len(self):
             raise self._mismatch(">", other)
-        for a, b in zip(self, other, strict=True):  # noqa: SIM110
+        for a, b in zip(self, other, strict=False):  # noqa: SIM110 - the lengths are equal
             if a > b:
                 return True
         return False
 
     def __ge__(self, other: Any) -> bool:
-        if not self._same(other):
+        if other.__class__ is not Amounts or len(other) != len(self):
             raise self._mismatch(">=", other)
-        for a, b in zip(self, other, strict=True):  # noqa: SIM110
+        for a, b in zip(self, other, strict=False):  # noqa: SIM110 - the lengths are equal
             if a < b:
                 return False
         return True
 
     def __lt__(self, other: Any) -> bool:
-        if not self._same(other):
+        if other.__class__ is not Amounts or len(other) != len(self):
             raise self._mismatch("<", other)
-        for a, b in zip(self, other, strict=True):  # noqa: SIM110
+        for a, b in zip(self, other, strict=False):  # noqa: SIM110 - the lengths are equal
             if a < b:
                 return True
         return False
@@ -109,7 +110,7 @@ class Amounts(tuple[int, ...]):
     __rmul__ = __mul__
 
     def __eq__(self, other: object) -> bool:
-        return self._same(other) and tuple.__eq__(self, other)
+        return other.__class__ is Amounts and tuple.__eq__(self, other)  # unequal lengths: False
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
