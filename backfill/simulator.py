@@ -127,14 +127,14 @@ class Simulator:
                 self._rejected[job_id] = reason
             bad |= mask
         for resource in getattr(self.scheduler, "resources", ()):
-            # Each further resource a scheduler plans: a job asking more than the machine has never fits.
-            for row in np.flatnonzero(~bad).tolist():
-                job = job_from_row(r[row].item())
-                if resource.amount(job) > resource.capacity:
-                    self._rejected[job.id] = (
-                        f"needs more {resource.name} than the machine has ({resource.capacity})"
-                    )
-                    bad[row] = True
+            # A job asking more of a resource than the machine has never fits: rejected, as too wide.
+            if resource.capacity >= 2**63:  # more than any amount (int64) can be
+                continue
+            mask = (resource.amounts(self.workload) > resource.capacity) & ~bad
+            reason = f"needs more {resource.name} than the machine has ({resource.capacity})"
+            for job_id in ids[mask].tolist():
+                self._rejected[job_id] = reason
+            bad |= mask
         self._altered = {}
         # SWF's -1 means "unknown": such a job gets an accurate estimate, as the reader's policy does.
         missing = ~bad & (estimate < 0)

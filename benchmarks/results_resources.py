@@ -11,9 +11,9 @@ and the strict and relaxed fair-start unfairness (``extra_measures``'s ``strict_
 Jobs whose memory can never fit the machine would be rejected by the runs with memory; they are left
 out of the window before either run, so both runs schedule the same jobs (the page counts them).
 
-Every run takes the pure-Python path (``BACKFILL_PURE_PYTHON=1``, set here before ``backfill`` is
-imported): the compiled kernel plans processors alone, and its results with processors alone are the
-same, so only the seconds recorded would differ.
+Every run takes the pure-Python path (under :func:`backfill.kernel.pure_python`): the compiled kernel
+plans processors alone, and its results with processors alone are the same, so only the seconds
+recorded would differ.
 
 A scheduler whose build does not plan memory yet (it would start two jobs whose memory together
 exceeds the machine's) is probed first and its cells with memory are not run: the page says which.
@@ -34,8 +34,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-os.environ.setdefault("BACKFILL_PURE_PYTHON", "1")
 
 import numpy as np
 from _common import (
@@ -59,6 +57,7 @@ from backfill import (
     Scheduler,
     Workload,
     extra_measures,
+    kernel,
     read_swf,
     simulate,
     validate_schedule,
@@ -566,7 +565,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"results_resources: {error}", file=sys.stderr)
             return 2
     try:
-        cells = collect(args.trace_dir, args.results, run=not args.cached)
+        with kernel.pure_python():
+            cells = collect(args.trace_dir, args.results, run=not args.cached)
         args.page.write_text(page(cells))
     except (BackfillError, OSError, ValueError) as error:  # a missing trace or folder, a bad cell
         print(f"results_resources: {error}", file=sys.stderr)

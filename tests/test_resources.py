@@ -204,3 +204,25 @@ def test_a_resource_nobody_asks_for_changes_nothing(data: st.DataObject) -> None
 
 def bad_request_free(job: Job) -> int:
     return 0
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(-1, 64),
+            st.one_of(st.just(-1.0), st.floats(0, 1e7, allow_nan=False)),
+            st.one_of(st.just(-1.0), st.floats(0, 1e7, allow_nan=False)),
+        ),
+        max_size=20,
+    )
+)
+def test_memory_amounts_at_once_are_the_jobs_own(rows: list[tuple[int, float, float]]) -> None:
+    jobs = [
+        Job(id=i, submit=0.0, processors=p, runtime=1.0, estimate=1.0, requested_memory=asked, memory=used)
+        for i, (p, asked, used) in enumerate(rows)
+    ]
+    w = Workload.from_jobs(jobs, machine_size=64)
+    memory = Resource.memory(2**40)
+    assert memory.amounts(w).tolist() == [memory_request(job) for job in jobs]
+    other = Resource("gpus", 3, gpus)
+    assert other.amounts(w).tolist() == [gpus(job) for job in jobs]

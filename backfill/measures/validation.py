@@ -113,7 +113,7 @@ def validate_schedule(
         )
     rows = np.flatnonzero(finished)
     for resource in schedule.resources if resources is None else resources:
-        amounts = np.array([resource.amount(w[int(i)]) for i in rows], dtype=object)
+        amounts = resource.amounts(w)[rows].astype(object)  # Python ints: sums exact however large
         peak_at = _peak(amounts, start[finished], end[finished])
         if peak_at is not None and peak_at[0] > resource.capacity:
             raise ScheduleError(

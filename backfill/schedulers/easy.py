@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections.abc import Iterable
+from operator import le
 from typing import Any, ClassVar
 
 import attrs
@@ -369,24 +370,20 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         """Start the entries that fit now and do not delay the head's reservation, in order.
 
         A job backfills if it fits in the processors free now and either ends (by its estimate) by the
-        shadow time or uses only extra processors, which it then takes.
+        shadow time or uses only extra processors, which it then takes. With resources, the same
+        rule on every amount (:meth:`_backfill_amounts`).
         """
-        free: Any = self._free  # an int, or with resources Amounts
+        if self._requests is not None:
+            self._backfill_amounts(entries, now, started, taken)
+            return
+        free = self._free
         shadow = self._shadow_time
         extra = self._extra
-        requests = self._requests
         for entry in entries:
-            if free == 0:  # never with resources (Amounts equal no int): the next test stops
+            if free == 0:
                 break
             job = entry[2]
-            if requests is None:
-                p = job.processors
-            else:
-                p = requests[job.id]
-                if not free[0]:  # every job asks a processor
-                    break
-                if p[0] > free[0]:  # the processors first, without a call: the likeliest shortfall
-                    continue
+            p = job.processors
             if p > free:
                 continue
             if now + job.estimate <= shadow:
@@ -395,6 +392,41 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
                 extra -= p
             else:
                 continue
+            self._start(job, now, entry[1])
+            free -= p
+            started.append(job)
+            taken.append(entry)
+        self._extra = extra
+
+    def _backfill_amounts(
+        self, entries: Iterable[Entry], now: float, started: list[Job], taken: list[Entry]
+    ) -> None:
+        """:meth:`_backfill` with resources: a job's amounts must fit now, and in the extra, in every one.
+
+        The loop of a long queue: most jobs fail on processors, tested first as ints; the others are
+        compared resource by resource at C level (``all(map(le, ...))``, which is what
+        ``Amounts.__le__`` means, without a Python call per comparison).
+        """
+        free: Any = self._free
+        shadow = self._shadow_time
+        extra: Any = self._extra
+        requests = self._requests
+        assert requests is not None
+        for entry in entries:
+            if not free[0]:  # every job asks a processor
+                break
+            job = entry[2]
+            p = requests[job.id]
+            # Processors first, as ints: the likeliest shortfall, now or in the extra.
+            if p[0] > free[0]:
+                continue
+            within = now + job.estimate <= shadow
+            if not within and p[0] > extra[0]:
+                continue
+            if not all(map(le, p, free)) or not (within or all(map(le, p, extra))):
+                continue
+            if not within:
+                extra -= p
             self._start(job, now, entry[1])
             free -= p
             started.append(job)

@@ -31,10 +31,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
+import numpy as np
+import numpy.typing as npt
 
 from backfill.errors import JobError, ParameterError
 from backfill.workloads.amounts import Amounts
-from backfill.workloads.workload import Job
+from backfill.workloads.workload import Job, Workload
 
 __all__ = ["Resource", "capacities", "check_resources", "memory_request", "requests"]
 
@@ -110,6 +112,30 @@ class Resource:
         """Memory in kB, each job holding :func:`memory_request` (SWF fields 10, else 7)."""
         return cls("memory", capacity, memory_request)
 
+    def amounts(self, workload: Workload) -> npt.NDArray[np.int64]:
+        """Every job's :meth:`amount`, in the workload's row order.
+
+        :func:`memory_request` runs on the workload's columns at once (the same products, rounded
+        up the same way: ``tests/test_resources.py`` checks); any other rule job by job.
+        O(n) for n jobs.
+
+        Raises:
+            JobError: If a request is not an int >= 0 (or, for another rule, is 2**63 or more).
+
+        Examples:
+            >>> from backfill.workloads.workload import Job, Workload
+            >>> jobs = [Job(id=i, submit=0.0, processors=i, runtime=1.0, estimate=1.0,
+            ...             requested_memory=1.5) for i in (1, 2, 3)]
+            >>> Resource.memory(64).amounts(Workload.from_jobs(jobs, machine_size=4)).tolist()
+            [2, 3, 5]
+        """
+        if self.request is memory_request:
+            return _memory_amounts(workload)
+        values = [self.amount(job) for job in workload]
+        if values and max(values) >= 2**63:
+            raise JobError(f"request {max(values)} is 2**63 or more", field=self.name)
+        return np.array(values, dtype=np.int64)
+
     def amount(self, job: Job) -> int:
         """The units ``job`` holds, checked: an int >= 0.
 
@@ -117,9 +143,20 @@ class Resource:
             JobError: If the request is not an int >= 0, naming the job and the resource.
         """
         value = self.request(job)
+        if value.__class__ is int and value >= 0:  # the usual answer, without the checks below
+            return value
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise JobError(f"request must be an int >= 0, got {value!r}", job_id=job.id, field=self.name)
         return int(value)
+
+
+def _memory_amounts(workload: Workload) -> npt.NDArray[np.int64]:
+    """:func:`memory_request` of every job at once, in row order: the same float products, rounded up."""
+    r = workload.records
+    asked, used, processors = r["requested_memory"], r["memory"], r["processors"]
+    per = np.where(asked > 0, asked, used)
+    whole = np.ceil(per * processors.astype(np.float64))
+    return np.where((per > 0) & (processors > 0), whole, 0).astype(np.int64)
 
 
 def check_resources(resources: Iterable[Resource]) -> tuple[Resource, ...]:
