@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -17,10 +17,17 @@ from backfill.schedulers.easy import EASY
 from backfill.schedulers.queue import Entry
 from backfill.workloads.workload import Job
 
-if TYPE_CHECKING:
-    from backfill.schedulers.relshare import RelShare
-
 __all__ = ["FairShareEASY", "FairShareKey"]
+
+
+class _Shares(Protocol):
+    """What the queue reads of its RelShare (a protocol, so that this module does not import it)."""
+
+    by: str
+
+    def fair_share_priority(self, job: Job, now: float) -> float: ...
+
+    def _keys_at(self, now: float) -> tuple[dict[int, float], dict[int, float]]: ...
 
 
 class FairShareKey:
@@ -29,7 +36,7 @@ class FairShareKey:
     __slots__ = ("_scheduler",)
     __name__ = "fairshare"
 
-    def __init__(self, scheduler: RelShare) -> None:
+    def __init__(self, scheduler: _Shares) -> None:
         self._scheduler = scheduler
 
     def __call__(self, job: Job, now: float) -> float:
