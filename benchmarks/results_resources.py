@@ -95,7 +95,7 @@ class TraceSetup:
 
 
 #: The traces, each with the window (its first ``jobs`` jobs after cleaning) and the memory per
-#: processor the machine is given. The windows keep the whole page's runs within about 25 minutes
+#: processor the machine is given. The windows keep the whole page's runs within about half an hour
 #: on one core (``benchmarks/NOTES-resources.md`` has the costs measured to choose them).
 TRACES: tuple[TraceSetup, ...] = (
     TraceSetup(
@@ -491,7 +491,7 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         "",
         "* **Window.** The first jobs of each trace after `read_swf`'s default cleaning (the table below),"
         " the same for every scheduler and configuration, chosen so that the whole page regenerates in"
-        " about 25 minutes on one core.",
+        " about half an hour on one core (the column *seconds* gives each trace's share).",
         "* **Memory.** `Resource.memory(capacity)`: each job holds its processors times its requested memory"
         " per processor (SWF field 10), else its used memory (field 7). The machine's memory is one pool"
         " (placement in nodes is not modelled). The capacity per processor, and why:",
