@@ -320,8 +320,8 @@ class SchedulerBase:
                 such jobs first, as the simulator does), or its request is not an int >= 0.
         """
         requests_ = self._requests
-        if requests_ is None:
-            return
+        if requests_ is None or job.id in requests_:
+            return  # no resources, or taken already (PC and DC take it before QueueScheduler would)
         try:
             amounts = requests(job, self.resources)
         except JobError as e:
