@@ -33,6 +33,7 @@ from types import ModuleType
 from _common import (
     ALLOW_DIRTY,
     DEFAULT_TRACE_DIR,
+    NOT_JUDGED,
     RESULTS,
     ROOT,
     TRACE_STEMS,
@@ -219,13 +220,37 @@ def _short(module: ModuleType) -> str:
 
 def rules_table(rules: dict[str, Counter[str]]) -> str:
     """Which rule decided how many verdicts of each paper (all its rows, other settings included), as
-    the checks applied them; the rule most claims use first."""
+    the checks applied them; the rule most claims use first, and last the rows no rule decided (not
+    checkable, counted under :data:`_common.NOT_JUDGED`), so that each paper's column sums to its rows."""
     keys = list(rules)
     total = Counter[str]()
     for used in rules.values():
-        total.update(used)
-    rows = [[_cell(rule), *(str(rules[key][rule] or "") for key in keys)] for rule, _ in total.most_common()]
+        total.update({rule: n for rule, n in used.items() if rule != NOT_JUDGED})
+    order = [rule for rule, _ in total.most_common()]
+    if any(used[NOT_JUDGED] for used in rules.values()):
+        order.append(NOT_JUDGED)
+    rows = [[_cell(rule), *(str(rules[key][rule] or "") for key in keys)] for rule in order]
     return markdown(["when a claim holds", *(_short(_load(key)) for key in keys)], rows)
+
+
+def rules_of(checks: list[Check], used: Counter[str]) -> Counter[str]:
+    """The rules that decided a paper's verdicts (``used``, as :func:`_common.rules_used` read them after
+    its checks), with its rows that no rule decided (not checkable) under :data:`_common.NOT_JUDGED`.
+
+    Raises:
+        BackfillError: The count does not add up to the paper's rows: some verdict was decided by no
+            rule, or by two, and the table would not say how every row was judged.
+    """
+    counted = Counter(used)
+    unjudged = sum(check.verdict == "not checkable" for check in checks)
+    if unjudged:
+        counted[NOT_JUDGED] += unjudged
+    if sum(counted.values()) != len(checks):
+        raise BackfillError(
+            f"the rules counted {sum(counted.values())} verdicts ({sum(used.values())} by a rule, {unjudged} "
+            f"not checkable) for {len(checks)} rows: each verdict must be decided by exactly one rule"
+        )
+    return counted
 
 
 def report(
@@ -259,7 +284,9 @@ def report(
             'Most claims are judged by the rule above. A claim about every case ("on all traces",',
             '"always") holds only when every case agrees; a claim of one fact, or of a value or a word',
             '("many", "the majority", "slightly"), is judged as its wording reads. Every verdict of',
-            "every row is decided by one of these rules, counted per paper as the checks applied them:\n",
+            "every row is decided by one of these rules, counted per paper as the checks applied them; a",
+            "row not checkable is decided by none and counted in the last line, so each paper's column",
+            "adds up to its rows, claims and rows in other settings together:\n",
             rules_table(rules),
         ]
     parts += [
@@ -351,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             rules_used()
             checks = module.checks(args.trace_dir, cache, workers=args.workers, run=run)
-            rules[key] = rules_used()
+            rules[key] = rules_of(checks, rules_used())
             blocks = {"statements": tally(checks) + ".\n\n" + statements_table(checks)}
             blocks["tables"] = module.tables(args.trace_dir, cache)
             page = args.docs / module.PAGE

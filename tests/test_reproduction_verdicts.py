@@ -1,19 +1,25 @@
-"""Verdicts that follow their rule (issue 53, point 10): a row says what its verdict alone would hide
-(a best that is a loss, a high load far heavier than the paper's)."""
+"""Verdicts that follow their rule (issue 53, point 10): the rule tally adds up to each paper's rows,
+and a row says what its verdict alone would hide (a best that is a loss, a high load far heavier than
+the paper's)."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import _checks_srinivasan  # noqa: E402
 import reproduce  # noqa: E402
-from _common import RESULTS, Check  # noqa: E402
+from _common import MOST, NOT_JUDGED, RESULTS, Check, rules_used  # noqa: E402
 from _jin_sweep_checks import _sweep  # noqa: E402
+
+from backfill import BackfillError  # noqa: E402
 
 NO_TRACES = ROOT.parent / "no traces"
 
@@ -21,6 +27,51 @@ NO_TRACES = ROOT.parent / "no traces"
 def _checks(paper: str) -> list[Check]:
     """The paper's rows from the committed results, as ``reproduce.py --cached`` judges them."""
     return reproduce._load(paper).checks(NO_TRACES, RESULTS / paper, workers=1, run=False)
+
+
+# The rule tally adds up to each paper's rows.
+
+
+@pytest.mark.parametrize("paper", sorted(reproduce.PAPERS))
+def test_the_rule_tally_adds_up_to_the_papers_rows(paper: str) -> None:
+    rules_used()
+    rows = _checks(paper)
+    counted = reproduce.rules_of(rows, rules_used())
+    assert sum(counted.values()) == len(rows)
+    assert counted[NOT_JUDGED] == sum(row.verdict == "not checkable" for row in rows)
+
+
+@pytest.mark.parametrize("paper", sorted(reproduce.PAPERS))
+def test_without_results_the_rule_tally_still_adds_up(paper: str, tmp_path: Path) -> None:
+    # Every row is then not checkable; a verdict computed on no results and replaced is no rule's.
+    rules_used()
+    rows = reproduce._load(paper).checks(NO_TRACES, tmp_path / paper, workers=1, run=False)
+    counted = reproduce.rules_of(rows, rules_used())
+    assert sum(counted.values()) == len(rows)
+
+
+def test_a_verdict_no_rule_decided_is_refused() -> None:
+    rows = [
+        Check("Fig. 1", "a", "ours", "holds"),
+        Check("Fig. 2", "b", "ours", "not checkable", "not attempted"),
+    ]
+    with pytest.raises(BackfillError, match=r"1 verdicts .* for 2 rows"):
+        reproduce.rules_of(rows, Counter())
+    assert reproduce.rules_of(rows, Counter({MOST: 1})) == Counter({MOST: 1, NOT_JUDGED: 1})
+
+
+def test_the_pages_rule_table_adds_up_to_the_summary() -> None:
+    text = (ROOT / "docs" / "reproduction.md").read_text()
+    block = text.split("## How the verdicts are reached", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")][1:]
+    sums = [0] * len(header)
+    for line in lines[1:]:
+        for i, cell in enumerate(line.strip("|").split("|")[1:]):
+            sums[i] += int(cell) if cell.strip() else 0
+    # Claims and rows in other settings, as the summary gives them: Rajbhandary's 54 and 7.
+    assert sums[header.index("Rajbhandary")] == 61
+    assert sums[header.index("Vasupongayya")] == 140
 
 
 # A "best" that is a loss says so.
