@@ -75,7 +75,10 @@ class Check:
 
     A check is one claim of the paper judged in the paper's own setting. Where we also measure the
     claim in another setting (other traces, estimates, loads), that is a further check with ``setting``
-    naming it: it is shown labelled and counted apart from the paper's claims.
+    naming it: it is shown labelled and counted apart from the paper's claims. Where the paper's own
+    trace is not public and a claim is judged on another that stands for it, ``stand_in`` names the
+    substitution ("SDSC-SP2 for the paper's NCSA IA-64"): the claim is then counted as one judged on a
+    stand-in trace, apart from those judged in the paper's own setting.
     """
 
     source: str  # where in the paper: "Fig. 4", "Table 7", "§4.1"
@@ -84,6 +87,7 @@ class Check:
     verdict: str  # one of VERDICTS
     why: str = ""  # why ours differs, where it does (trace versions, missing traces, definitions)
     setting: str = ""  # empty: the paper's setting; else the other setting this row measures
+    stand_in: str = ""  # empty: the paper's own trace; else the trace that stands for it
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

@@ -107,8 +107,10 @@ it does less; its row says which, beginning "not attempted, because" where we di
 we do not have, a run not made, a text not retrieved) and "not checkable, because" where we
 measured and the measure cannot judge the claim. Each claim is judged in the paper's own setting;
 where we also measured it in another (other traces, estimates or loads), that row is labelled
-"other setting" and counted apart. Percent improvements are `(baseline - other) / baseline`,
-positive is better, unless a row says otherwise.
+"other setting" and counted apart. Where the paper's own trace is not public and another archive
+trace stands for it, its claims are judged on that **stand-in trace** and counted in a table of
+their own, apart from the claims judged in the paper's own setting. Percent improvements are
+`(baseline - other) / baseline`, positive is better, unless a row says otherwise.
 
 One paper **beyond the seed papers** is reproduced as well, in its own summary table and section:
 Tsafrir, Etsion and Feitelson (2007), whose EASY++ the library can build from its runtime
@@ -167,6 +169,25 @@ def _where(check: Check) -> str:
     return _cell(check.source + (f" (other setting: {check.setting})" if check.setting else ""))
 
 
+def _claims(checks: list[Check]) -> list[Check]:
+    """The checks judged in the paper's own setting, on its own traces."""
+    return [check for check in checks if not check.setting and not check.stand_in]
+
+
+def _stand_ins(checks: list[Check]) -> list[Check]:
+    """The checks of the paper's claims judged on a trace standing for the paper's own."""
+    return [check for check in checks if not check.setting and check.stand_in]
+
+
+def _stand_in_names(checks: list[Check]) -> str:
+    return "; ".join(sorted({check.stand_in for check in checks}))
+
+
+def _verdicts(checks: list[Check]) -> str:
+    counts = Counter(check.verdict for check in checks)
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+
+
 def statements_table(checks: list[Check]) -> str:
     """A paper's checks as a table: one row per claim, with its verdict; rows in another setting than
     the paper's are labelled so in the first column."""
@@ -176,12 +197,17 @@ def statements_table(checks: list[Check]) -> str:
 
 def tally(checks: list[Check]) -> str:
     """How many claims, how many of each verdict, and how many rows in other settings:
-    "21 claims: 13 holds, 7 partly, 1 not checkable; 3 rows in other settings"."""
-    claims = [check for check in checks if not check.setting]
-    counts = Counter(check.verdict for check in claims)
-    text = f"{len(claims)} claims: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-    extra = len(checks) - len(claims)
-    return text + (f"; {extra} rows in other settings" if extra else "")
+    "21 claims: 13 holds, 7 partly, 1 not checkable; 3 rows in other settings". Claims judged on a
+    stand-in trace are counted apart: "66 claims on a stand-in trace (SDSC-SP2 for ...): ..."."""
+    claims, stand_ins = _claims(checks), _stand_ins(checks)
+    parts = []
+    if claims or not stand_ins:
+        parts.append(f"{len(claims)} claims: " + _verdicts(claims))
+    if stand_ins:
+        where = _stand_in_names(stand_ins)
+        parts.append(f"{len(stand_ins)} claims on a stand-in trace ({where}): " + _verdicts(stand_ins))
+    extra = len(checks) - len(claims) - len(stand_ins)
+    return "; ".join(parts) + (f"; {extra} rows in other settings" if extra else "")
 
 
 def _beyond(module: ModuleType) -> bool:
@@ -264,15 +290,30 @@ def report(
     """The whole page; ``rules`` are the rules each paper's verdicts came from (see :func:`rules_table`)."""
     summary: list[list[str]] = []
     beyond: list[list[str]] = []
+    stand_in: list[list[str]] = []
     for key, checks in sections:
-        claims = [check for check in checks if not check.setting]
-        counts = Counter(check.verdict for check in claims)
-        extra = str(len(checks) - len(claims))
+        claims, stand_ins = _claims(checks), _stand_ins(checks)
+        extra = str(len(checks) - len(claims) - len(stand_ins))
         module = _load(key)
-        row = [module.PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra]
-        (beyond if _beyond(module) else summary).append(row)
+        if claims or not stand_ins:
+            counts = Counter(check.verdict for check in claims)
+            row = [module.PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra]
+            (beyond if _beyond(module) else summary).append(row)
+            extra = "0"
+        if stand_ins:
+            counts = Counter(check.verdict for check in stand_ins)
+            row = [module.PAPER, _cell(_stand_in_names(stand_ins)), str(len(stand_ins))]
+            stand_in.append([*row, *(str(counts[v]) for v in VERDICTS), extra])
     header = ["paper", "claims", *VERDICTS, "rows in other settings"]
     parts = [_INTRO, "## Summary\n", markdown(header, summary)]
+    if stand_in:
+        parts += [
+            "\nJudged on a stand-in trace, the paper's own trace not being public: these claims are not",
+            "judged in the paper's own setting and are counted apart:\n",
+            markdown(
+                ["paper", "stand-in trace", "claims", *VERDICTS, "rows in other settings"], stand_in, right=2
+            ),
+        ]
     if beyond:
         parts += [
             f"\n{_BEYOND_TITLE}, not one of the papers `backfill` implements, counted apart:\n",

@@ -1,6 +1,6 @@
-"""Verdicts that follow their rule (issue 53, point 10): the rule tally adds up to each paper's rows,
-and a row says what its verdict alone would hide (a best that is a loss, a high load far heavier than
-the paper's)."""
+"""Verdicts that follow their rule (issue 53, point 10): a claim judged on a stand-in trace is counted
+as such, the rule tally adds up to each paper's rows, and a row says what its verdict alone would hide
+(a best that is a loss, a high load far heavier than the paper's)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,42 @@ NO_TRACES = ROOT.parent / "no traces"
 def _checks(paper: str) -> list[Check]:
     """The paper's rows from the committed results, as ``reproduce.py --cached`` judges them."""
     return reproduce._load(paper).checks(NO_TRACES, RESULTS / paper, workers=1, run=False)
+
+
+# Claims judged on a stand-in trace are counted as such, apart from the paper's own setting.
+
+
+def test_vasupongayyas_claims_are_judged_on_a_stand_in_trace() -> None:
+    rows = _checks("vasupongayya")
+    claims = [row for row in rows if not row.setting]
+    assert len(claims) == 66
+    assert {row.stand_in for row in claims} == {"SDSC-SP2 for the paper's NCSA IA-64"}
+    text = reproduce.tally(rows)
+    assert text.startswith("66 claims on a stand-in trace (SDSC-SP2 for the paper's NCSA IA-64): ")
+    assert "74 rows in other settings" in text
+
+
+def test_the_tally_counts_stand_in_claims_apart() -> None:
+    rows = [
+        Check("Fig. 1", "a", "ours", "holds"),
+        Check("Fig. 1", "b", "ours", "differs", "why", "", "X for the paper's Y"),
+        Check("Fig. 1", "c", "ours", "partly", "why", "another trace"),
+    ]
+    assert reproduce.tally(rows) == (
+        "1 claims: 1 holds; 1 claims on a stand-in trace (X for the paper's Y): 1 differs; "
+        "1 rows in other settings"
+    )
+    assert reproduce.tally(rows[:1]) == "1 claims: 1 holds"
+
+
+def test_the_summary_puts_stand_in_claims_in_a_table_of_their_own() -> None:
+    text = (ROOT / "docs" / "reproduction.md").read_text()
+    summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    main, rest = summary.split("Judged on a stand-in trace", 1)
+    assert "Vasupongayya" not in main
+    (row,) = [line for line in rest.splitlines() if line.startswith("| Vasupongayya")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1] == "SDSC-SP2 for the paper's NCSA IA-64" and cells[2] == "66"
 
 
 # The rule tally adds up to each paper's rows.
