@@ -323,11 +323,11 @@ def report(
         parts += [
             "\n## How the verdicts are reached\n",
             'Most claims are judged by the rule above. A claim about every case ("on all traces",',
-            '"always") holds only when every case agrees; a claim of one fact, or of a value or a word',
-            '("many", "the majority", "slightly"), is judged as its wording reads. Every verdict of',
-            "every row is decided by one of these rules, counted per paper as the checks applied them; a",
-            "row not checkable is decided by none and counted in the last line, so each paper's column",
-            "adds up to its rows, claims and rows in other settings together:\n",
+            '"always", "all four") holds only when every case agrees; a claim of one fact, or of a value',
+            'or a word ("many", "the majority", "slightly", "especially"), is judged as its wording reads.',
+            "Every verdict of every row is decided by one of these rules, counted per paper as the checks",
+            "applied them; a row not checkable is decided by none and counted in the last line, so each",
+            "paper's column adds up to its rows, claims and rows in other settings together:\n",
             rules_table(rules),
         ]
     parts += [

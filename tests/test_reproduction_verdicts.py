@@ -1,6 +1,6 @@
-"""Verdicts that follow their rule (issue 53, point 10): a claim judged on a stand-in trace is counted
-as such, the rule tally adds up to each paper's rows, and a row says what its verdict alone would hide
-(a best that is a loss, a high load far heavier than the paper's)."""
+"""Verdicts that follow their rule (issue 53, point 10): an every-case claim needs every case, a claim
+judged on a stand-in trace is counted as such, the rule tally adds up to each paper's rows, and a row
+says what its verdict alone would hide (a best that is a loss, a high load far heavier than the paper's)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _checks_rajbhandary  # noqa: E402
 import _checks_srinivasan  # noqa: E402
 import reproduce  # noqa: E402
-from _common import MOST, NOT_JUDGED, RESULTS, Check, rules_used  # noqa: E402
+from _common import EVERY, MOST, NOT_JUDGED, RESULTS, Check, rules_used, verdict_of  # noqa: E402
 from _jin_sweep_checks import _sweep  # noqa: E402
+from _rajbhandary_judge import PAPER_TRACES, per_trace  # noqa: E402
+from _srinivasan_selective import ESPECIALLY, especially  # noqa: E402
 
 from backfill import BackfillError  # noqa: E402
 
@@ -27,6 +30,95 @@ NO_TRACES = ROOT.parent / "no traces"
 def _checks(paper: str) -> list[Check]:
     """The paper's rows from the committed results, as ``reproduce.py --cached`` judges them."""
     return reproduce._load(paper).checks(NO_TRACES, RESULTS / paper, workers=1, run=False)
+
+
+# An every-case claim holds only when every case agrees; "especially under high load" has its own rule.
+
+
+def test_an_every_case_claim_with_32_of_36_agreeing_does_not_hold() -> None:
+    rules_used()
+    assert verdict_of(32, 36) == "holds"  # a claim of most cases
+    assert verdict_of(32, 36, most=1.0) == "partly"  # a claim of every case
+    assert verdict_of(36, 36, most=1.0) == "holds"
+    used = rules_used()
+    assert used[MOST] == 1 and used[EVERY] == 2
+
+
+def test_especially_under_high_load_needs_every_high_load_case() -> None:
+    rules_used()
+    assert especially(32, 36, 10, 12) == "partly"  # most cases, but not at high load
+    assert especially(35, 36, 12, 12) == "holds"  # one loss, not at high load
+    assert especially(27, 36, 12, 12) == "holds"  # three quarters
+    assert especially(26, 36, 12, 12) == "partly"
+    assert especially(17, 36, 12, 12) == "differs"
+    assert rules_used() == Counter({ESPECIALLY: 5})
+
+
+def test_srinivasan_fig_6_is_stated_as_the_paper_and_not_held_at_32_of_36() -> None:
+    rows = [row for row in _checks("srinivasan") if row.source in ("Fig. 4", "Fig. 6")]
+    outperform = [row for row in rows if "outperform" in row.statement]
+    assert len(outperform) == 2
+    for row in outperform:
+        # The captions' words: "outperform conservative and EASY backfilling especially under high load".
+        assert "especially under high load" in row.statement and "every load" not in row.statement
+    (fig6,) = [row for row in outperform if row.source == "Fig. 6"]
+    assert "32 of 36" in fig6.ours and "10 of 12 at x1.2" in fig6.ours
+    assert fig6.verdict == "partly"
+    (fig4,) = [row for row in outperform if row.source == "Fig. 4"]
+    assert "48 of 48" in fig4.ours and fig4.verdict == "holds"
+
+
+def _figures(dc_wait: dict[str, float]) -> dict[tuple[str, str], dict[str, float]]:
+    """Rajbhandary figures: Conservative's mean wait 100 s on each paper trace, DC's as given (or 90 s)."""
+    fig: dict[tuple[str, str], dict[str, float]] = {}
+    for name, _ in PAPER_TRACES:
+        fig[name, "Conservative"] = {"mean_wait": 100.0}
+        fig[name, "DC"] = {"mean_wait": dc_wait.get(name, 90.0)}
+    return fig
+
+
+def test_a_claim_on_every_trace_does_not_hold_with_one_more_exception() -> None:
+    # DC better on every trace but one: "on all traces" needs all, "nearly every" three quarters.
+    fig = _figures({PAPER_TRACES[0][0]: 120.0})
+
+    def judge(figures: dict[tuple[str, str], dict[str, float]], *, every: bool) -> str:
+        return per_trace(figures, "Fig. 8", "s", "mean_wait", "DC", lambda _: {"better"}, every=every).verdict
+
+    assert judge(fig, every=True) == "partly"
+    assert judge(fig, every=False) == "holds"
+    assert judge(_figures({}), every=True) == "holds"
+
+
+def test_rajbhandarys_every_trace_claims_need_every_trace() -> None:
+    rows = _checks_rajbhandary.checks(NO_TRACES, RESULTS / "rajbhandary", workers=1, run=False)
+    every = [
+        row
+        for row in rows
+        if not row.setting and re.search(r"\b(on every trace but|on all traces but)\b", row.statement)
+    ]
+    assert len(every) >= 4
+    for row in every:
+        # The reason names the traces off the claim, when there are any.
+        assert (row.verdict == "holds") == (not row.why.startswith("Not as the paper says")), row
+
+
+def test_vasupongayyas_all_four_claims_need_every_user_month() -> None:
+    rows = [
+        row for row in _checks("vasupongayya") if row.source == "Table IV" and "all four" in row.statement
+    ]
+    assert len(rows) == 8  # two claims, on SDSC-SP2 and CTC-SP2, each with two readings of spreading
+    for row in rows:
+        found = re.search(r"(\d+)/(\d+)", row.ours)
+        assert found, row
+        agree, total = map(int, found.groups())
+        assert (row.verdict == "holds") == (agree == total), row
+    assert any("119/136" in row.ours and row.verdict == "partly" for row in rows)
+
+
+def test_srinivasans_all_four_on_the_other_traces_needs_every_sign() -> None:
+    rows = [row for row in _checks("srinivasan") if row.source == "Fig. 3a" and row.setting]
+    (row,) = [row for row in rows if "Sel-D improves all four" in row.statement]
+    assert "23 of 24 signs" in row.ours and row.verdict == "partly" and "Sel LW on CTC" in row.why
 
 
 # Claims judged on a stand-in trace are counted as such, apart from the paper's own setting.
