@@ -3,13 +3,14 @@ reproduction results as small JSON files that record when and with which code th
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import json
 import os
 import subprocess
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,10 @@ class Check:
 
     A check is one claim of the paper judged in the paper's own setting. Where we also measure the
     claim in another setting (other traces, estimates, loads), that is a further check with ``setting``
-    naming it: it is shown labelled and counted apart from the paper's claims.
+    naming it: it is shown labelled and counted apart from the paper's claims. Where the paper's own
+    trace is not public and a claim is judged on another that stands for it, ``stand_in`` names the
+    substitution ("SDSC-SP2 for the paper's NCSA IA-64"): the claim is then counted as one judged on a
+    stand-in trace, apart from those judged in the paper's own setting.
     """
 
     source: str  # where in the paper: "Fig. 4", "Table 7", "§4.1"
@@ -83,6 +87,7 @@ class Check:
     verdict: str  # one of VERDICTS
     why: str = ""  # why ours differs, where it does (trace versions, missing traces, definitions)
     setting: str = ""  # empty: the paper's setting; else the other setting this row measures
+    stand_in: str = ""  # empty: the paper's own trace; else the trace that stands for it
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -102,6 +107,10 @@ EVERY = "every case (the claim says all): holds only when all agree, partly when
 BY_CONSTRUCTION = "by construction: holds when the library's checks and tests confirm it"
 #: The rule for a claim that is one yes-or-no fact.
 ONE = "one case: holds when it agrees, differs when not"
+#: Not a rule but the reason no rule decided: a row "not checkable" says in its reason whether we did not
+#: try or measured and the measure cannot judge the claim. The report counts these rows beside the rules,
+#: so that every row of a paper is counted once.
+NOT_JUDGED = 'none: "not checkable", the cells are missing or cannot judge the claim (the row says which)'
 
 
 def judged(rule: str, verdict: str) -> str:
@@ -112,6 +121,25 @@ def judged(rule: str, verdict: str) -> str:
     """
     _RULES[rule] += 1
     return verdict
+
+
+@contextlib.contextmanager
+def discarded() -> Iterator[None]:
+    """Forget the rules recorded inside the block: for verdicts computed only to be replaced (a row
+    made "not checkable" when its results are missing), which no rule decided in the end.
+
+    >>> with discarded():
+    ...     judged("a rule", "holds")
+    'holds'
+    >>> "a rule" in rules_used()
+    False
+    """
+    saved = Counter(_RULES)
+    try:
+        yield
+    finally:
+        _RULES.clear()
+        _RULES.update(saved)
 
 
 def rules_used() -> Counter[str]:

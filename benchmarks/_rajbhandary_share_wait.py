@@ -42,6 +42,7 @@ def checks(fig: Figures) -> list[Check]:
             "DC",
             lambda name: {"equal", "worse"} if name in ("DAS2-fs1", "LLNL-Thunder") else {"better"},
             note="DAS2-fs3 is not among our traces. " + _CLAMP,
+            every=True,
         ),
         _best_count(fig, "unweighted_share", "DC", 11, "Unweighted fair share: DC beats all the others"),
         _best_count(fig, "weighted_share", "PC", 6, "Weighted fair share: PC beats all the others"),
@@ -57,6 +58,7 @@ def checks(fig: Figures) -> list[Check]:
             lambda name: {"better"},
             note="DAS2-fs3, the paper's one exception, is not among our traces.",
             about={"LLNL-Thunder": _THUNDER_DC},
+            every=True,
         ),
         _wait_count(
             fig, "DC", "better", 5, f"Mean wait: DC gains {_DOUBLE:.0f} % or more on 5 of the 14 traces"

@@ -33,6 +33,7 @@ from types import ModuleType
 from _common import (
     ALLOW_DIRTY,
     DEFAULT_TRACE_DIR,
+    NOT_JUDGED,
     RESULTS,
     ROOT,
     TRACE_STEMS,
@@ -106,8 +107,10 @@ it does less; its row says which, beginning "not attempted, because" where we di
 we do not have, a run not made, a text not retrieved) and "not checkable, because" where we
 measured and the measure cannot judge the claim. Each claim is judged in the paper's own setting;
 where we also measured it in another (other traces, estimates or loads), that row is labelled
-"other setting" and counted apart. Percent improvements are `(baseline - other) / baseline`,
-positive is better, unless a row says otherwise.
+"other setting" and counted apart. Where the paper's own trace is not public and another archive
+trace stands for it, its claims are judged on that **stand-in trace** and counted in a table of
+their own, apart from the claims judged in the paper's own setting. Percent improvements are
+`(baseline - other) / baseline`, positive is better, unless a row says otherwise.
 
 One paper **beyond the seed papers** is reproduced as well, in its own summary table and section:
 Tsafrir, Etsion and Feitelson (2007), whose EASY++ the library can build from its runtime
@@ -166,6 +169,25 @@ def _where(check: Check) -> str:
     return _cell(check.source + (f" (other setting: {check.setting})" if check.setting else ""))
 
 
+def _claims(checks: list[Check]) -> list[Check]:
+    """The checks judged in the paper's own setting, on its own traces."""
+    return [check for check in checks if not check.setting and not check.stand_in]
+
+
+def _stand_ins(checks: list[Check]) -> list[Check]:
+    """The checks of the paper's claims judged on a trace standing for the paper's own."""
+    return [check for check in checks if not check.setting and check.stand_in]
+
+
+def _stand_in_names(checks: list[Check]) -> str:
+    return "; ".join(sorted({check.stand_in for check in checks}))
+
+
+def _verdicts(checks: list[Check]) -> str:
+    counts = Counter(check.verdict for check in checks)
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+
+
 def statements_table(checks: list[Check]) -> str:
     """A paper's checks as a table: one row per claim, with its verdict; rows in another setting than
     the paper's are labelled so in the first column."""
@@ -175,12 +197,17 @@ def statements_table(checks: list[Check]) -> str:
 
 def tally(checks: list[Check]) -> str:
     """How many claims, how many of each verdict, and how many rows in other settings:
-    "21 claims: 13 holds, 7 partly, 1 not checkable; 3 rows in other settings"."""
-    claims = [check for check in checks if not check.setting]
-    counts = Counter(check.verdict for check in claims)
-    text = f"{len(claims)} claims: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-    extra = len(checks) - len(claims)
-    return text + (f"; {extra} rows in other settings" if extra else "")
+    "21 claims: 13 holds, 7 partly, 1 not checkable; 3 rows in other settings". Claims judged on a
+    stand-in trace are counted apart: "66 claims on a stand-in trace (SDSC-SP2 for ...): ..."."""
+    claims, stand_ins = _claims(checks), _stand_ins(checks)
+    parts = []
+    if claims or not stand_ins:
+        parts.append(f"{len(claims)} claims: " + _verdicts(claims))
+    if stand_ins:
+        where = _stand_in_names(stand_ins)
+        parts.append(f"{len(stand_ins)} claims on a stand-in trace ({where}): " + _verdicts(stand_ins))
+    extra = len(checks) - len(claims) - len(stand_ins)
+    return "; ".join(parts) + (f"; {extra} rows in other settings" if extra else "")
 
 
 def _beyond(module: ModuleType) -> bool:
@@ -219,13 +246,37 @@ def _short(module: ModuleType) -> str:
 
 def rules_table(rules: dict[str, Counter[str]]) -> str:
     """Which rule decided how many verdicts of each paper (all its rows, other settings included), as
-    the checks applied them; the rule most claims use first."""
+    the checks applied them; the rule most claims use first, and last the rows no rule decided (not
+    checkable, counted under :data:`_common.NOT_JUDGED`), so that each paper's column sums to its rows."""
     keys = list(rules)
     total = Counter[str]()
     for used in rules.values():
-        total.update(used)
-    rows = [[_cell(rule), *(str(rules[key][rule] or "") for key in keys)] for rule, _ in total.most_common()]
+        total.update({rule: n for rule, n in used.items() if rule != NOT_JUDGED})
+    order = [rule for rule, _ in total.most_common()]
+    if any(used[NOT_JUDGED] for used in rules.values()):
+        order.append(NOT_JUDGED)
+    rows = [[_cell(rule), *(str(rules[key][rule] or "") for key in keys)] for rule in order]
     return markdown(["when a claim holds", *(_short(_load(key)) for key in keys)], rows)
+
+
+def rules_of(checks: list[Check], used: Counter[str]) -> Counter[str]:
+    """The rules that decided a paper's verdicts (``used``, as :func:`_common.rules_used` read them after
+    its checks), with its rows that no rule decided (not checkable) under :data:`_common.NOT_JUDGED`.
+
+    Raises:
+        BackfillError: The count does not add up to the paper's rows: some verdict was decided by no
+            rule, or by two, and the table would not say how every row was judged.
+    """
+    counted = Counter(used)
+    unjudged = sum(check.verdict == "not checkable" for check in checks)
+    if unjudged:
+        counted[NOT_JUDGED] += unjudged
+    if sum(counted.values()) != len(checks):
+        raise BackfillError(
+            f"the rules counted {sum(counted.values())} verdicts ({sum(used.values())} by a rule, {unjudged} "
+            f"not checkable) for {len(checks)} rows: each verdict must be decided by exactly one rule"
+        )
+    return counted
 
 
 def report(
@@ -239,15 +290,30 @@ def report(
     """The whole page; ``rules`` are the rules each paper's verdicts came from (see :func:`rules_table`)."""
     summary: list[list[str]] = []
     beyond: list[list[str]] = []
+    stand_in: list[list[str]] = []
     for key, checks in sections:
-        claims = [check for check in checks if not check.setting]
-        counts = Counter(check.verdict for check in claims)
-        extra = str(len(checks) - len(claims))
+        claims, stand_ins = _claims(checks), _stand_ins(checks)
+        extra = str(len(checks) - len(claims) - len(stand_ins))
         module = _load(key)
-        row = [module.PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra]
-        (beyond if _beyond(module) else summary).append(row)
+        if claims or not stand_ins:
+            counts = Counter(check.verdict for check in claims)
+            row = [module.PAPER, str(len(claims)), *(str(counts[v]) for v in VERDICTS), extra]
+            (beyond if _beyond(module) else summary).append(row)
+            extra = "0"
+        if stand_ins:
+            counts = Counter(check.verdict for check in stand_ins)
+            row = [module.PAPER, _cell(_stand_in_names(stand_ins)), str(len(stand_ins))]
+            stand_in.append([*row, *(str(counts[v]) for v in VERDICTS), extra])
     header = ["paper", "claims", *VERDICTS, "rows in other settings"]
     parts = [_INTRO, "## Summary\n", markdown(header, summary)]
+    if stand_in:
+        parts += [
+            "\nJudged on a stand-in trace, the paper's own trace not being public: these claims are not",
+            "judged in the paper's own setting and are counted apart:\n",
+            markdown(
+                ["paper", "stand-in trace", "claims", *VERDICTS, "rows in other settings"], stand_in, right=2
+            ),
+        ]
     if beyond:
         parts += [
             f"\n{_BEYOND_TITLE}, not one of the papers `backfill` implements, counted apart:\n",
@@ -257,9 +323,11 @@ def report(
         parts += [
             "\n## How the verdicts are reached\n",
             'Most claims are judged by the rule above. A claim about every case ("on all traces",',
-            '"always") holds only when every case agrees; a claim of one fact, or of a value or a word',
-            '("many", "the majority", "slightly"), is judged as its wording reads. Every verdict of',
-            "every row is decided by one of these rules, counted per paper as the checks applied them:\n",
+            '"always", "all four") holds only when every case agrees; a claim of one fact, or of a value',
+            'or a word ("many", "the majority", "slightly", "especially"), is judged as its wording reads.',
+            "Every verdict of every row is decided by one of these rules, counted per paper as the checks",
+            "applied them; a row not checkable is decided by none and counted in the last line, so each",
+            "paper's column adds up to its rows, claims and rows in other settings together:\n",
             rules_table(rules),
         ]
     parts += [
@@ -351,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             rules_used()
             checks = module.checks(args.trace_dir, cache, workers=args.workers, run=run)
-            rules[key] = rules_used()
+            rules[key] = rules_of(checks, rules_used())
             blocks = {"statements": tally(checks) + ".\n\n" + statements_table(checks)}
             blocks["tables"] = module.tables(args.trace_dir, cache)
             page = args.docs / module.PAGE

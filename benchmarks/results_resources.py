@@ -473,6 +473,16 @@ def _missing(cells: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
     ]
 
 
+#: Said on the page, beside the results: what the memory figures can show, given that memory is one pool.
+POOL_MODEL = (
+    "**The memory results follow from the model.** Memory here is one machine-wide pool: a job's memory"
+    " is spread over every node, so no job ever waits for the memory of the nodes it would run on. That"
+    " memory seldom or never holds a job back below (*binds*, and the columns *+ memory*) is what this"
+    " model gives: it shows how little memory binds under a pool model, not how much it binds on the"
+    " real machine, where each node's memory is its own."
+)
+
+
 def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
     """The whole page, from the kept cells."""
     count, dates, codes = provenance(cells.values())
@@ -486,6 +496,8 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         " (see [Resources besides processors](resources.md)) changes for EASY, Conservative, PC and DC on"
         " two archive traces that record each job's memory request, and what splitting CEA-Curie into its"
         " partitions changes against one pool of the same processors.",
+        "",
+        POOL_MODEL,
         "",
         "## How they were measured",
         "",

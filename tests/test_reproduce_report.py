@@ -88,11 +88,14 @@ def _run(
 
 
 def _summary(text: str) -> dict[str, list[int]]:
-    """The summary table's counts per paper: claims, one per verdict, then rows in other settings."""
+    """The summary tables' counts per paper: claims, one per verdict, then rows in other settings (the
+    table of claims judged on a stand-in trace has the stand-in's name after the paper's)."""
     block = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in block.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 + len(VERDICTS) and cells[2].isdigit():
+            del cells[1]  # the stand-in trace
         if len(cells) == 3 + len(VERDICTS) and cells[1].isdigit():
             rows[cells[0]] = [int(c) for c in cells[1:]]
     return rows
