@@ -258,7 +258,12 @@ def test_an_interrupt_while_writing_leaves_no_empty_file(
     monkeypatch.setattr(csv.DictWriter, "writerows", interrupted)
     target = tmp_path / "m.csv"
     code, _, err = run(capsys, "simulate", "--jobs", "50", "--scheduler", "easy", "--csv", str(target))
-    assert (code, err) == (130, "backfill: interrupted (SIGINT)\n")  # as documented
+    # As documented; before, only "backfill: interrupted (SIGINT)".
+    expected = (
+        "backfill: interrupted (SIGINT): while writing the outputs: wrote nothing; "
+        f"not written (left as they were): {target}\n"
+    )
+    assert (code, err) == (130, expected)
     assert list(tmp_path.iterdir()) == []
 
 

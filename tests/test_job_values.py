@@ -62,6 +62,9 @@ def job(**changes: Any) -> Job:
         ("wait", math.nan, "wait must be a finite number, got nan"),
         ("think_time", math.inf, "think_time must be a finite number, got inf"),
         ("memory", 10**400, "memory must be a finite number, got 100000000000000000000000000000...000000"),
+        # SWF fields 7 and 10: -5 is no amount (a reader refused the line; a job did not, on 2a59627).
+        ("memory", -5.0, "memory must be -1 (unknown) or a finite amount from 0 (kB per processor)"),
+        ("requested_memory", -5, "requested_memory must be -1 (unknown) or a finite amount from 0"),
     ],
 )
 def test_a_job_refuses_a_value_no_job_can_have(field: str, value: Any, expected: str) -> None:
@@ -166,7 +169,8 @@ def records(n: int = 4) -> np.ndarray:
         ("processors", -2, "job 3: processors must be -1 (unknown) or an int from 0 to 2**53 - 1, got -2"),
         ("id", 2**53 + 1, "job: id must be an int strictly between -2**53 and 2**53, got 9007199254740993"),
         ("user", -(2**60), "job 3: user must be an int strictly between -2**53 and 2**53"),
-        ("memory", math.inf, "job 3: memory must be a finite number, got inf"),
+        ("memory", math.inf, "job 3: memory must be -1 (unknown) or a finite amount from 0"),
+        ("requested_memory", -5.0, "job 3: requested_memory must be -1 (unknown) or a finite amount from 0"),
     ],
 )
 def test_a_workload_refuses_a_row_no_job_can_have(field: str, value: float, expected: str) -> None:

@@ -740,6 +740,8 @@ non_negative = st.floats(min_value=0.0, max_value=MAX_TIME, allow_nan=False)
 small_ints = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
 # A time of a job as the raw policy keeps it: SWF's unknown, or 0 to MAX_TIME.
 raw_times = st.one_of(st.just(-1.0), non_negative)
+# A job's memory (used or requested, kB per processor): SWF's unknown, or any finite amount from 0.
+memories = st.one_of(st.just(-1.0), st.floats(min_value=0.0, allow_infinity=False))
 
 
 @st.composite
@@ -761,9 +763,9 @@ def clean_workloads(draw: st.DrawFn) -> Workload:
                 group=draw(small_ints),
                 wait=draw(finite),
                 cpu_time=draw(finite),
-                memory=draw(finite),
+                memory=draw(memories),
                 requested_processors=draw(small_ints),
-                requested_memory=draw(finite),
+                requested_memory=draw(memories),
                 status=draw(st.sampled_from([-1, 0, 1, 5])) if runtime > 0 else 1,
                 executable=draw(small_ints),
                 queue=draw(small_ints),
@@ -805,6 +807,8 @@ def raw_records(draw: st.DrawFn) -> Workload:
                 row.append(draw(raw_times))
             elif name == "processors":
                 row.append(draw(st.one_of(st.just(-1), st.integers(min_value=0, max_value=size))))
+            elif name in ("memory", "requested_memory"):
+                row.append(draw(memories))
             elif JOB_DTYPE[name].kind == "i":
                 row.append(draw(small_ints))
             else:

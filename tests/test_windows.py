@@ -154,9 +154,11 @@ def test_compare_windows_report_each_configuration_over_the_windows_and_cache_th
     ]
 
 
-def test_compare_windows_words_name_no_seed_that_replicated_nothing(
+def test_compare_windows_refuse_seeds_that_would_replicate_nothing(
     log: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # A log has no seed: --seeds without a model is refused, with --windows too, as --windows
+    # without a log is (it ran, the seeds unused, before issue 53).
     argv = [
         "compare",
         str(log),
@@ -171,6 +173,12 @@ def test_compare_windows_words_name_no_seed_that_replicated_nothing(
         "1",
     ]
     code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        "backfill: error: --seeds replicates the model workload, and no model is given (a log has no "
+        "seed; --windows N replicates a log)\n"
+    )
+    code, out, err = run(capsys, *argv[:4], *argv[7:])
     assert code == 0, err
     assert "over 2 replications per configuration (2 windows of each log)" in out
 

@@ -9,13 +9,40 @@ written in place).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from backfill._files import is_special, same_file
 from backfill.cli.options import CommandLineError
 
-__all__ = ["check_output_paths", "check_outputs", "write_outputs"]
+__all__ = ["OutputsInterrupted", "check_output_paths", "check_outputs", "write_outputs"]
+
+
+class OutputsInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM while the outputs were written: those written, and those not.
+
+    Each output is whole or absent (:func:`~backfill._files.open_atomically`), so the one being
+    written when the interrupt came is among those not written, left as it was.
+
+    Examples:
+        >>> print(OutputsInterrupted([Path("m.csv")], [Path("m.json"), Path("jobs.csv")]))
+        while writing the outputs: wrote m.csv; not written (left as they were): m.json, jobs.csv
+    """
+
+    def __init__(
+        self, written: Sequence[Path], unwritten: Sequence[Path], failed: Sequence[Path] = ()
+    ) -> None:
+        super().__init__(written, unwritten)
+        self.written, self.unwritten, self.failed = list(written), list(unwritten), list(failed)
+
+    def __str__(self) -> str:
+        wrote = ", ".join(map(str, self.written)) if self.written else "nothing"
+        words = [f"while writing the outputs: wrote {wrote}"]
+        if self.failed:
+            words.append(f"could not write {', '.join(map(str, self.failed))}")
+        if self.unwritten:
+            words.append(f"not written (left as they were): {', '.join(map(str, self.unwritten))}")
+        return "; ".join(words)
 
 
 def check_outputs(
@@ -81,21 +108,33 @@ def write_outputs(outputs: Iterable[tuple[Path, Callable[[Path], object]]]) -> N
     writes whole files or none (:func:`~backfill._files.open_atomically`), so a failed one leaves
     its path as it was.
 
+    An interrupt (Ctrl-C, or SIGTERM as the command line turns it into one) stops the writing: the
+    outputs written so far are printed as above, and :class:`OutputsInterrupted` says which were
+    written and which were not.
+
     Raises:
         CommandLineError: An output could not be written: its path and why, and how many others failed.
+        OutputsInterrupted: Interrupted while writing.
     """
+    outputs = list(outputs)
     written: list[Path] = []
     failed: list[tuple[Path, OSError]] = []
-    for path, write in outputs:
-        try:
-            if not is_special(path):
-                # Missing folders are made now, for every output alike (checked before the run).
-                path.parent.mkdir(parents=True, exist_ok=True)
-            write(path)
-        except OSError as e:
-            failed.append((path, e))
-        else:
-            written.append(path)
+    try:
+        for path, write in outputs:
+            try:
+                if not is_special(path):
+                    # Missing folders are made now, for every output alike (checked before the run).
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                write(path)
+            except OSError as e:
+                failed.append((path, e))
+            else:
+                written.append(path)
+    except KeyboardInterrupt:
+        for path in written:
+            print(f"wrote {path}")
+        left = [path for path, _ in outputs[len(written) + len(failed) :]]
+        raise OutputsInterrupted(written, left, [path for path, _ in failed]) from None
     for path in written:
         print(f"wrote {path}")
     if failed:

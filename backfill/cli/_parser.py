@@ -76,7 +76,14 @@ class Parser(argparse.ArgumentParser):
         return super().parse_known_args(self._values_joined(words), namespace)
 
     def _values_joined(self, words: list[str]) -> list[str]:
-        """``--opt -x`` as ``--opt=-x`` where ``--opt`` takes values and ``-x`` is no option."""
+        """``--opt -x`` as ``--opt=-x`` where ``--opt`` takes values and ``-x`` is no option.
+
+        An option of several values (``nargs="+"``, ``action="extend"``, as every list option of
+        the commands is) takes every word up to the next option: each one that starts with ``-``
+        is given as ``--opt=-x`` of its own and the others after ``--opt``, in their order, since
+        ``--opt=-x`` gives an option exactly one value and the words after it would be left over
+        ("unrecognized arguments").
+        """
         out: list[str] = []
         i = 0
         while i < len(words):
@@ -92,12 +99,25 @@ class Parser(argparse.ArgumentParser):
                 action = prefixed.pop() if len(prefixed) == 1 else None
             if action is None or action.nargs == 0 or i == len(words):
                 continue
+            if action.nargs in ("+", "*") and isinstance(action, argparse._ExtendAction):
+                values = []
+                while i < len(words) and not self._is_option(words[i]):
+                    values.append(words[i])
+                    i += 1
+                if any(v.startswith("-") for v in values):
+                    out[-1:] = _spread(word, values)
+                else:
+                    out += values
+                continue
             value = words[i]
-            taken = value in self._option_string_actions
-            if value.startswith("-") and not value.startswith("--") and not taken:
+            if value.startswith("-") and not self._is_option(value):
                 out[-1] = f"{word}={value}"
                 i += 1
         return out
+
+    def _is_option(self, word: str) -> bool:
+        """Whether a word ends an option's values: an option of this parser, or any ``--word``."""
+        return word.startswith("--") or word in self._option_string_actions
 
     def error(self, message: str) -> Any:  # argparse's error never returns
         """Print one line, ``PROG: error: MESSAGE; see 'PROG --help'``, and exit with status 2."""
@@ -106,3 +126,22 @@ class Parser(argparse.ArgumentParser):
                 message = instead
         line = " ".join(message.split())
         self.exit(2, f"{self.prog}: error: {line}; see '{self.prog} --help'\n")
+
+
+def _spread(option: str, values: list[str]) -> list[str]:
+    """The words giving ``values`` to an extending ``option``, each value starting with ``-`` joined.
+
+    Examples:
+        >>> _spread("--seeds", ["-1", "2", "3", "-x"])
+        ['--seeds=-1', '--seeds', '2', '3', '--seeds=-x']
+    """
+    out: list[str] = []
+    plain = False  # whether the last word is the option or one of its plain values
+    for value in values:
+        if value.startswith("-"):
+            out.append(f"{option}={value}")
+            plain = False
+        else:
+            out += [value] if plain else [option, value]
+            plain = True
+    return out

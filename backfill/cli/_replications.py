@@ -38,7 +38,8 @@ def replicated_workloads(
 
     With ``--seeds``, every model workload once per seed (labelled ``LABEL seed=S``); with
     ``--windows N``, every log cut into N windows (labelled ``LABEL jobs A-B``); the two combine, each
-    replicating the workloads of its kind, and a workload neither replicates is run once. With
+    replicating the workloads of its kind, and a workload neither replicates is run once. Each is
+    refused where no workload is of its kind. With
     ``--samples``, the workloads as given, all samples of one configuration. Empty without any.
     """
     seeds = read_values(args.seeds, _seed, "--seeds", "a seed")
@@ -50,6 +51,12 @@ def replicated_workloads(
         )
     if windows and not any(isinstance(w, TraceWorkload) for w in workloads):
         raise CommandLineError("--windows cuts SWF or Batsim logs, and no log is given")
+    if seeds and not any(isinstance(w, ModelWorkload) for w in workloads):
+        # A log has no seed: without a model, --seeds would replicate nothing, silently.
+        raise CommandLineError(
+            "--seeds replicates the model workload, and no model is given (a log has no seed; "
+            "--windows N replicates a log)"
+        )
     if args.samples:
         if len(workloads) < 2:
             raise CommandLineError("--samples needs at least two workloads to pool")

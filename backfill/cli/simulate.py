@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from backfill.cli._metrics import add_metric_option, metrics_wanted
-from backfill.cli._outputs import check_outputs
+from backfill.cli._outputs import OutputsInterrupted, check_outputs
 from backfill.cli._partitions import (
     add_partitions_option,
     chosen_partitions,
@@ -539,7 +539,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser (:class:`~backfill.cli.options.Parser`), which raises :class:`SystemExit` with status 2.
     Ctrl-C or SIGTERM stops a command with one line on standard error (for ``simulate``: which
     schedules finished, those being printed and written; for ``compare``: how many cells
-    finished, and whether ``--cache`` keeps them) and exit status 128 + the signal's number (130,
+    finished, and whether ``--cache`` keeps them; while the outputs are written: which were
+    written and which were not) and exit status 128 + the signal's number (130,
     143), without a traceback. Every file written records ``argv`` (``backfill`` and the
     arguments) and the UTC start time in its provenance.
 
@@ -575,7 +576,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         signum = received[0] if received else signal.SIGINT
         name = signal.Signals(signum).name
-        if isinstance(e, _Stopped):
+        if isinstance(e, (_Stopped, OutputsInterrupted)):
             print(f"backfill: interrupted ({name}): {e}", file=sys.stderr)
         elif isinstance(e, SweepInterrupted):
             kept = (

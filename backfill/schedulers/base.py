@@ -104,7 +104,15 @@ class SchedulerBase:
     #: for k reservations, so that a subclass that knows nothing of the log is logged correctly.
     #: Set it True in a class that notes each change itself, for the O(changes) path;
     #: :func:`~backfill.testing.check_scheduler` checks that the notes and ``reservations()`` agree.
+    #: Notes are the log only on a direct subclass of this class and on
+    #: :class:`~backfill.schedulers.QueueScheduler` (FCFS too); EASY, Conservative (LookaheadSlack,
+    #: SlackBackfill), GuaranteeScheduler (PC, DC), Selective and RelShare log their own changes and
+    #: refuse :meth:`note_reservation`, in their subclasses too.
     logs_reservations: ClassVar[bool] = True
+    # What a base that plans its reservations and logs their changes itself keeps them in ("" for
+    # SchedulerBase and QueueScheduler, whose notes are the log): note_reservation is refused on
+    # such a base and every subclass of it, since a note would disagree with its plan or corrupt it.
+    _plans_reservations: ClassVar[str] = ""
 
     _changes: list[tuple[int, float]] | deque[tuple[int, float]] = attrs.field(init=False, factory=_no_log)
     # The time of the latest call: a host's time never goes backwards. NaN until the first reset, so
@@ -180,6 +188,15 @@ class SchedulerBase:
         reservation that ends because its job starts needs no note. Costs nothing while the log is
         off. O(1).
 
+        Only two bases log by notes: a direct subclass of :class:`SchedulerBase` (which answers
+        ``reservations()`` itself) and :class:`~backfill.schedulers.QueueScheduler` (FCFS too),
+        whose ``reservations()`` answers from the notes. The others plan their reservations and log
+        each change themselves: EASY (the head's shadow time), Conservative and its subclasses
+        (LookaheadSlack, SlackBackfill), GuaranteeScheduler, PC and DC (the guarantees), Selective
+        and RelShare (their inner scheduler's). On those and their subclasses a note is refused, as
+        it would disagree with the plan or corrupt it; a subclass changes their reservations only
+        through the base's own steps.
+
         Examples:
             >>> s = SchedulerBase()  # a subclass's own schedulers, in practice
             >>> s.log_reservation_changes()
@@ -192,14 +209,17 @@ class SchedulerBase:
             backfill.errors.ScheduleError: SchedulerBase: note_reservation(7, -5.0): a start is math.nan ...
 
         Raises:
-            ScheduleError: If ``job_id`` is not an int, or ``start`` is neither NaN nor a time from
-                the scheduler's latest time (0 before its first call) to ``MAX_CLOCK``.
+            ScheduleError: If the scheduler's base plans its reservations itself (see above), if
+                ``job_id`` is not an int, or if ``start`` is neither NaN nor a time from the
+                scheduler's latest time (0 before its first call) to ``MAX_CLOCK``.
         """
         self._check_note(job_id, start)
         self._changes.append((job_id, start))
 
     def _check_note(self, job_id: int, start: float) -> None:
         """Refuse a note that no reservation can be: it would enter the log as a quiet wrong value."""
+        if self._plans_reservations:
+            raise ScheduleError(_note_refused(self, job_id, start))
         now = self._now if self._now == self._now else 0.0
         if not isinstance(job_id, int) or isinstance(job_id, bool):
             raise ScheduleError(
@@ -417,6 +437,18 @@ class SchedulerBase:
         """Empty the log, keeping it on or off (for :meth:`reset`)."""
         self._changes = [] if isinstance(self._changes, list) else _no_log()
         self._last_reserved = {}
+
+
+def _note_refused(scheduler: SchedulerBase, job_id: object, start: object) -> str:
+    """Why ``note_reservation`` is refused on a scheduler whose base plans its reservations itself."""
+    base = next(c for c in type(scheduler).__mro__ if "_plans_reservations" in c.__dict__)
+    return (
+        f"{scheduler_name(scheduler)}: note_reservation({job_id!r}, {start!r}) is refused: "
+        f"{base.__name__} plans its reservations ({scheduler._plans_reservations}) and logs each "
+        "change itself, so a note would disagree with them or corrupt them. Only subclasses of "
+        "QueueScheduler (FCFS too) or of SchedulerBase directly log by notes; a subclass of "
+        f"{base.__name__} changes its reservations through {base.__name__}'s own steps"
+    )
 
 
 # The two ways the base takes the log; a class that inherits another way keeps it.

@@ -69,6 +69,9 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     #: Every reservation change is noted in the log (see :attr:`SchedulerBase.logs_reservations`).
     logs_reservations: ClassVar[bool] = True
 
+    # Its own plan of every queued job's start: note_reservation is refused (SchedulerBase._check_note).
+    _plans_reservations: ClassVar[str] = "every queued job's planned start"
+
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _planned: dict[int, float] = attrs.field(init=False, factory=dict)
     _order: SortedList = attrs.field(init=False, factory=SortedList)

@@ -166,6 +166,10 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
     #: (``tests/test_easy_paths.py``). A subclass may set it False to read or debug the plain path.
     accelerated: ClassVar[bool] = True
 
+    # The head's shadow time (the first depth jobs' with depth): note_reservation is refused
+    # (SchedulerBase._check_note).
+    _plans_reservations: ClassVar[str] = "the shadow time of the head, or of the first depth jobs"
+
     depth: int | None = attrs.field(default=1, validator=optional_positive_int)
     backfill_order: Priority | None = attrs.field(default=None, kw_only=True, validator=optional_callable)
     planning_window: float | None = attrs.field(default=None, kw_only=True, validator=optional_seconds)

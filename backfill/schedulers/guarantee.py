@@ -108,6 +108,9 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     #: plain path; the tests run both.
     accelerated: ClassVar[bool] = True
 
+    # Its guarantees: note_reservation is refused (SchedulerBase._check_note).
+    _plans_reservations: ClassVar[str] = "the guarantees, which only ever move earlier"
+
     _profile: Profile = attrs.field(init=False, factory=lambda: Profile(1))
     _by_start: SortedList = attrs.field(init=False, factory=SortedList)
     _entry: dict[int, Entry] = attrs.field(init=False, factory=dict)

@@ -87,6 +87,11 @@ class GuardedScheduler:
 
     def _clock(self, now: float, what: str, *, deciding: bool = False) -> None:
         """Check the host's time and the duties that fall due as it passes."""
+        if self._size < 1:  # before the first reset, which sets the machine (and is checked first)
+            raise self._fail(
+                f"{what} at {now!r}: reset() not called; a host calls reset(machine_size, now) "
+                "before any other call"
+            )
         if not isinstance(now, int | float) or math.isnan(now):
             raise self._fail(f"{what}: the time {now!r} is not a number")
         if not -math.inf < now <= MAX_CLOCK:
@@ -376,6 +381,7 @@ def guarded(scheduler: Scheduler) -> GuardedScheduler:
 
     Checked at every call, each error naming the job and the time:
 
+    * ``reset(machine_size, now)`` comes before any other call ("reset() not called");
     * time never goes backwards, and is a finite number up to ``MAX_CLOCK``;
     * ``schedule(now)`` is called at every instant that had a ``submit`` or ``complete``, before any
       later call;

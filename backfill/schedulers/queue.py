@@ -407,7 +407,9 @@ class QueueScheduler(SchedulerBase):
 
         Raises:
             ScheduleError: If the job is not queued, or ``start`` is neither NaN nor a time from now
-                to ``MAX_CLOCK`` (see :meth:`SchedulerBase.note_reservation`).
+                to ``MAX_CLOCK`` (see :meth:`SchedulerBase.note_reservation`); always on EASY,
+                GuaranteeScheduler (PC, DC) and their subclasses, which plan their reservations
+                themselves.
 
         Examples:
             >>> from backfill import Job

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -158,6 +158,9 @@ class RelShare(SchedulerBase):
         >>> s.name
         'RelShare(1d)'
     """
+
+    # Its inner EASY's, whose log it hands out: note_reservation is refused (SchedulerBase._check_note).
+    _plans_reservations: ClassVar[str] = "its inner EASY's, whose log it hands out"
 
     window: float = attrs.field(default=_DAY, validator=_positive_finite)
     expected_usage: bool = attrs.field(default=True)

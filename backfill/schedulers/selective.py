@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 from sortedcontainers import SortedList
@@ -135,6 +135,9 @@ class Selective(SchedulerBase):
         >>> s.schedule(now=110), s.name
         ([], 'Selective(2)')
     """
+
+    # Its inner Conservative's: note_reservation is refused (SchedulerBase._check_note).
+    _plans_reservations: ClassVar[str] = "its inner Conservative's, whose log it hands out"
 
     threshold: Threshold = attrs.field(factory=AdaptiveThreshold, converter=as_threshold)
     priority: Priority = attrs.field(default=fcfs, validator=check_priority)

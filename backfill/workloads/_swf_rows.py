@@ -26,6 +26,9 @@ _COL = {name: i for i, name in enumerate(SWF_FIELDS)}
 _INT_COLS = np.array([i for i, name in enumerate(SWF_FIELDS) if JOB_DTYPE[name].kind == "i"])
 # Times a job carries: -1 (unknown) or 0..MAX_TIME.
 _TIME_COLS = (_COL["submit"], _COL["runtime"], _COL["estimate"])
+# Memory a job used and asked (fields 7 and 10, kB per processor): -1 (unknown) or at least 0. A
+# resource reads them (backfill.workloads.resources.memory_request); -5 is no amount, not "unknown".
+_MEMORY_COLS = (_COL["memory"], _COL["requested_memory"])
 # Data lines parsed at a time: enough for numpy's parser to run at full speed, few enough that the
 # text waiting to be parsed stays a few MB.
 _BATCH = 2**15
@@ -109,7 +112,8 @@ def _value_problems(
     """Find rows that parse as numbers but hold a value no job can have: (line, problem) pairs.
 
     The rules are those of :class:`~backfill.workloads.workload.Job`: integers exact (below 2**53 in
-    magnitude), times (submit, runtime, estimate) -1 or 0 to ``MAX_TIME``, a width -1 or at least 0.
+    magnitude), times (submit, runtime, estimate) -1 or 0 to ``MAX_TIME``, a width -1 or at least 0;
+    and memory (used, field 7, and requested, field 10) -1 or at least 0, as a width.
     ``processors`` is the cleaning policy's choice of width, since a width taken from field 8 must
     obey the width's rule too. Repeated ids are looked for separately, over the whole log.
     """
@@ -156,6 +160,9 @@ def _value_problems(
         column = values[:, col]
         flag((column < 0) & (column != -1), negative(col))
         flag(column > MAX_TIME, too_large(col))
+    for col in _MEMORY_COLS:
+        column = values[:, col]
+        flag((column < 0) & (column != -1), negative(col))
     allocated, requested = values[:, _COL["processors"]], values[:, _COL["requested_processors"]]
     flag(
         (allocated < 0) & (allocated != -1),

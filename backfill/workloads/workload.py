@@ -105,6 +105,9 @@ def _check_real(value: Any, field: str, job_id: int | None) -> float:
     elif field == "runtime" or field == "estimate":
         if not (v == -1 or 0 <= v <= MAX_TIME):
             raise _refuse(field, job_id, v, "-1 (unknown) or a finite time from 0 to 1e12 s")
+    elif field == "memory" or field == "requested_memory":
+        if not (v == -1 or 0 <= v < _INF):
+            raise _refuse(field, job_id, v, "-1 (unknown) or a finite amount from 0 (kB per processor)")
     elif not -_INF < v < _INF:
         raise _refuse(field, job_id, v, "a finite number")
     return v
@@ -153,6 +156,8 @@ class Job:
     * ``runtime``, ``estimate``: -1 (unknown) or a finite time from 0 to ``MAX_TIME``;
     * ``processors``: an int, -1 (unknown) or from 0 (archive logs hold both; the simulator rejects
       such jobs with a reason);
+    * ``memory``, ``requested_memory`` (kB per processor, SWF fields 7 and 10): -1 (unknown) or a
+      finite amount from 0;
     * the other int fields (``user``, ``status``, ...): any int strictly between ``-2**53`` and
       ``2**53``; the other real fields (``wait``, ``memory``, ...): any finite number.
 
@@ -239,6 +244,8 @@ class Job:
             and (0 <= processors < MAX_INT or processors == -1)
             and (0 <= runtime <= MAX_TIME or runtime == -1)
             and (0 <= estimate <= MAX_TIME or estimate == -1)
+            and (memory >= 0 or memory == -1)
+            and (requested_memory >= 0 or requested_memory == -1)
             and min(user, group, requested_processors, status, executable, queue, partition) > -MAX_INT
             and max(user, group, requested_processors, status, executable, queue, partition) < MAX_INT
             and -MAX_INT < preceding_job < MAX_INT
@@ -339,6 +346,10 @@ def _check_records(records: npt.NDArray[np.void]) -> None:
                 if lo >= 0 and hi <= MAX_TIME:
                     continue
                 bad = ~((column == -1) | ((column >= 0) & (column <= MAX_TIME)))
+            elif name == "memory" or name == "requested_memory":
+                if lo >= 0 and hi < _INF:
+                    continue
+                bad = ~((column == -1) | ((column >= 0) & (column < _INF)))
             else:
                 if lo > -_INF and hi < _INF:
                     continue
