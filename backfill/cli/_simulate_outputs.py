@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from backfill.experiments.plots import schedule_window
 from backfill.experiments.results import SweepResult
 from backfill.experiments.timeline import utilization_bins, utilization_queue
 from backfill.schedule import Schedule
-from backfill.workloads.batsim import write_batsim_workload
+from backfill.workloads.batsim import BATSIM_PROFILE_TYPES, write_batsim_workload
 
 __all__ = ["GANTT_WINDOW", "write_simulate_outputs"]
 
@@ -53,7 +53,8 @@ def write_simulate_outputs(
             write = partial(_schedule_swf, schedule, _swf_notes(row))
             outputs.append((output_path(args.output_swf, name, several), write))
         if args.output_batsim is not None:
-            write = partial(_schedule_batsim, schedule, _swf_notes(row))
+            version = 4 if args.batsim_version is None else args.batsim_version
+            write = partial(_schedule_batsim, schedule, _swf_notes(row), BATSIM_PROFILE_TYPES[version])
             outputs.append((output_path(args.output_batsim, name, several), write))
     if args.figures is not None:
         if args.figure_bin is not None:  # refused before anything is written, not halfway
@@ -74,9 +75,12 @@ def _schedule_swf(schedule: Schedule, notes: list[str], path: Path) -> None:
     schedule.to_swf(path, notes=notes)
 
 
-def _schedule_batsim(schedule: Schedule, notes: list[str], path: Path) -> None:
+def _schedule_batsim(
+    schedule: Schedule, notes: list[str], profile_type: Literal["delay", "DelayProfile"], path: Path
+) -> None:
     made = f"workload of a schedule simulated by backfill {library_version()} with {schedule.scheduler}"
-    left_out = write_batsim_workload(schedule, path, description="; ".join([made, *notes]))
+    description = "; ".join([made, *notes])
+    left_out = write_batsim_workload(schedule, path, description=description, profile_type=profile_type)
     for reason, ids in left_out.items():
         jobs = "1 job" if len(ids) == 1 else f"{len(ids)} jobs"
         print(f"note: {path}: {jobs} left out, which Batsim cannot run ({reason.replace('_', ' ')})")

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from backfill.cli._empty import no_jobs
 from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import check_outputs
 from backfill.cli._partitions import (
@@ -38,7 +39,6 @@ from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
     ESTIMATE_WORDS,
-    NO_JOBS,
     CommandLineError,
     Parser,
     add_run_options,
@@ -76,6 +76,7 @@ from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
 from backfill.simulator import simulate
 from backfill.workloads.batsim import (
     BATSIM_POLICY,
+    BATSIM_PROFILE_TYPES,
     is_batsim_path,
     read_batsim_workload,
 )
@@ -185,6 +186,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "write each schedule's workload as a Batsim workload (JSON, one delay profile per "
             "runtime); with several, what tells them apart is added before the suffix"
+        ),
+    )
+    sim.add_argument(
+        "--batsim-version",
+        type=int,
+        choices=sorted(BATSIM_PROFILE_TYPES),
+        default=None,
+        metavar="{4,5}",
+        help=(
+            "the Batsim that reads --output-batsim: 4 writes the delay profile type 'delay', 5 "
+            "'DelayProfile' (default 4)"
         ),
     )
     sim.add_argument(
@@ -317,6 +329,8 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
     """
     if args.figure_bin is not None and args.figures is None:
         raise CommandLineError("--figure-bin applies only with --figures")
+    if args.batsim_version is not None and args.output_batsim is None:
+        raise CommandLineError("--batsim-version applies only with --output-batsim")
     if args.figures is not None:
         try:
             require_matplotlib()
@@ -352,7 +366,7 @@ def _simulate(args: argparse.Namespace) -> int:
     workload, description = given.workload, given.description
     if len(workload) == 0:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
-        raise CommandLineError(f"{source}: {NO_JOBS}")
+        raise CommandLineError(no_jobs(str(source), workload.provenance))
     check_capacities(args, specs, [(given.label, workload)])
     parts = chosen_partitions(args.partitions, workload, args.swf_path)  # sizes from the log as read
     if estimates == "exact":
