@@ -22,9 +22,15 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
 
 What a Batsim job becomes here:
 
-* ``id``: an integer, or a string holding one, alone (``"7"``) or after Batsim's workload prefix
-  (``"w0!7"``, the workload-qualified form of Batsim's protocol): the job id 7. Any other id (``"delay"``,
-  ``"7b"``) raises :class:`~backfill.errors.BatsimError`: jobs here have integer ids.
+* ``id`` (Batsim's ids are strings, or integers): jobs here have integer ids, so an integer, or a
+  string holding one alone (``"7"``) or after Batsim's workload prefix (``"w0!7"``, the
+  workload-qualified form of Batsim's protocol), is the job id 7, unless an earlier job of the file
+  took 7; every other id (``"delay"``, ``"1-ok"``, ``" 1"``, an integer taken or past 2**53) is
+  numbered from one past the largest integer id kept (from 1 if there is none), in file order. So
+  the same file always gives the same ids. The ids given otherwise than as their integer's decimal
+  text are kept with the workload (:func:`batsim_ids`), named in the report's notes, and written
+  back as given by :func:`write_batsim_workload` and the per-job CSV; the SWF output, figures and
+  messages show the integers.
 * ``subtime`` → ``submit``; ``res`` → ``processors`` (and ``requested_processors``);
   ``walltime`` → ``estimate`` (-1, unknown, when absent or -1);
 * the profile's ``delay`` (or a sequence's delays, summed and repeated) → ``runtime``; a profile
@@ -43,13 +49,18 @@ What a Batsim job becomes here:
 
 Reading applies a :class:`~backfill.workloads.cleaning.CleaningPolicy` as :func:`~backfill.read_swf`
 does, and counts every job dropped or changed in a :class:`~backfill.workloads.cleaning.ReadReport`
-(whose ``lines`` are the file's jobs). The default policy truncates the runtime of a job whose delay
-exceeds its walltime to the walltime, as Batsim does when it stops the job there. A file Batsim
+(whose ``lines`` are the file's jobs); the workload's ``provenance`` counts, under
+``profiles_without_runtime``, the profile types that left jobs without a runtime. The default
+policy truncates the runtime of a job whose delay exceeds its walltime to the walltime, as Batsim
+does when it stops the job there. A file Batsim
 itself would refuse (a job without a field it requires, a value of the wrong type, a profile that
 does not exist, a delay that is not positive, a sequence without profiles or a positive
-``repeat``, a repeated job id) raises
+``repeat``, a repeated job id, an id neither a string nor an integer) raises
 :class:`~backfill.errors.BatsimError` naming the file and the job, and so do a negative ``subtime``
-and a non-integer id, which no job here can have.
+and a time past 1e12 s (:data:`~backfill.workloads.limits.MAX_TIME`), which no job here can have:
+a run's clock stays below 2**43 s, where a float still resolves a millisecond, and a submit time of
+1e13 s (as two of Batsim's own test workloads hold) would leave it there no room. So does a
+document nested more deeply than Python's JSON reader follows (about a thousand levels).
 
 Examples:
     >>> import io
@@ -275,7 +286,8 @@ def read_batsim_workload(
 
     Returns:
         The cleaned workload, sorted by submit time (ties keep file order), with the source name,
-        policy and counts in ``Workload.provenance``; and the :class:`ReadReport`, which counts the
+        policy and counts in ``Workload.provenance`` (and the ids given as other text than their
+        integer's, which :func:`batsim_ids` returns); and the :class:`ReadReport`, which counts the
         file's jobs as its ``lines``, names where the machine size came from (``"nb_res"`` or
         ``"argument"``) and says in its ``notes`` which profile types had no runtime and how user
         names were numbered.
@@ -286,11 +298,12 @@ def read_batsim_workload(
             delay profile no positive ``delay``, a sequence no positive integer ``repeat`` or no
             ``seq`` of names of profiles in the file (without a cycle), or it runs beyond 1e12 s;
             a job lacks ``id``, ``subtime``, ``res`` or
-            ``profile``, its id is not an integer (or a string of one), its ``subtime`` is negative,
-            its ``walltime`` neither -1 nor positive, its ``res`` not an integer from 0, its
-            ``user`` neither an integer, a string nor null, its profile is not in the file, or its
-            id repeats. The error names the file and the job (``#k`` for the k-th job, from 1, when
-            its id is what is wrong).
+            ``profile``, its id is neither a string nor an integer, its ``subtime`` is negative or
+            past 1e12 s, its ``walltime`` neither -1 nor positive (up to 1e12 s), its ``res`` not an
+            integer from 0, its ``user`` neither an integer, a string nor null, its profile is not
+            in the file, or its id repeats; or the document is nested too deeply to read. The error
+            names the file and the job (its id as given, or ``#k`` for the k-th job, from 1, when
+            its id is what is wrong or repeats).
         ParameterError: ``source`` is neither a path nor an open file, ``policy`` not a
             :class:`CleaningPolicy`, or ``machine_size`` not an integer from 1.
         OSError: The file cannot be opened or read.
@@ -443,7 +456,8 @@ def write_batsim_workload(
 ) -> dict[str, tuple[int, ...]]:
     """Write jobs as a Batsim workload (JSON): one delay profile per distinct runtime.
 
-    Each job is written with its ``id`` as a string (``"7"``), ``subtime`` (its submit time),
+    Each job is written with its ``id`` as a string: as its Batsim file gave it (:func:`batsim_ids`),
+    or its integer's (``"7"``); ``subtime`` (its submit time),
     ``walltime`` (its estimate, the user's; left out, meaning no limit, when the estimate is not
     positive), ``res`` (its processors) and ``profile``, the name of the delay profile of its runtime
     (``"delay10"``, ``"delay20.25"``), and its ``user`` when known. Numbers are written exactly
