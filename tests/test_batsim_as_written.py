@@ -327,3 +327,14 @@ def test_batsim_repository_string_ids_come_back_from_the_command_line(
     written = json.loads(target.read_text())
     assert written["jobs"] and {job["id"] for job in written["jobs"]} <= given
     assert {p["type"] for p in written["profiles"].values()} == {"DelayProfile"}
+
+
+def test_a_value_too_deep_to_show_is_named_not_raised() -> None:
+    # A message quotes the value it refuses; one too deep for json.dumps is named instead.
+    from backfill.workloads._batsim_json import shown
+
+    deep: list[Any] = []
+    for _ in range(5_000):
+        deep = [deep]
+    assert shown(deep) == "a list nested too deeply to show"
+    assert shown([1, 2]) == "[1, 2]" and shown(2.5) == "2.5"

@@ -104,7 +104,11 @@ def is_number(value: object) -> TypeGuard[int | float]:
 
 
 def shown(value: object) -> str:
-    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    """A value as a message shows it: its JSON, cut to about 40 characters."""
+    try:
+        text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    except RecursionError:  # read from a document, but nested too deeply to write back whole
+        return f"a {type(value).__name__} nested too deeply to show"
     return text if len(text) <= 40 else f"{text[:30]}...{text[-6:]}"
 
 
