@@ -25,6 +25,8 @@ def no_jobs(name: str, provenance: Mapping[str, Any]) -> str:
         their profiles give no runtime (parallel_homogeneous: 3): Batsim computes such a job's time on
         a platform, which this library does not simulate; only delay profiles (and sequences of them)
         carry a runtime"
+        >>> no_jobs("one.swf", {"lines": 1, "dropped": {"no_processors": 1}})
+        "one.swf: no jobs to simulate: the reader dropped the file's one job (no_processors: 1)"
         >>> no_jobs("empty.swf", {"lines": 0, "dropped": {}})
         'empty.swf: no jobs to simulate: the file has no job'
     """
@@ -34,7 +36,8 @@ def no_jobs(name: str, provenance: Mapping[str, Any]) -> str:
     if lines == 0:
         return f"{name}: no jobs to simulate: the file has no job"
     reasons = ", ".join(f"{reason}: {n}" for reason, n in dropped.items())
-    text = f"{name}: no jobs to simulate: the reader dropped all {lines} of the file's jobs ({reasons})"
+    jobs = "the file's one job" if lines == 1 else f"all {lines} of the file's jobs"
+    text = f"{name}: no jobs to simulate: the reader dropped {jobs} ({reasons})"
     kinds = provenance.get("profiles_without_runtime")
     if isinstance(kinds, Mapping) and kinds:
         shown = ", ".join(f"{kind}: {n}" for kind, n in kinds.items())
