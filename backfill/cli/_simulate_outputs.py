@@ -17,7 +17,7 @@ import numpy as np
 from backfill._files import open_atomically
 from backfill._version import library_version
 from backfill.cli._outputs import write_outputs
-from backfill.cli.options import output_path
+from backfill.cli.options import CommandLineError, output_path
 from backfill.experiments.outputs import write_jobs_csv, write_metrics_json
 from backfill.experiments.plots import schedule_window
 from backfill.experiments.results import SweepResult
@@ -25,10 +25,41 @@ from backfill.experiments.timeline import utilization_bins, utilization_queue
 from backfill.schedule import Schedule
 from backfill.workloads.batsim import BATSIM_PROFILE_TYPES, write_batsim_workload
 
-__all__ = ["GANTT_WINDOW", "write_simulate_outputs"]
+__all__ = ["GANTT_WINDOW", "add_batsim_output_options", "check_batsim_version", "write_simulate_outputs"]
 
 #: The longest time span of the Gantt chart ``simulate --figures`` draws of each schedule: two days.
 GANTT_WINDOW = 2 * 86_400.0
+
+
+def add_batsim_output_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``simulate``'s ``--output-batsim PATH`` and ``--batsim-version 4|5`` (its profile type)."""
+    parser.add_argument(
+        "--output-batsim",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=(
+            "write each schedule's workload as a Batsim workload (JSON, one delay profile per "
+            "runtime); with several, what tells them apart is added before the suffix"
+        ),
+    )
+    parser.add_argument(
+        "--batsim-version",
+        type=int,
+        choices=sorted(BATSIM_PROFILE_TYPES),
+        default=None,
+        metavar="{4,5}",
+        help=(
+            "the Batsim that reads --output-batsim: 4 writes the delay profile type 'delay', 5 "
+            "'DelayProfile' (default 4)"
+        ),
+    )
+
+
+def check_batsim_version(args: argparse.Namespace) -> None:
+    """Refuse ``--batsim-version`` without ``--output-batsim``: it would change nothing."""
+    if args.batsim_version is not None and args.output_batsim is None:
+        raise CommandLineError("--batsim-version applies only with --output-batsim")
 
 
 def write_simulate_outputs(

@@ -32,7 +32,12 @@ from backfill.cli._resources import (
     resource_columns,
     with_resources,
 )
-from backfill.cli._simulate_outputs import GANTT_WINDOW, write_simulate_outputs
+from backfill.cli._simulate_outputs import (
+    GANTT_WINDOW,
+    add_batsim_output_options,
+    check_batsim_version,
+    write_simulate_outputs,
+)
 from backfill.cli._tables import chosen_table, planning_measures
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
@@ -76,7 +81,6 @@ from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
 from backfill.simulator import simulate
 from backfill.workloads.batsim import (
     BATSIM_POLICY,
-    BATSIM_PROFILE_TYPES,
     is_batsim_path,
     read_batsim_workload,
 )
@@ -178,27 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
             "before the suffix"
         ),
     )
-    sim.add_argument(
-        "--output-batsim",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help=(
-            "write each schedule's workload as a Batsim workload (JSON, one delay profile per "
-            "runtime); with several, what tells them apart is added before the suffix"
-        ),
-    )
-    sim.add_argument(
-        "--batsim-version",
-        type=int,
-        choices=sorted(BATSIM_PROFILE_TYPES),
-        default=None,
-        metavar="{4,5}",
-        help=(
-            "the Batsim that reads --output-batsim: 4 writes the delay profile type 'delay', 5 "
-            "'DelayProfile' (default 4)"
-        ),
-    )
+    add_batsim_output_options(sim)
     sim.add_argument(
         "--figure-bin",
         type=duration,
@@ -329,8 +313,7 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
     """
     if args.figure_bin is not None and args.figures is None:
         raise CommandLineError("--figure-bin applies only with --figures")
-    if args.batsim_version is not None and args.output_batsim is None:
-        raise CommandLineError("--batsim-version applies only with --output-batsim")
+    check_batsim_version(args)
     if args.figures is not None:
         try:
             require_matplotlib()
