@@ -122,7 +122,7 @@ from backfill.schedulers.priorities import (
 )
 from backfill.simulator import Simulator, simulate
 from backfill.workloads.amounts import Amounts
-from backfill.workloads.batsim import read_batsim_workload, write_batsim_workload
+from backfill.workloads.batsim import batsim_ids, read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
 from backfill.workloads.resources import Resource, memory_request
@@ -192,6 +192,7 @@ __all__ = [
     "UserHistory",
     "Workload",
     "actual_usage",
+    "batsim_ids",
     "benefit_and_suffer",
     "bounded_slowdowns",
     "category_shares",

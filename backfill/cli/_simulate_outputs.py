@@ -10,25 +10,56 @@ import argparse
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from backfill._files import open_atomically
 from backfill._version import library_version
 from backfill.cli._outputs import write_outputs
-from backfill.cli.options import output_path
+from backfill.cli.options import CommandLineError, output_path
 from backfill.experiments.outputs import write_jobs_csv, write_metrics_json
 from backfill.experiments.plots import schedule_window
 from backfill.experiments.results import SweepResult
 from backfill.experiments.timeline import utilization_bins, utilization_queue
 from backfill.schedule import Schedule
-from backfill.workloads.batsim import write_batsim_workload
+from backfill.workloads.batsim import BATSIM_PROFILE_TYPES, write_batsim_workload
 
-__all__ = ["GANTT_WINDOW", "write_simulate_outputs"]
+__all__ = ["GANTT_WINDOW", "add_batsim_output_options", "check_batsim_version", "write_simulate_outputs"]
 
 #: The longest time span of the Gantt chart ``simulate --figures`` draws of each schedule: two days.
 GANTT_WINDOW = 2 * 86_400.0
+
+
+def add_batsim_output_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``simulate``'s ``--output-batsim PATH`` and ``--batsim-version 4|5`` (its profile type)."""
+    parser.add_argument(
+        "--output-batsim",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=(
+            "write each schedule's workload as a Batsim workload (JSON, one delay profile per "
+            "runtime); with several, what tells them apart is added before the suffix"
+        ),
+    )
+    parser.add_argument(
+        "--batsim-version",
+        type=int,
+        choices=sorted(BATSIM_PROFILE_TYPES),
+        default=None,
+        metavar="{4,5}",
+        help=(
+            "the Batsim that reads --output-batsim: 4 writes the delay profile type 'delay', 5 "
+            "'DelayProfile' (default 4)"
+        ),
+    )
+
+
+def check_batsim_version(args: argparse.Namespace) -> None:
+    """Refuse ``--batsim-version`` without ``--output-batsim``: it would change nothing."""
+    if args.batsim_version is not None and args.output_batsim is None:
+        raise CommandLineError("--batsim-version applies only with --output-batsim")
 
 
 def write_simulate_outputs(
@@ -53,7 +84,8 @@ def write_simulate_outputs(
             write = partial(_schedule_swf, schedule, _swf_notes(row))
             outputs.append((output_path(args.output_swf, name, several), write))
         if args.output_batsim is not None:
-            write = partial(_schedule_batsim, schedule, _swf_notes(row))
+            version = 4 if args.batsim_version is None else args.batsim_version
+            write = partial(_schedule_batsim, schedule, _swf_notes(row), BATSIM_PROFILE_TYPES[version])
             outputs.append((output_path(args.output_batsim, name, several), write))
     if args.figures is not None:
         if args.figure_bin is not None:  # refused before anything is written, not halfway
@@ -74,9 +106,12 @@ def _schedule_swf(schedule: Schedule, notes: list[str], path: Path) -> None:
     schedule.to_swf(path, notes=notes)
 
 
-def _schedule_batsim(schedule: Schedule, notes: list[str], path: Path) -> None:
+def _schedule_batsim(
+    schedule: Schedule, notes: list[str], profile_type: Literal["delay", "DelayProfile"], path: Path
+) -> None:
     made = f"workload of a schedule simulated by backfill {library_version()} with {schedule.scheduler}"
-    left_out = write_batsim_workload(schedule, path, description="; ".join([made, *notes]))
+    description = "; ".join([made, *notes])
+    left_out = write_batsim_workload(schedule, path, description=description, profile_type=profile_type)
     for reason, ids in left_out.items():
         jobs = "1 job" if len(ids) == 1 else f"{len(ids)} jobs"
         print(f"note: {path}: {jobs} left out, which Batsim cannot run ({reason.replace('_', ' ')})")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from backfill._files import open_atomically, write_atomically
+from backfill.cli._empty import no_jobs
 from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, partitioned_sweep
@@ -343,7 +344,7 @@ def run_compare(args: argparse.Namespace) -> int:
         # a table of dashes after the sweep.
         if len(workload.load()) == 0:
             name = workload.path if isinstance(workload, TraceWorkload) else workload.label
-            raise CommandLineError(f"{name}: {NO_JOBS}")
+            raise CommandLineError(no_jobs(str(name), workload.load().provenance))
     check_capacities(args, specs, [(w.label, w.load()) for w in workloads])
     ignoring = [s.label for s in specs if not s.takes_priority]
     if ignoring and orders != ["fcfs"]:

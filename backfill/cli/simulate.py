@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from backfill.cli._empty import no_jobs
 from backfill.cli._metrics import add_metric_option, metrics_wanted
 from backfill.cli._outputs import OutputsInterrupted, check_outputs
 from backfill.cli._partitions import (
@@ -31,14 +32,18 @@ from backfill.cli._resources import (
     resource_columns,
     with_resources,
 )
-from backfill.cli._simulate_outputs import GANTT_WINDOW, write_simulate_outputs
+from backfill.cli._simulate_outputs import (
+    GANTT_WINDOW,
+    add_batsim_output_options,
+    check_batsim_version,
+    write_simulate_outputs,
+)
 from backfill.cli._tables import chosen_table, planning_measures
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
     ESTIMATE_WORDS,
-    NO_JOBS,
     CommandLineError,
     Parser,
     add_run_options,
@@ -177,16 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
             "before the suffix"
         ),
     )
-    sim.add_argument(
-        "--output-batsim",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help=(
-            "write each schedule's workload as a Batsim workload (JSON, one delay profile per "
-            "runtime); with several, what tells them apart is added before the suffix"
-        ),
-    )
+    add_batsim_output_options(sim)
     sim.add_argument(
         "--figure-bin",
         type=duration,
@@ -317,6 +313,7 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
     """
     if args.figure_bin is not None and args.figures is None:
         raise CommandLineError("--figure-bin applies only with --figures")
+    check_batsim_version(args)
     if args.figures is not None:
         try:
             require_matplotlib()
@@ -352,7 +349,7 @@ def _simulate(args: argparse.Namespace) -> int:
     workload, description = given.workload, given.description
     if len(workload) == 0:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
-        raise CommandLineError(f"{source}: {NO_JOBS}")
+        raise CommandLineError(no_jobs(str(source), workload.provenance))
     check_capacities(args, specs, [(given.label, workload)])
     parts = chosen_partitions(args.partitions, workload, args.swf_path)  # sizes from the log as read
     if estimates == "exact":

@@ -31,6 +31,7 @@ from backfill.kernel import compiled
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
 from backfill.measures.resource_use import job_amounts
 from backfill.schedule import Schedule
+from backfill.workloads.batsim import batsim_ids
 from backfill.workloads.cleaning import CleaningPolicy
 
 __all__ = [
@@ -75,7 +76,8 @@ PROVENANCE_COLUMNS: tuple[str, ...] = (
 MODEL_SOURCE = "lublin_feitelson"
 
 #: Columns of the per-job CSV: first Batsim's ``jobs.csv`` layout, as evalys reads it (``jobID`` the
-#: job's id in the workload, the name evalys uses inside; times in
+#: job's id in the workload, as a Batsim file gave it (:func:`~backfill.workloads.batsim.batsim_ids`),
+#: the name evalys uses inside; times in
 #: seconds; ``requested_time`` is the estimate; ``allocated_resources`` an interval set of processor
 #: numbers such as ``0-3 8``, a feasible packing from
 #: :func:`~backfill.experiments.gantt.processor_lanes`, since a schedule says how many processors a
@@ -244,6 +246,7 @@ def job_rows(
         ('7', '0.0', '10.0', '0-1')
     """
     ids = schedule.workload.column("id").tolist()
+    given = batsim_ids(schedule)  # a Batsim file's ids, written back as the file gave them
     submit, start, end = schedule.submit, schedule.start, schedule.end
     processors = schedule.processors.tolist()
     estimate = schedule.estimate
@@ -266,7 +269,7 @@ def job_rows(
         wait = float(start[i] - submit[i]) if ran else math.nan
         turnaround = wait + run
         row = {
-            "jobID": str(job_id),
+            "jobID": given.get(job_id, str(job_id)),
             "submission_time": _number(float(submit[i])),
             "requested_number_of_resources": str(processors[i]),
             "requested_time": _number(float(estimate[i])),

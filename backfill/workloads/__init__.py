@@ -2,6 +2,8 @@
 
 from backfill.workloads.batsim import (
     BATSIM_POLICY,
+    BATSIM_PROFILE_TYPES,
+    batsim_ids,
     read_batsim_workload,
     write_batsim_workload,
 )
@@ -28,6 +30,7 @@ from backfill.workloads.workload import (
 
 __all__ = [
     "BATSIM_POLICY",
+    "BATSIM_PROFILE_TYPES",
     "CleaningPolicy",
     "JOB_DTYPE",
     "Job",
@@ -37,6 +40,7 @@ __all__ = [
     "ReadReport",
     "SWF_FIELDS",
     "Workload",
+    "batsim_ids",
     "lublin_feitelson",
     "read_batsim_workload",
     "read_swf",

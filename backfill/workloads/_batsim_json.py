@@ -9,6 +9,7 @@ import json
 import math
 import os
 import stat
+import sys
 from collections.abc import Mapping
 from typing import IO, Any, TypeGuard
 
@@ -16,6 +17,7 @@ from backfill.errors import BatsimError, ParameterError
 from backfill.workloads.limits import MAX_INT, MAX_TIME
 
 __all__ = [
+    "BEYOND_MAX_TIME",
     "DELAY_TYPES",
     "JOB_FIELDS",
     "check_resource_names",
@@ -28,6 +30,13 @@ __all__ = [
     "shown",
 ]
 
+#: Why a time past MAX_TIME is refused: Batsim's own tests hold submit times of 1e13 s, and the reason
+#: is not Batsim's, but what a float resolves (backfill.workloads.limits).
+BEYOND_MAX_TIME = (
+    "is beyond 1e12 s, the longest time a job may carry here: a run's clock stays below 2**43 s "
+    "(about 8.8e12 s), where a float still resolves a millisecond, and a start plus a walltime "
+    "must fit there; shift the file's times or leave such jobs out"
+)
 #: The names Batsim gives the delay profile type: Batsim 4's, then Batsim 5's.
 DELAY_TYPES = ("delay", "DelayProfile")
 #: And the names of the sequence profile type.
@@ -76,6 +85,14 @@ def load_document(source: str | os.PathLike[str] | IO[str] | IO[bytes], where: s
         raise BatsimError("not a JSON document: the text is not UTF-8", path=where) from None
     except ValueError as e:
         raise BatsimError(f"not a Batsim workload: {e}", path=where) from None
+    except RecursionError:
+        # Python's JSON reader follows arrays and objects by recursion: past about a thousand levels
+        # it stops, and no workload nests so deeply (Batsim's go three or four levels down).
+        raise BatsimError(
+            "not a Batsim workload: its arrays or objects are nested too deeply to read "
+            f"(more than about {sys.getrecursionlimit()} levels)",
+            path=where,
+        ) from None
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -87,7 +104,11 @@ def is_number(value: object) -> TypeGuard[int | float]:
 
 
 def shown(value: object) -> str:
-    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    """A value as a message shows it: its JSON, cut to about 40 characters."""
+    try:
+        text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    except RecursionError:  # read from a document, but nested too deeply to write back whole
+        return f"a {type(value).__name__} nested too deeply to show"
     return text if len(text) <= 40 else f"{text[:30]}...{text[-6:]}"
 
 
@@ -118,8 +139,10 @@ def profile_runtimes(profiles: Mapping[str, Any], where: str) -> dict[str, float
 
 
 def _time(value: object, what: str, where: str) -> float:
-    if not (is_number(value) and 0 < value <= MAX_TIME):
+    if not (is_number(value) and value > 0):
         raise BatsimError(f"{what} from 0 (excluded) to 1e12 s, got {shown(value)}", path=where)
+    if value > MAX_TIME:
+        raise BatsimError(f"{what}: {shown(value)} s {BEYOND_MAX_TIME}", path=where)
     return float(value)
 
 
@@ -163,7 +186,10 @@ def _sequence_runtime(
             )
         parts.append(_sequence_runtime(item, sequences, out, (*within, name), where))
     times = [part for part in parts if isinstance(part, float)]
-    runtime: float | str = repeat * sum(times) if len(times) == len(parts) else kind
+    # Without a runtime, the type the user sees names what in the sequence has none.
+    inner = next((part for part in parts if isinstance(part, str)), "")
+    named = inner if " of " in inner else f"{kind} of {inner}"  # a nested sequence's says it already
+    runtime: float | str = repeat * sum(times) if len(times) == len(parts) else named
     if isinstance(runtime, float) and runtime > MAX_TIME:
         raise BatsimError(f"profile {name!r} runs for {runtime!r} s, beyond 1e12 s", path=where)
     out[name] = runtime

@@ -22,9 +22,15 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
 
 What a Batsim job becomes here:
 
-* ``id``: an integer, or a string holding one, alone (``"7"``) or after Batsim's workload prefix
-  (``"w0!7"``, the workload-qualified form of Batsim's protocol): the job id 7. Any other id (``"delay"``,
-  ``"7b"``) raises :class:`~backfill.errors.BatsimError`: jobs here have integer ids.
+* ``id`` (Batsim's ids are strings, or integers): jobs here have integer ids, so an integer, or a
+  string holding one alone (``"7"``) or after Batsim's workload prefix (``"w0!7"``, the
+  workload-qualified form of Batsim's protocol), is the job id 7, unless an earlier job of the file
+  took 7; every other id (``"delay"``, ``"1-ok"``, ``" 1"``, an integer taken or past 2**53) is
+  numbered from one past the largest integer id kept (from 1 if there is none), in file order. So
+  the same file always gives the same ids. The ids given otherwise than as their integer's decimal
+  text are kept with the workload (:func:`batsim_ids`), named in the report's notes, and written
+  back as given by :func:`write_batsim_workload` and the per-job CSV; the SWF output, figures and
+  messages show the integers.
 * ``subtime`` → ``submit``; ``res`` → ``processors`` (and ``requested_processors``);
   ``walltime`` → ``estimate`` (-1, unknown, when absent or -1);
 * the profile's ``delay`` (or a sequence's delays, summed and repeated) → ``runtime``; a profile
@@ -43,13 +49,18 @@ What a Batsim job becomes here:
 
 Reading applies a :class:`~backfill.workloads.cleaning.CleaningPolicy` as :func:`~backfill.read_swf`
 does, and counts every job dropped or changed in a :class:`~backfill.workloads.cleaning.ReadReport`
-(whose ``lines`` are the file's jobs). The default policy truncates the runtime of a job whose delay
-exceeds its walltime to the walltime, as Batsim does when it stops the job there. A file Batsim
+(whose ``lines`` are the file's jobs); the workload's ``provenance`` counts, under
+``profiles_without_runtime``, the profile types that left jobs without a runtime. The default
+policy truncates the runtime of a job whose delay exceeds its walltime to the walltime, as Batsim
+does when it stops the job there. A file Batsim
 itself would refuse (a job without a field it requires, a value of the wrong type, a profile that
 does not exist, a delay that is not positive, a sequence without profiles or a positive
-``repeat``, a repeated job id) raises
+``repeat``, a repeated job id, an id neither a string nor an integer) raises
 :class:`~backfill.errors.BatsimError` naming the file and the job, and so do a negative ``subtime``
-and a non-integer id, which no job here can have.
+and a time past 1e12 s (:data:`~backfill.workloads.limits.MAX_TIME`), which no job here can have:
+a run's clock stays below 2**43 s, where a float still resolves a millisecond, and a submit time of
+1e13 s (as two of Batsim's own test workloads hold) would leave it there no room. So does a
+document nested more deeply than Python's JSON reader follows (about a thousand levels).
 
 Examples:
     >>> import io
@@ -66,15 +77,17 @@ from __future__ import annotations
 import json
 import numbers
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import IO, Any, Literal, Protocol, TypeAlias
 
 import numpy as np
 
 from backfill.errors import BatsimError, ParameterError
+from backfill.workloads._batsim_ids import NAMES_KEY, job_ids, names_note
 from backfill.workloads._batsim_json import (
+    BEYOND_MAX_TIME,
     DELAY_TYPES,
     check_resource_names,
     is_int,
@@ -91,19 +104,32 @@ from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
-__all__ = ["BATSIM_POLICY", "is_batsim_path", "read_batsim_workload", "write_batsim_workload"]
+__all__ = [
+    "BATSIM_POLICY",
+    "BATSIM_PROFILE_TYPES",
+    "batsim_ids",
+    "is_batsim_path",
+    "read_batsim_workload",
+    "write_batsim_workload",
+]
 
 #: What :func:`read_batsim_workload` reads: a path, or an open file (text or binary).
 Source: TypeAlias = "str | os.PathLike[str] | IO[str] | IO[bytes]"
 #: What :func:`write_batsim_workload` writes to: a path, or an open text file.
 Target: TypeAlias = "str | os.PathLike[str] | IO[str]"
 
+#: The delay profile type each Batsim version reads, by major version: Batsim 4's ``"delay"``; Batsim
+#: 5's ``"DelayProfile"`` (the name its 5.0.0-rc2 workloads and its protocol's ``DelayProfile`` use).
+#: :func:`write_batsim_workload` writes either (``profile_type``), and the command line's
+#: ``--batsim-version`` chooses.
+BATSIM_PROFILE_TYPES: Mapping[int, Literal["delay", "DelayProfile"]] = MappingProxyType(
+    {4: "delay", 5: "DelayProfile"}
+)
+
 #: The default cleaning policy of :func:`read_batsim_workload`: :class:`CleaningPolicy`'s defaults,
 #: except that a job whose delay exceeds its walltime runs for its walltime, as Batsim stops it then.
 BATSIM_POLICY = CleaningPolicy(overrun="truncate_runtime")
 
-# An id as Batsim writes one: an integer, alone or after a workload's name and "!".
-_ID_RE = re.compile(r"(?:[^!]+!)?([+-]?[0-9]+)\Z", re.ASCII)
 _COL = {name: i for i, name in enumerate(SWF_FIELDS)}
 # Integral floats below this are written without a decimal point (they stay exact).
 _MAX_PLAIN_INT = 1e16
@@ -128,6 +154,42 @@ def is_batsim_path(path: str | os.PathLike[str]) -> bool:
     return os.fspath(path).lower().endswith(".json")
 
 
+def batsim_ids(source: Workload | _Scheduled) -> dict[int, str]:
+    """The ids a Batsim file gave its jobs, where they are not the integer the job carries here.
+
+    :func:`read_batsim_workload` keeps Batsim's ids: an integer id, or a string of one alone or
+    after a workload's name (``"7"``, ``"w0!7"``), becomes that integer, unless an earlier job took
+    it; any other id (``"delay"``, ``"1-ok"``) is numbered from one past the largest integer id of
+    the file, in file order. The ids given otherwise than as their integer's decimal text are kept
+    in the workload (and in the workloads made from it: scaled, cut, a schedule's), and
+    :func:`write_batsim_workload` and the per-job CSV write them back as given.
+
+    Args:
+        source: A workload, or a simulated schedule (its workload).
+
+    Returns:
+        Job id here -> id as given, for the jobs whose given id is not ``str(job.id)``; empty for
+        any other workload.
+
+    Raises:
+        ParameterError: ``source`` is neither a workload nor a schedule.
+
+    Examples:
+        >>> import io
+        >>> text = '''{"nb_res": 4, "profiles": {"d": {"type": "delay", "delay": 10}}, "jobs": [
+        ...   {"id": "w0!1", "subtime": 0, "res": 1, "profile": "d"},
+        ...   {"id": "late-ok", "subtime": 5, "res": 1, "profile": "d"}]}'''
+        >>> workload, _ = read_batsim_workload(io.StringIO(text))
+        >>> [job.id for job in workload], batsim_ids(workload)
+        ([1, 2], {1: 'w0!1', 2: 'late-ok'})
+    """
+    workload = source if isinstance(source, Workload) else getattr(source, "workload", None)
+    if not isinstance(workload, Workload):
+        raise ParameterError(f"expected a Workload or a Schedule, got {type(source).__name__}")
+    names = workload.provenance.get(NAMES_KEY)
+    return dict(names) if isinstance(names, Mapping) else {}
+
+
 # --------------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------------
@@ -137,29 +199,6 @@ def _names(source: Source) -> tuple[str, str]:
     """(name for error messages, base name for provenance): a path's, an open file's, or ``<string>``."""
     name = os.fspath(source) if isinstance(source, str | os.PathLike) else getattr(source, "name", None)
     return (name, os.path.basename(name)) if isinstance(name, str) and name else ("<string>", "<string>")
-
-
-def _job_id(raw: Mapping[str, Any], k: int, where: str) -> int:
-    if "id" not in raw:
-        raise BatsimError("has no 'id' field", path=where, job=f"#{k}")
-    value = raw["id"]
-    match = _ID_RE.match(value) if isinstance(value, str) else None
-    if is_int(value):
-        job_id = int(value)
-    elif match:
-        job_id = int(match.group(1))
-    else:
-        raise BatsimError(
-            f"id {shown(value)} is not an integer, nor a string of one ('7' or 'w0!7'): "
-            "jobs here have integer ids",
-            path=where,
-            job=f"#{k}",
-        )
-    if not -MAX_INT < job_id < MAX_INT:
-        raise BatsimError(
-            f"id {shown(value)} is not strictly between -2**53 and 2**53", path=where, job=f"#{k}"
-        )
-    return job_id
 
 
 def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int], str | None]:
@@ -191,12 +230,10 @@ def _users(raw_users: list[Any], ids: list[int], where: str) -> tuple[list[int],
     return out, f"{len(numbers_of)} {names} numbered in order of first appearance ({first}{more})"
 
 
-def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str]) -> tuple[Any, ...]:
+def _job_values(
+    raw: Mapping[str, Any], job_id: int, name: str, where: str, delays: Mapping[str, float | str]
+) -> tuple[Any, ...]:
     """(id, submit, runtime, estimate, processors, user, profile type or None, memory per processor)."""
-    if not isinstance(raw, dict):
-        raise BatsimError(f"is not an object: {shown(raw)}", path=where, job=f"#{k}")
-    job_id = _job_id(raw, k, where)
-    name = str(raw["id"])
 
     def refuse(reason: str) -> BatsimError:
         return BatsimError(reason, path=where, job=name)
@@ -205,14 +242,18 @@ def _job_values(raw: Any, k: int, where: str, delays: Mapping[str, float | str])
         if field not in raw:
             raise refuse(f"has no {field!r} field")
     subtime, res, profile = raw["subtime"], raw["res"], raw["profile"]
-    if not (is_number(subtime) and 0 <= subtime <= MAX_TIME):
+    if not (is_number(subtime) and subtime >= 0):
         raise refuse(f"subtime must be a number of seconds from 0 to 1e12, got {shown(subtime)}")
+    if subtime > MAX_TIME:
+        raise refuse(f"subtime {shown(subtime)} s {BEYOND_MAX_TIME}")
     walltime = raw.get("walltime", -1)
-    if not (is_number(walltime) and (walltime == -1 or 0 < walltime <= MAX_TIME)):
+    if not (is_number(walltime) and (walltime == -1 or walltime > 0)):
         raise refuse(
             "walltime must be -1 (none) or a number of seconds from 0 (excluded) to 1e12, "
             f"got {shown(walltime)}"
         )
+    if walltime > MAX_TIME:
+        raise refuse(f"walltime {shown(walltime)} s {BEYOND_MAX_TIME}")
     if not (is_int(res) and 0 <= res < MAX_INT):
         raise refuse(f"res must be an integer from 0 to 2**53 - 1, got {shown(res)}")
     if not isinstance(profile, str):
@@ -245,7 +286,8 @@ def read_batsim_workload(
 
     Returns:
         The cleaned workload, sorted by submit time (ties keep file order), with the source name,
-        policy and counts in ``Workload.provenance``; and the :class:`ReadReport`, which counts the
+        policy and counts in ``Workload.provenance`` (and the ids given as other text than their
+        integer's, which :func:`batsim_ids` returns); and the :class:`ReadReport`, which counts the
         file's jobs as its ``lines``, names where the machine size came from (``"nb_res"`` or
         ``"argument"``) and says in its ``notes`` which profile types had no runtime and how user
         names were numbered.
@@ -256,11 +298,12 @@ def read_batsim_workload(
             delay profile no positive ``delay``, a sequence no positive integer ``repeat`` or no
             ``seq`` of names of profiles in the file (without a cycle), or it runs beyond 1e12 s;
             a job lacks ``id``, ``subtime``, ``res`` or
-            ``profile``, its id is not an integer (or a string of one), its ``subtime`` is negative,
-            its ``walltime`` neither -1 nor positive, its ``res`` not an integer from 0, its
-            ``user`` neither an integer, a string nor null, its profile is not in the file, or its
-            id repeats. The error names the file and the job (``#k`` for the k-th job, from 1, when
-            its id is what is wrong).
+            ``profile``, its id is neither a string nor an integer, its ``subtime`` is negative or
+            past 1e12 s, its ``walltime`` neither -1 nor positive (up to 1e12 s), its ``res`` not an
+            integer from 0, its ``user`` neither an integer, a string nor null, its profile is not
+            in the file, or its id repeats; or the document is nested too deeply to read. The error
+            names the file and the job (its id as given, or ``#k`` for the k-th job, from 1, when
+            its id is what is wrong or repeats).
         ParameterError: ``source`` is neither a path nor an open file, ``policy`` not a
             :class:`CleaningPolicy`, or ``machine_size`` not an integer from 1.
         OSError: The file cannot be opened or read.
@@ -302,14 +345,12 @@ def read_batsim_workload(
         raise BatsimError(f"'jobs' must be an array, got {shown(jobs)}", path=where)
     if not isinstance(profiles, dict):
         raise BatsimError(f"'profiles' must be an object, got {shown(profiles)}", path=where)
+    ids, given, names, numbered = job_ids(jobs, where)
     delays = profile_runtimes(profiles, where)
-    rows = [_job_values(raw, k, where, delays) for k, raw in enumerate(jobs, start=1)]
-    ids = [row[0] for row in rows]
-    repeated = [job_id for job_id, n in Counter(ids).items() if n > 1]
-    if repeated:
-        raise BatsimError(
-            f"the job id {repeated[0]} is given to more than one job", path=where, job=str(repeated[0])
-        )
+    rows = [
+        _job_values(raw, job_id, name, where, delays)
+        for raw, job_id, name in zip(jobs, ids, given, strict=True)
+    ]
     users, user_note = _users([row[5] for row in rows], ids, where)
 
     values = np.full((len(rows), len(SWF_FIELDS)), -1.0)
@@ -335,6 +376,9 @@ def read_batsim_workload(
             f"jobs whose profile is of another type than delay, so their runtime is unknown: "
             f"{others.total()} ({kinds})"
         )
+    id_note = names_note(names, numbered)
+    if id_note:
+        notes.append(id_note)
     if user_note:
         notes.append(user_note)
     with_memory = sum(row[7] >= 0 for row in rows)
@@ -364,6 +408,10 @@ def read_batsim_workload(
         "altered": dict(report.altered),
         "machine_size_from": size_from,
     }
+    if others:
+        provenance["profiles_without_runtime"] = dict(others.most_common())
+    if names:
+        provenance[NAMES_KEY] = names
     return Workload(records, size, provenance), report
 
 
@@ -408,7 +456,8 @@ def write_batsim_workload(
 ) -> dict[str, tuple[int, ...]]:
     """Write jobs as a Batsim workload (JSON): one delay profile per distinct runtime.
 
-    Each job is written with its ``id`` as a string (``"7"``), ``subtime`` (its submit time),
+    Each job is written with its ``id`` as a string: as its Batsim file gave it (:func:`batsim_ids`),
+    or its integer's (``"7"``); ``subtime`` (its submit time),
     ``walltime`` (its estimate, the user's; left out, meaning no limit, when the estimate is not
     positive), ``res`` (its processors) and ``profile``, the name of the delay profile of its runtime
     (``"delay10"``, ``"delay20.25"``), and its ``user`` when known. Numbers are written exactly
@@ -480,6 +529,7 @@ def write_batsim_workload(
         if mask.any()
     }
     kept = records[~(no_runtime | no_processors)]
+    names = batsim_ids(workload)
     profiles: dict[float, str] = {}
     lines = []
     held = [[r.amount(job_from_row(row)) for row in kept.tolist()] for r in planned]
@@ -490,7 +540,7 @@ def write_batsim_workload(
         )
     ):
         profile = profiles.setdefault(runtime, f"delay{_number(runtime)}")
-        job: dict[str, Any] = {"id": str(job_id), "subtime": _number(submit)}
+        job: dict[str, Any] = {"id": names.get(job_id, str(job_id)), "subtime": _number(submit)}
         if estimate > 0:
             job["walltime"] = _number(estimate)
         job |= {"res": processors, "profile": profile}
