@@ -13,7 +13,7 @@ from typing import Any
 from backfill._files import open_atomically, write_atomically
 from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
-from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, partitioned_sweep
+from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, log_partition_lines
 from backfill.cli._replications import (
     plain_summary,
     replicated_workloads,
@@ -320,6 +320,8 @@ def run_compare(args: argparse.Namespace) -> int:
             require_matplotlib()
         except BackfillError as e:
             raise CommandLineError(f"--figures: {e}") from None
+    if args.partitions is not None:
+        check_partitioned_compare(args)
     grid = Grid(
         workloads,
         specs,
@@ -329,14 +331,13 @@ def run_compare(args: argparse.Namespace) -> int:
         bound=args.bound,
         measures=[m for m in metrics if m in EXTRA_COLUMNS],
         trim=trim,
+        partitions=args.partitions,
     )
     names = _cell_names([cell.description() for cell in grid.cells()])
     given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
     given.append(("--summary-csv", args.summary_csv))
     inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
     check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
-    if args.partitions is not None:
-        check_partitioned_compare(args)
     show_progress = progress_wanted(args)
     for workload in workloads:
         # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
@@ -345,25 +346,23 @@ def run_compare(args: argparse.Namespace) -> int:
             name = workload.path if isinstance(workload, TraceWorkload) else workload.label
             raise CommandLineError(f"{name}: {NO_JOBS}")
     check_capacities(args, specs, [(w.label, w.load()) for w in workloads])
+    # Each log's partitions, chosen now: a log they cannot serve stops here, before any cell runs.
+    partition_lines = log_partition_lines(args.partitions, workloads) if args.partitions is not None else []
     ignoring = [s.label for s in specs if not s.takes_priority]
     if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
     started = time.perf_counter()
-    partition_lines: list[str] = []
     try:
-        if args.partitions is not None:
-            result, partition_lines = partitioned_sweep(grid, args.partitions, show_progress)
-        else:
-            with warnings.catch_warnings():
-                # A cache that could not be written is said below, with the results.
-                warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
-                result = run_sweep(
-                    grid,
-                    cache=args.cache,
-                    workers=args.workers,
-                    progress=show_progress,
-                    jobs=args.jobs_csv is not None,
-                )
+        with warnings.catch_warnings():
+            # A cache that could not be written is said below, with the results.
+            warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
+            result = run_sweep(
+                grid,
+                cache=args.cache,
+                workers=args.workers,
+                progress=show_progress,
+                jobs=args.jobs_csv is not None,
+            )
     except BackfillError as e:
         where = "; ".join(getattr(e, "__notes__", ()))
         raise CommandLineError(f"{e} ({where})" if where else str(e)) from None

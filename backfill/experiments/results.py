@@ -28,6 +28,7 @@ __all__ = [
     "METRIC_COLUMNS",
     "REJECTIONS_COLUMN",
     "REQUIRED_COLUMNS",
+    "SweepInterrupted",
     "SweepResult",
     "TRIM_COLUMNS",
 ]
@@ -259,3 +260,26 @@ class SweepResult:
                 }
             )
         return out
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by an interrupt, with how many of its cells had finished.
+
+    Attributes:
+        finished: Cells done (computed or read from the cache) when it stopped.
+        total: Cells of the grid.
+        cache: The cache directory that keeps the finished cells, or None.
+        unsaved: Finished cells the cache could not keep (its disk was full, say).
+    """
+
+    def __init__(
+        self, finished: int, total: int, cache: str | os.PathLike[str] | None, *, unsaved: int = 0
+    ) -> None:
+        kept = f"the cache {os.fspath(cache)} keeps them" if cache is not None else "no cache keeps them"
+        if cache is not None and unsaved:
+            kept = f"the cache {os.fspath(cache)} keeps {finished - unsaved} (it could not write the others)"
+        super().__init__(f"sweep interrupted: {finished} of {total} cells finished; {kept}")
+        self.finished = finished
+        self.total = total
+        self.cache = cache
+        self.unsaved = unsaved
