@@ -42,6 +42,9 @@ def add_resources_option(parser: argparse.ArgumentParser) -> None:
 def with_resources(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list[SchedulerSpec]:
     """Return ``specs`` planning the ``--resources`` given; unchanged without the option.
 
+    A spec that names its own resources (``--scheduler easy+memory=1G``) keeps them, as a parameter
+    a spec gives itself wins over the option of the same name.
+
     Raises:
         CommandLineError: An unknown resource (naming the known ones), a size that is not one
             (negative, zero, an unknown unit), or a resource given twice.
@@ -53,7 +56,7 @@ def with_resources(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> 
         chosen = resource_specs(text)
     except BackfillError as e:
         raise CommandLineError(f"--resources {text}: {e}") from None
-    return [attrs.evolve(spec, resources=chosen) for spec in specs]
+    return [spec if spec.resources else attrs.evolve(spec, resources=chosen) for spec in specs]
 
 
 def check_capacities(

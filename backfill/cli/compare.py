@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -242,7 +243,8 @@ def _baseline(text: str | None, labels: list[str]) -> str:
 
 def _metrics_markdown(result: SweepResult, metrics: Sequence[str]) -> str:
     """Return the table of ``metrics`` per cell, as ``backfill compare`` prints it."""
-    rows = [describe(r) + [metric_cell(m, float(r[m])) for m in metrics] for r in result.rows]
+    # A resource's utilization is in the rows of the schedulers that plan it only: "-" in the others.
+    rows = [describe(r) + [metric_cell(m, float(r.get(m, math.nan))) for m in metrics] for r in result.rows]
     return markdown([*DESCRIPTION, *metrics], rows, numeric_columns(metrics))
 
 

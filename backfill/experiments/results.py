@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import math
 import os
 from typing import Any
 
@@ -205,7 +206,9 @@ class SweepResult:
         is better for waits and slowdowns. The baseline is the row whose scheduler label is
         ``baseline`` with the same workload, priority, load and estimates; a baseline without a queue
         priority (Conservative, ...) has only ``"fcfs"`` rows, which then serve every priority. The
-        baseline's own rows are left out.
+        baseline's own rows are left out. A resource's utilization (``utilization_memory``) is in
+        the rows of the schedulers that plan it only: a row without it, or whose baseline lacks it,
+        has a NaN value and improvement (a row read from CSV has NaN there already).
 
         Returns:
             Per row (grid order): its description columns, then ``metric``, ``baseline``,
@@ -225,7 +228,7 @@ class SweepResult:
         """
         if metric not in MEASURE_COLUMNS and not is_resource_column(metric):
             raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(MEASURE_COLUMNS)}")
-        if self.rows and metric not in self.rows[0]:
+        if self.rows and not any(metric in row for row in self.rows):
             raise BackfillError(f"the rows have no column {metric!r}: the sweep was not asked for it")
         groups = ("workload", "priority", "load", "estimates")
         base: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -248,7 +251,9 @@ class SweepResult:
             if ref is None:
                 where = ", ".join(f"{c}={v!r}" for c, v in zip(groups, group, strict=True))
                 raise BackfillError(f"no {baseline!r} row to compare {row['scheduler']!r} with at {where}")
-            value, reference = float(row[metric]), float(ref[metric])
+            value, reference = float(row.get(metric, math.nan)), float(ref.get(metric, math.nan))
+            # Not measured on one side: nothing to compare (a zero baseline would otherwise give inf).
+            change = math.nan if math.isnan(value) or math.isnan(reference) else None
             out.append(
                 {c: row[c] for c in DESCRIPTION_COLUMNS}
                 | {
@@ -256,7 +261,7 @@ class SweepResult:
                     "baseline": baseline,
                     "value": value,
                     "baseline_value": reference,
-                    "improvement": percent_improvement(reference, value),
+                    "improvement": percent_improvement(reference, value) if change is None else change,
                 }
             )
         return out
