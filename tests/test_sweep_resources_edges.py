@@ -115,3 +115,56 @@ def test_a_replication_summary_of_a_resource_the_first_row_lacks() -> None:
     assert got["EASY+memory", "value"]["mean"] == pytest.approx(0.5)
     assert got["EASY+memory", "improvement"]["mean"] == pytest.approx(-12.5)
     assert got["EASY+memory", "improvement"]["n"] == 2
+
+
+def _memory_log(tmp_path: Path) -> Path:
+    jobs = [
+        Job(
+            id=i,
+            submit=float(i),
+            wait=0.0,
+            processors=1 + i % 2,
+            runtime=30.0,
+            estimate=40.0,
+            user=i % 3,
+            requested_memory=8.0 * (1 + i % 3),
+        )
+        for i in range(1, 13)
+    ]
+    path = tmp_path / "mem.swf"
+    write_swf(path, Workload.from_jobs(jobs, machine_size=4))
+    return path
+
+
+def test_processor_only_measures_say_so_beside_resources(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = str(_memory_log(tmp_path))
+    argv = ["--metric", "mean_wait", "over_shared", "fair_share_unfairness", "--resources", "memory=20"]
+    code = main(["simulate", path, "--scheduler", "easy", *argv])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "note: over_shared, fair_share_unfairness count processors only, not memory" in out
+    code = main(["compare", path, "--scheduler", "easy", "conservative", "--workers", "1", *argv])
+    out = capsys.readouterr().out
+    assert code == 0 and "note: over_shared, fair_share_unfairness count processors only, not memory" in out
+    code = main(["simulate", path, "--scheduler", "easy", *argv[:-2]])
+    assert code == 0 and "processors only" not in capsys.readouterr().out
+
+
+def test_a_gantt_figure_of_a_run_with_memory_says_memory_is_not_drawn(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from backfill import EASY, Resource, read_swf, simulate
+    from backfill.experiments.gantt import schedule_window
+
+    w, _ = read_swf(_memory_log(tmp_path))
+    with_memory = simulate(w, EASY(resources=[Resource.memory(80)]))
+    figure = schedule_window(with_memory, start=0.0, end=200.0)
+    assert figure.axes[0].get_ylabel() == "processors (memory not drawn)"
+    figure.savefig(tmp_path / "gantt.png")
+    plt.close(figure)
+    figure = schedule_window(simulate(w, EASY()), start=0.0, end=200.0)
+    assert figure.axes[0].get_ylabel() == "processors"
+    plt.close(figure)

@@ -27,6 +27,7 @@ from backfill.cli._resources import (
     add_resources_option,
     check_capacities,
     check_resource_metrics,
+    processors_only_note,
     resource_columns,
     with_resources,
 )
@@ -304,6 +305,7 @@ def run_compare(args: argparse.Namespace) -> int:
     orders = priorities(args)
     metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
     check_resource_metrics(metrics, specs)
+    processors_only = processors_only_note(metrics, specs)
     trim = trim_wanted(args)
     workloads, configuration_of = replicated_workloads(args, workloads)
     replicated = bool(configuration_of)
@@ -353,6 +355,8 @@ def run_compare(args: argparse.Namespace) -> int:
     ignoring = [s.label for s in specs if not s.takes_priority]
     if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
+    if processors_only:
+        print(processors_only)
     started = time.perf_counter()
     try:
         with warnings.catch_warnings():
