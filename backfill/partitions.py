@@ -255,9 +255,7 @@ def log_partitions(
 
 def _named(found: Mapping[int, int]) -> list[int]:
     """The SWF numbers that name a partition, in increasing order: not -1 (unknown)."""
-    # The SWF reader refuses other negative numbers; a workload built in Python may hold one, which
-    # names no partition either.
-    return sorted(n for n in found if n >= 0)
+    return sorted(n for n in found if n != -1)
 
 
 def _oversized(parts: Sequence[Partition], defaults: Sequence[int], machine: int) -> str:

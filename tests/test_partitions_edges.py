@@ -11,7 +11,7 @@ import pytest
 
 from backfill import EASY, Job, Partition, Resource, Selective, Workload, read_swf
 from backfill.cli import main
-from backfill.errors import ParameterError, SWFError
+from backfill.errors import JobError, SWFError
 from backfill.measures.partitions import validate_partitions
 from backfill.partitions import log_partitions, partition_runs, simulate_partitions
 
@@ -75,10 +75,9 @@ def test_a_negative_partition_number_other_than_unknown_is_not_a_job(tmp_path: P
     )
     w, report = read_swf(path, lenient=True)
     assert w.column("id").tolist() == [1, 3] and list(report.skipped_lines) == [3]
-    # A workload built in Python may hold one: it names no partition by default either.
-    jobs = [Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=1.0, partition=p) for p in (-7,)]
-    with pytest.raises(ParameterError, match="no job names a partition"):
-        log_partitions(Workload.from_jobs(jobs, 2))
+    # It is a job's rule, as a width's is: a job built in Python cannot hold it either.
+    with pytest.raises(JobError, match="partition must be -1 \\(unknown\\) or an int from 0"):
+        Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=1.0, partition=-7)
 
 
 def _overlapping(tmp_path: Path) -> Path:

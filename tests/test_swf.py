@@ -740,6 +740,8 @@ non_negative = st.floats(min_value=0.0, max_value=MAX_TIME, allow_nan=False)
 small_ints = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
 # A time of a job as the raw policy keeps it: SWF's unknown, or 0 to MAX_TIME.
 raw_times = st.one_of(st.just(-1.0), non_negative)
+# A partition number: SWF's unknown, or 0 upwards (no other negative number names one).
+partitions = st.one_of(st.just(-1), st.integers(min_value=0, max_value=2**53 - 1))
 
 
 @st.composite
@@ -767,7 +769,7 @@ def clean_workloads(draw: st.DrawFn) -> Workload:
                 status=draw(st.sampled_from([-1, 0, 1, 5])) if runtime > 0 else 1,
                 executable=draw(small_ints),
                 queue=draw(small_ints),
-                partition=draw(small_ints),
+                partition=draw(partitions),
                 preceding_job=draw(small_ints),
                 think_time=draw(finite),
             )
@@ -805,6 +807,8 @@ def raw_records(draw: st.DrawFn) -> Workload:
                 row.append(draw(raw_times))
             elif name == "processors":
                 row.append(draw(st.one_of(st.just(-1), st.integers(min_value=0, max_value=size))))
+            elif name == "partition":
+                row.append(draw(partitions))
             elif JOB_DTYPE[name].kind == "i":
                 row.append(draw(small_ints))
             else:

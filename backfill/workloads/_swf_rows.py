@@ -109,8 +109,8 @@ def _value_problems(
     """Find rows that parse as numbers but hold a value no job can have: (line, problem) pairs.
 
     The rules are those of :class:`~backfill.workloads.workload.Job`: integers exact (below 2**53 in
-    magnitude), times (submit, runtime, estimate) -1 or 0 to ``MAX_TIME``, a width -1 or at least 0;
-    and the reader's own: a partition number (field 16) -1 or at least 0.
+    magnitude), times (submit, runtime, estimate) -1 or 0 to ``MAX_TIME``, a width and a partition
+    number (field 16) -1 or at least 0.
     ``processors`` is the cleaning policy's choice of width, since a width taken from field 8 must
     obey the width's rule too. Repeated ids are looked for separately, over the whole log.
     """
