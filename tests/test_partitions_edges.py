@@ -11,7 +11,7 @@ import pytest
 
 from backfill import EASY, Job, Partition, Resource, Selective, Workload, read_swf
 from backfill.cli import main
-from backfill.errors import JobError, SWFError
+from backfill.errors import JobError, ParameterError, SWFError
 from backfill.measures.partitions import validate_partitions
 from backfill.partitions import log_partitions, partition_runs, simulate_partitions
 
@@ -188,3 +188,30 @@ def test_a_scheduler_built_around_an_inner_one_plans_the_partitions_resources() 
     s = simulate_partitions(w, parts, Selective())
     validate_partitions(s, parts)
     assert s.start.tolist() == [1.0, 11.0, 21.0]
+
+
+def test_a_sweep_grid_takes_partitions_of_its_logs(tmp_path: Path) -> None:
+    from backfill.errors import BackfillError
+    from backfill.experiments import Grid, ModelWorkload, PartitionSpec, TraceWorkload, run_sweep
+
+    path = _overlapping(tmp_path)
+    spec = PartitionSpec.parse("1=2,2=2")
+    assert PartitionSpec.parse(str(spec)) == spec and spec.identity() == {
+        "numbers": [1, 2],
+        "sizes": [[1, 2], [2, 2]],
+    }
+    grid = Grid([TraceWorkload(path)], ["EASY"], partitions=spec)
+    [cell] = grid.cells()
+    assert (
+        cell.partitions == spec
+        and cell.key() != Grid([TraceWorkload(path)], ["EASY"]).cells().__next__().key()
+    )
+    [row] = run_sweep(grid, workers=1).rows
+    assert (row["scheduler"], row["jobs"], row["rejected"]) == ("EASY", 3, 1)
+    assert row["rejected_reasons"] == "wider than partition 2 (2 processors): 1"
+    with pytest.raises(BackfillError, match="not to the synthetic workload"):
+        Grid([ModelWorkload(n_jobs=10, machine_size=4)], ["EASY"], partitions=spec)
+    with pytest.raises(BackfillError, match="must be a PartitionSpec"):
+        Grid([TraceWorkload(path)], ["EASY"], partitions="1,2")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="sizes must map distinct SWF numbers"):
+        PartitionSpec((1,), ((1, 0),))

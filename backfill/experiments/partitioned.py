@@ -18,6 +18,7 @@ import numpy as np
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.columns import extra_measures
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times
+from backfill.experiments.specs import TraceWorkload, WorkloadSpec
 from backfill.measures.fairness import unfairness
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.partitions import (
@@ -35,6 +36,7 @@ from backfill.workloads.workload import Workload
 
 __all__ = [
     "PartitionSpec",
+    "check_partitioned",
     "partition_fair_start_times",
     "partition_measures",
     "partitions_planning",
@@ -157,6 +159,23 @@ class PartitionSpec:
             warnings.simplefilter("ignore", UserWarning)
             parts = self.partitions(as_read)
         return partitions_planning(parts, scheduler, machine_size)
+
+
+def check_partitioned(partitions: object, workloads: Iterable[WorkloadSpec]) -> None:
+    """Refuse a grid's or cell's ``partitions`` unless a :class:`PartitionSpec` (or None) for logs.
+
+    The jobs of a synthetic workload name no partition.
+
+    Raises:
+        BackfillError: Naming the value or the workload.
+    """
+    if partitions is None:
+        return
+    if not isinstance(partitions, PartitionSpec):
+        raise BackfillError(f"partitions must be a PartitionSpec or None, got {partitions!r}")
+    models = [w.label for w in workloads if not isinstance(w, TraceWorkload)]
+    if models:
+        raise BackfillError(f"partitions apply to logs, not to the synthetic workload {models[0]}")
 
 
 def partitions_planning(

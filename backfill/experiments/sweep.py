@@ -34,7 +34,7 @@ from backfill.experiments.columns import (
     needs_reservations,
 )
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance, reading_policy
-from backfill.experiments.partitioned import PartitionSpec, partition_measures
+from backfill.experiments.partitioned import PartitionSpec, check_partitioned, partition_measures
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import (
     COLUMNS,
@@ -165,22 +165,11 @@ def _check_trim(instance: object, attribute: attrs.Attribute[Any], value: object
         raise BackfillError(f"trim must be a Trim, got {value!r}")
 
 
-def _check_partitions(instance: Cell | Grid, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and not isinstance(value, PartitionSpec):
-        raise BackfillError(f"partitions must be a PartitionSpec or None, got {value!r}")
-
-
 def _check_cell(cell: Cell) -> None:
     check_priority(cell.scheduler, cell.priority)
     _check_load(cell.load)
     _check_estimates(cell.estimates)
-    _check_partitioned([cell.workload], cell.partitions)
-
-
-def _check_partitioned(workloads: Iterable[WorkloadSpec], partitions: PartitionSpec | None) -> None:
-    models = [w.label for w in workloads if not isinstance(w, TraceWorkload)]
-    if partitions is not None and models:
-        raise BackfillError(f"partitions apply to logs, not to the synthetic workload {models[0]}")
+    check_partitioned(cell.partitions, [cell.workload])
 
 
 @attrs.frozen
@@ -192,11 +181,9 @@ class Cell:
     its metrics. ``measures`` names the columns of
     :data:`~backfill.experiments.columns.EXTRA_COLUMNS` to compute besides the standard ones (the
     others of the vocabulary are always there), and ``trim`` the jobs every measure leaves out
-    (:class:`~backfill.measures.trim.Trim`; the simulation keeps them). With ``partitions`` (a
-    log's only), each partition the spec chooses on the log as read runs apart
-    (:func:`~backfill.partitions.simulate_partitions`, every partition planning the scheduler's
-    resources at its share), and the schedule is checked by
-    :func:`~backfill.measures.partitions.validate_partitions`.
+    (:class:`~backfill.measures.trim.Trim`; the simulation keeps them). With ``partitions`` (logs
+    only), the partitions it chooses on the log as read run apart, each planning its share of the
+    resources (:func:`~backfill.partitions.simulate_partitions`, then ``validate_partitions``).
 
     Examples:
         >>> cell = Cell(ModelWorkload(n_jobs=60, machine_size=16), SchedulerSpec("EASY"), "sjf", load=1.5)
@@ -215,7 +202,7 @@ class Cell:
     bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
     measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
     trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
-    partitions: PartitionSpec | None = attrs.field(default=None, validator=_check_partitions)
+    partitions: PartitionSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         _check_cell(self)
@@ -380,7 +367,7 @@ def _check_grid(grid: Grid) -> None:
     _nonempty_unique("priority", list(grid.priorities))
     _nonempty_unique("load factor", list(grid.loads))
     _nonempty_unique("estimate policy", list(grid.estimates))
-    _check_partitioned(grid.workloads, grid.partitions)
+    check_partitioned(grid.partitions, grid.workloads)
 
 
 @attrs.frozen
@@ -411,7 +398,7 @@ class Grid:
     bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
     measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
     trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
-    partitions: PartitionSpec | None = attrs.field(default=None, validator=_check_partitions)
+    partitions: PartitionSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         _check_grid(self)
