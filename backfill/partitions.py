@@ -290,28 +290,38 @@ class PartitionRun:
 
 
 def _scheduler_for(given: Scheduler, partition: Partition, rebuild: bool) -> Scheduler:
-    """A copy of ``given`` planning the partition's resources (rebuilt with them if ``rebuild``)."""
+    """A copy of ``given`` planning the partition's resources (given them if ``rebuild``)."""
     mine = tuple(getattr(given, "resources", ()))
     if mine == partition.resources:
         return given.copy()
-    kind: Any = type(given)
-    fields = attrs.fields_dict(kind) if attrs.has(kind) else {}
-    if not rebuild or "resources" not in fields or not fields["resources"].init:
+    # The copy contract (SchedulerBase.copy) carries every attribute, a subclass's plain ones and
+    # the containers its copy() copies; then the copy takes the partition's resources.
+    out = given.copy()
+    if not rebuild or not _take_resources(out, partition.resources):
         names = [r.name for r in partition.resources] or "none"
         raise ParameterError(
             f"partition {partition.name!r} has resources {names}, but its scheduler "
-            f"{scheduler_name(given)} plans {[r.name for r in mine] or 'none'} and cannot be rebuilt "
-            "with them: give each partition a scheduler built with its partition's resources"
+            f"{scheduler_name(given)} plans {[r.name for r in mine] or 'none'} and cannot be given "
+            "them: give each partition a scheduler built with its partition's resources"
         )
-    # The copy contract (SchedulerBase.copy) carries every attribute, a subclass's plain ones and
-    # the containers its copy() copies; then the resources change, and what the constructor derives
-    # from them (an inner scheduler, say) is derived again, as a new scheduler would be.
-    out: Any = given.copy()
-    object.__setattr__(out, "resources", check_resources(partition.resources))
-    derive = getattr(out, "__attrs_post_init__", None)
-    if derive is not None:
-        derive()
-    return out  # type: ignore[no-any-return]
+    return out
+
+
+def _take_resources(scheduler: Any, resources: tuple[Resource, ...]) -> bool:
+    """Give a fresh copy ``resources`` in place, or give them to the scheduler it wraps (``planning``).
+
+    False if neither takes them. What the constructor derives from the resources (an inner
+    scheduler, say) is derived again, as a new scheduler would be.
+    """
+    fields = attrs.fields_dict(type(scheduler)) if attrs.has(type(scheduler)) else {}
+    if "resources" in fields and fields["resources"].init:
+        object.__setattr__(scheduler, "resources", check_resources(resources))
+        derive = getattr(scheduler, "__attrs_post_init__", None)
+        if derive is not None:
+            derive()
+        return True
+    inner = getattr(scheduler, "scheduler", None) if "scheduler" in fields else None
+    return inner is not None and _take_resources(inner, resources)
 
 
 def partition_runs(

@@ -215,3 +215,35 @@ def test_a_sweep_grid_takes_partitions_of_its_logs(tmp_path: Path) -> None:
         Grid([TraceWorkload(path)], ["EASY"], partitions="1,2")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="sizes must map distinct SWF numbers"):
         PartitionSpec((1,), ((1, 0),))
+
+
+def test_a_planning_wrapper_is_copied_with_each_partitions_resources() -> None:
+    # Before: planning()'s wrapper has no resources of its own to rebuild, so two partitions with
+    # memory at their shares were refused ("cannot be rebuilt").
+    from backfill import planning
+
+    memory = Resource.memory(100)
+    jobs = [
+        Job(
+            id=i,
+            submit=0.0,
+            processors=1,
+            runtime=10.0,
+            estimate=20.0,
+            partition=i % 2,
+            requested_memory=60.0,
+        )
+        for i in range(1, 5)
+    ]
+    w = Workload.from_jobs(jobs, machine_size=4)
+    parts = [
+        Partition(n, int(n), processors=2, resources=(Resource.memory(c),))
+        for n, c in (("0", 200), ("1", 100))
+    ]
+    prototype = planning(EASY(resources=[memory]), resolution=5.0)
+    runs = partition_runs(w, parts, prototype)
+    assert [run.scheduler.resources for run in runs] == [p.resources for p in parts]  # type: ignore[attr-defined]
+    assert prototype.resources == (memory,)
+    s = simulate_partitions(w, parts, prototype)
+    validate_partitions(s, parts)
+    assert s.start.tolist() == [0.0, 0.0, 10.0, 0.0]  # 200 kB hold jobs 2 and 4, 100 kB one of 1 and 3
