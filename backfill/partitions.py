@@ -17,7 +17,8 @@ partition 10 has (16)``, or a reason the simulator gives any machine (an unknown
 The SWF log does not record partition sizes. :func:`partition_sizes` gives a lower bound of each
 from the log itself: the most processors its jobs held at once when they ran (start = submit +
 wait, for the runtime), and at least its widest job. :func:`log_partitions` builds one partition per
-SWF number with those sizes, or with sizes given.
+SWF number with those sizes, or with sizes given; give them where they are known, since a bound read
+from the log can add up to more than the machine (with a :class:`UserWarning` that says so).
 
 Examples:
     >>> from backfill import Conservative, Job, Workload
@@ -33,6 +34,7 @@ Examples:
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -189,17 +191,27 @@ def log_partitions(
 ) -> tuple[Partition, ...]:
     """One partition per SWF partition number, named by its number, with a given or default size.
 
+    A job whose partition is unknown (field 16 = -1) is in no partition unless ``numbers`` or
+    ``sizes`` name -1: by default it is rejected, counted as ``in no partition (SWF partition -1)``.
+    A log whose jobs name no partition at all has none to choose by default, and is refused.
+
+    A default size is a lower bound read from the log (:func:`partition_sizes`). Where partitions
+    shared nodes, or the log is cut short, such bounds do not add up to the machine: when the
+    partitions chosen add up to more processors than ``workload.machine_size`` and some size is a
+    default, a :class:`UserWarning` names the defaults and the totals (the run goes on, on the
+    larger machine). Give the sizes (``sizes``) when they are known.
+
     Args:
         workload: The log, as read (the default sizes come from it: :func:`partition_sizes`).
         numbers: The SWF partition numbers to keep, in order; by default those of ``sizes`` if
-            given, else every number of the log in increasing order. The other jobs are then
-            rejected as in no partition.
+            given, else every number of the log (-1, unknown, left out) in increasing order. The
+            other jobs are then rejected as in no partition.
         sizes: Processors of some partitions; the others get :func:`partition_sizes`'s bound.
         resources: The resources every partition has (each with these capacities).
 
     Raises:
         ParameterError: A number is repeated, has no job in the log and no size given, or a size
-            is not an int >= 1.
+            is not an int >= 1; no number chosen and no job of the log names a partition.
 
     Examples:
         >>> from backfill import Job, Workload
@@ -209,10 +221,20 @@ def log_partitions(
         [('0', (0,), 2), ('1', (1,), 3)]
         >>> log_partitions(Workload.from_jobs(jobs, 9), sizes={1: 64, 0: 8})[0]
         Partition(name='1', numbers=(1,), processors=64, resources=())
+        >>> unknown = [Job(id=1, submit=0.0, processors=1, runtime=5.0, estimate=5.0)]
+        >>> log_partitions(Workload.from_jobs(unknown, 4))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ParameterError: no job names a partition (SWF field 16 is -1, unknown, ...
     """
     given = dict(sizes or {})
     found = partition_sizes(workload)
-    chosen = list(numbers) if numbers is not None else list(given) if given else sorted(found)
+    chosen = list(numbers) if numbers is not None else list(given) if given else _named(found)
+    if not chosen:
+        raise ParameterError(
+            "no job names a partition (SWF field 16 is -1, unknown, for every job), so there is none "
+            "to schedule on its own: give the partitions (-1 serves the jobs of unknown partition)"
+        )
     if len(set(chosen)) != len(chosen):
         raise ParameterError(f"partition numbers must be distinct, got {chosen}")
     out = []
@@ -224,7 +246,30 @@ def log_partitions(
         out.append(
             Partition(str(n), numbers=(n,), processors=given.get(n, found.get(n, 0)), resources=resources)
         )
-    return check_partitions(out)
+    parts = check_partitions(out)
+    note = _oversized(parts, [n for n in chosen if n not in given], workload.machine_size)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=2)
+    return parts
+
+
+def _named(found: Mapping[int, int]) -> list[int]:
+    """The SWF numbers that name a partition, in increasing order: not -1 (unknown)."""
+    return sorted(n for n in found if n != -1)
+
+
+def _oversized(parts: Sequence[Partition], defaults: Sequence[int], machine: int) -> str:
+    """Say when partitions sized from the log add up to more than the machine; else ``""``."""
+    total = sum(p.processors for p in parts)
+    if not defaults or total <= machine:
+        return ""
+    read = ", ".join(f"{p.name}: {p.processors:,}" for p in parts if p.numbers[0] in defaults)
+    return (
+        f"the partitions add up to {total:,} processors, more than the machine's {machine:,}: the "
+        f"sizes of partitions {read} are read from the log (the most processors their jobs held at "
+        "once, which counts nodes that partitions shared in each, and changes with the jobs read); "
+        "give the partitions' sizes"
+    )
 
 
 @attrs.frozen(eq=False)
@@ -245,20 +290,38 @@ class PartitionRun:
 
 
 def _scheduler_for(given: Scheduler, partition: Partition, rebuild: bool) -> Scheduler:
-    """A copy of ``given`` planning the partition's resources (rebuilt with them if ``rebuild``)."""
+    """A copy of ``given`` planning the partition's resources (given them if ``rebuild``)."""
     mine = tuple(getattr(given, "resources", ()))
     if mine == partition.resources:
         return given.copy()
-    kind: Any = type(given)
-    fields = attrs.fields_dict(kind) if attrs.has(kind) else {}
-    if not rebuild or "resources" not in fields or not fields["resources"].init:
+    # The copy contract (SchedulerBase.copy) carries every attribute, a subclass's plain ones and
+    # the containers its copy() copies; then the copy takes the partition's resources.
+    out = given.copy()
+    if not rebuild or not _take_resources(out, partition.resources):
         names = [r.name for r in partition.resources] or "none"
         raise ParameterError(
             f"partition {partition.name!r} has resources {names}, but its scheduler "
-            f"{scheduler_name(given)} plans {[r.name for r in mine] or 'none'} and cannot be rebuilt "
-            "with them: give each partition a scheduler built with its partition's resources"
+            f"{scheduler_name(given)} plans {[r.name for r in mine] or 'none'} and cannot be given "
+            "them: give each partition a scheduler built with its partition's resources"
         )
-    return attrs.evolve(given, resources=partition.resources)  # type: ignore[misc]
+    return out
+
+
+def _take_resources(scheduler: Any, resources: tuple[Resource, ...]) -> bool:
+    """Give a fresh copy ``resources`` in place, or give them to the scheduler it wraps (``planning``).
+
+    False if neither takes them. What the constructor derives from the resources (an inner
+    scheduler, say) is derived again, as a new scheduler would be.
+    """
+    fields = attrs.fields_dict(type(scheduler)) if attrs.has(type(scheduler)) else {}
+    if "resources" in fields and fields["resources"].init:
+        object.__setattr__(scheduler, "resources", check_resources(resources))
+        derive = getattr(scheduler, "__attrs_post_init__", None)
+        if derive is not None:
+            derive()
+        return True
+    inner = getattr(scheduler, "scheduler", None) if "scheduler" in fields else None
+    return inner is not None and _take_resources(inner, resources)
 
 
 def partition_runs(
@@ -266,8 +329,9 @@ def partition_runs(
 ) -> tuple[PartitionRun, ...]:
     """Split a workload and a scheduler into one simulation per partition, in the partitions' order.
 
-    ``scheduler`` is one prototype, copied for every partition (rebuilt with each partition's
-    resources, :func:`attrs.evolve`, where they differ from its own), or a mapping from each
+    ``scheduler`` is one prototype, copied for every partition (its ``copy()``, with each
+    partition's resources where they differ from its own: every attribute is kept, and what its
+    constructor derives from the resources is derived again), or a mapping from each
     partition's name to its scheduler, which must plan that partition's resources. The jobs of no
     partition are in no run.
 

@@ -80,8 +80,8 @@ _EDGES = {
 
 
 def _kind(name: str) -> str:
-    if name == "processors":
-        return name
+    if name in ("processors", "partition"):  # one rule: -1 (unknown) or from 0
+        return "processors"
     if name in ("submit", "runtime", "estimate"):
         return "time"
     return "int" if JOB_DTYPE[name].kind == "i" else "real"

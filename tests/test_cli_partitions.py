@@ -152,21 +152,54 @@ def test_compare_with_partitions(capsys: pytest.CaptureFixture[str], log: Path) 
         "strict_unfairness",
     )
     assert code == 0, err
-    assert "partitions of parts: partition 1: 8 processors, 10 jobs ran; partition 2: 2 processors" in out
+    assert "partitions of parts: partition 1: 8 processors, 10 jobs; partition 2: 2 processors" in out
+    assert "jobs in no partition: 10" in out
     assert "in no partition (SWF partition 3): 10" in out
     assert "2 cells: 2 simulated" in out
 
 
-@pytest.mark.parametrize(
-    ("option", "value"), [("--cache", "DIR"), ("--workers", "2"), ("--jobs-csv", "j.csv")]
-)
-def test_compare_with_partitions_refuses_what_it_does_not_do(
-    capsys: pytest.CaptureFixture[str], log: Path, option: str, value: str
+def test_compare_with_partitions_caches_runs_workers_and_writes_jobs(
+    capsys: pytest.CaptureFixture[str], log: Path
 ) -> None:
-    target = str(log.parent / value) if value != "2" else value
-    code, _, err = run(capsys, "compare", str(log), "--scheduler", "easy", "--partitions", option, target)
-    assert code == 2 and f"{option} is not available with --partitions" in err
-    assert len(err.strip().splitlines()) == 1
+    # Refused before: --cache, --workers and --jobs-csv with --partitions.
+    cache, jobs = log.parent / "cache", log.parent / "jobs.csv"
+    argv = ["compare", str(log), "--scheduler", "easy", "fcfs", "--partitions", "1,2"]
+    argv += [
+        "--cache",
+        str(cache),
+        "--workers",
+        "2",
+        "--jobs-csv",
+        str(jobs),
+        "--csv",
+        str(log.parent / "a.csv"),
+    ]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert "2 cells: 2 simulated, 0 from the cache" in out
+    assert "jobs in no partition: 10" in out
+
+    def rows(text: str) -> list[dict[str, str]]:
+        data = [x for x in text.splitlines() if x and not x.startswith("#")]
+        unstamped = ("seconds", "argv", "utc")  # the run's wall time and command line
+        return [{k: v for k, v in r.items() if k not in unstamped} for r in csv_module.DictReader(data)]
+
+    written = {p.name: rows(p.read_text()) for p in log.parent.glob("jobs-*.csv")}
+    assert sorted(written) == ["jobs-easy.csv", "jobs-fcfs.csv"]
+    assert len(written["jobs-easy.csv"]) == 30  # every job, the 10 of partition 3 rejected
+    rejected = [r["rejected_reason"] for r in written["jobs-easy.csv"] if r["rejected_reason"]]
+    assert rejected == ["in no partition (SWF partition 3)"] * 10
+    first = rows((log.parent / "a.csv").read_text())
+    code, out, err = run(capsys, *argv[:-1], str(log.parent / "b.csv"))
+    assert code == 0, err
+    assert "2 cells: 0 simulated, 2 from the cache" in out
+    assert {p.name: rows(p.read_text()) for p in log.parent.glob("jobs-*.csv")} == written
+    assert rows((log.parent / "b.csv").read_text()) == first
+    # A cell of the whole machine is never the partitioned cell's cache entry.
+    code, out, err = run(
+        capsys, "compare", str(log), "--scheduler", "easy", "fcfs", "--cache", str(cache), "--workers", "1"
+    )
+    assert code == 0 and "2 cells: 2 simulated, 0 from the cache" in out
 
 
 def test_partitions_from_text() -> None:

@@ -43,6 +43,7 @@ def job(**changes: Any) -> Job:
         ("processors", np.float32(2.5), "processors must be an int, got np.float32(2.5)"),
         ("processors", 4.0, "processors must be an int, got 4.0"),
         ("processors", -2, "processors must be -1 (unknown) or an int from 0 to 2**53 - 1, got -2"),
+        ("partition", -7, "partition must be -1 (unknown) or an int from 0 to 2**53 - 1, got -7"),
         ("user", True, "user must be an int, got True"),
         ("status", 1.5, "status must be an int, got 1.5"),
         ("requested_processors", 2**53, "requested_processors must be an int strictly between -2**53"),

@@ -290,8 +290,10 @@ def test_bad_schedulers_are_refused() -> None:
     parts = [Partition("a", 1, 2), Partition("b", 2, 2, resources=(MEMORY,))]
     with pytest.raises(ParameterError, match=r"exactly the partitions \['a', 'b'\], got \['a'\]"):
         simulate_partitions(w, parts, {"a": EASY()})
-    with pytest.raises(ParameterError, match="cannot be rebuilt"):
-        simulate_partitions(w, parts, planning(EASY(), predictor=exact_runtime))
+    with pytest.raises(ParameterError, match="plans none and cannot be given them"):
+        simulate_partitions(w, parts, {"a": EASY(), "b": planning(EASY(), predictor=exact_runtime)})
+    # One prototype, wrapped by planning() or not, is given each partition's resources.
+    simulate_partitions(w, parts, planning(EASY(), predictor=exact_runtime))
 
 
 # -- fair start times ----------------------------------------------------------------------------

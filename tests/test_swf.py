@@ -742,6 +742,8 @@ small_ints = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
 raw_times = st.one_of(st.just(-1.0), non_negative)
 # A job's memory (used or requested, kB per processor): SWF's unknown, or any finite amount from 0.
 memories = st.one_of(st.just(-1.0), st.floats(min_value=0.0, allow_infinity=False))
+# A partition number: SWF's unknown, or 0 upwards (no other negative number names one).
+partitions = st.one_of(st.just(-1), st.integers(min_value=0, max_value=2**53 - 1))
 
 
 @st.composite
@@ -769,7 +771,7 @@ def clean_workloads(draw: st.DrawFn) -> Workload:
                 status=draw(st.sampled_from([-1, 0, 1, 5])) if runtime > 0 else 1,
                 executable=draw(small_ints),
                 queue=draw(small_ints),
-                partition=draw(small_ints),
+                partition=draw(partitions),
                 preceding_job=draw(small_ints),
                 think_time=draw(finite),
             )
@@ -809,6 +811,8 @@ def raw_records(draw: st.DrawFn) -> Workload:
                 row.append(draw(st.one_of(st.just(-1), st.integers(min_value=0, max_value=size))))
             elif name in ("memory", "requested_memory"):
                 row.append(draw(memories))
+            elif name == "partition":
+                row.append(draw(partitions))
             elif JOB_DTYPE[name].kind == "i":
                 row.append(draw(small_ints))
             else:

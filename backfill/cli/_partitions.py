@@ -9,28 +9,19 @@ the default size :func:`~backfill.partitions.partition_sizes` reads from the log
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable, Collection
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
+import numpy as np
 
 from backfill.cli.options import CommandLineError, argument_type
 from backfill.errors import ParameterError
-from backfill.experiments.columns import extra_measures, needs_reservations
-from backfill.experiments.outputs import provenance, reading_policy
-from backfill.experiments.partitioned import partition_fair_start_times
-from backfill.experiments.progress import progress_bar
-from backfill.experiments.results import TRIM_COLUMNS, SweepResult
-from backfill.experiments.specs import TraceWorkload
-from backfill.experiments.sweep import Grid, summary_row
-from backfill.measures.fairness import unfairness
-from backfill.measures.partitions import validate_partitions
-from backfill.measures.trim import Trim, measured_jobs, trim_schedule
-from backfill.partitions import Partition, jobs_per_partition, log_partitions, simulate_partitions
+from backfill.experiments.partitioned import PartitionSpec, partition_measures, partitions_planning
+from backfill.experiments.specs import TraceWorkload, WorkloadSpec
+from backfill.partitions import Partition, jobs_per_partition, simulate_partitions
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler
-from backfill.workloads.resources import Resource
 from backfill.workloads.workload import Workload
 
 __all__ = [
@@ -38,27 +29,16 @@ __all__ = [
     "add_partitions_option",
     "check_partitioned_compare",
     "chosen_partitions",
+    "log_partition_lines",
     "partition_lines",
     "partition_measures",
-    "partitioned_sweep",
     "partitions_from_text",
+    "partitions_planning",
     "simulate_partitioned",
 ]
 
-
-@attrs.frozen
-class PartitionChoice:
-    """What ``--partitions`` said: the SWF partition numbers (None: every one) and the sizes given."""
-
-    numbers: tuple[int, ...] | None = None
-    sizes: tuple[tuple[int, int], ...] = ()
-
-
-def _number(item: str, text: str) -> int:
-    try:
-        return int(item, 10)
-    except ValueError:
-        raise ParameterError(f"{item!r} in {text!r} is not an SWF partition number") from None
+#: What ``--partitions`` said (the library's :class:`~backfill.experiments.partitioned.PartitionSpec`).
+PartitionChoice = PartitionSpec
 
 
 def partitions_from_text(text: str) -> PartitionChoice:
@@ -70,35 +50,13 @@ def partitions_from_text(text: str) -> PartitionChoice:
 
     Examples:
         >>> partitions_from_text("10=80640,4")
-        PartitionChoice(numbers=(10, 4), sizes=((10, 80640),))
+        PartitionSpec(numbers=(10, 4), sizes=((10, 80640),))
         >>> partitions_from_text("10,x")
         Traceback (most recent call last):
         ...
         backfill.errors.ParameterError: 'x' in '10,x' is not an SWF partition number
     """
-    if not text.strip():
-        return PartitionChoice()
-    numbers: list[int] = []
-    sizes: list[tuple[int, int]] = []
-    for item in text.split(","):
-        number, equals, size = item.strip().partition("=")
-        if not number:
-            raise ParameterError(f"{text!r} has an empty item: give N or N=SIZE, separated by commas")
-        n = _number(number, text)
-        if n in numbers:
-            raise ParameterError(f"SWF partition {n} is given twice in {text!r}")
-        numbers.append(n)
-        if equals:
-            try:
-                processors = int(size, 10)
-            except ValueError:
-                processors = 0
-            if processors < 1:
-                raise ParameterError(
-                    f"the size of partition {n} must be an int >= 1 (processors), got {size!r}"
-                )
-            sizes.append((n, processors))
-    return PartitionChoice(tuple(numbers), tuple(sizes))
+    return PartitionSpec.parse(text)
 
 
 def add_partitions_option(parser: argparse.ArgumentParser) -> None:
@@ -113,7 +71,8 @@ def add_partitions_option(parser: argparse.ArgumentParser) -> None:
         help=(
             "schedule each SWF partition (field 16) of the log on its own processors with its own copy "
             "of the scheduler: alone, every partition; N,... those (the others' jobs are rejected, "
-            "counted); N=SIZE gives its processors (default: the most its jobs held at once in the log)"
+            "counted; -1, unknown, only if named); N=SIZE gives its processors (default: the most its "
+            "jobs held at once in the log, a bound: give the sizes where known)"
         ),
     )
 
@@ -123,44 +82,26 @@ def chosen_partitions(
 ) -> tuple[Partition, ...]:
     """The partitions ``--partitions`` chose for a log as read (its default sizes come from it).
 
-    ``source`` names the log; None is the synthetic workload, whose jobs name no partition.
+    ``source`` names the log; None is the synthetic workload, whose jobs name no partition. When
+    sizes read from the log add up to more than its machine, a note says so (on standard output).
 
     Raises:
-        CommandLineError: On the synthetic workload, or a partition with no job in the log and no size.
+        CommandLineError: On the synthetic workload, a log that names no partition, or a partition
+            with no job in the log and no size.
     """
     if choice is None:
         return ()
     if source is None:
         raise CommandLineError("--partitions applies only to a log, not to the synthetic workload")
     try:
-        return log_partitions(workload, choice.numbers, dict(choice.sizes))
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", UserWarning)
+            parts = choice.partitions(workload)
     except ParameterError as e:
         raise CommandLineError(f"--partitions: {source}: {e}") from None
-
-
-def partitions_planning(
-    partitions: tuple[Partition, ...], scheduler: Scheduler, machine_size: int
-) -> tuple[Partition, ...]:
-    """The partitions, each with the resources ``scheduler`` plans, at its share of their capacity.
-
-    ``--resources`` gives a resource's capacity per processor (``memory=1.5G``, or the default, see
-    :mod:`backfill.cli._resources`) for the machine of ``machine_size`` processors; a partition of P
-    processors gets P times that, rounded down (at least 1), so that with ``--partitions`` the
-    memory per processor is the same in every partition as in the whole machine.
-    """
-    planned = tuple(getattr(scheduler, "resources", ()))
-    if not planned:
-        return partitions
-    return tuple(
-        attrs.evolve(
-            p,
-            resources=tuple(
-                Resource(r.name, max(1, r.capacity * p.processors // machine_size), r.request)
-                for r in planned
-            ),
-        )
-        for p in partitions
-    )
+    for w in said:
+        print(f"note: --partitions: {source}: {w.message} (--partitions N=SIZE,...)")
+    return parts
 
 
 def simulate_partitioned(
@@ -191,107 +132,35 @@ def partition_lines(schedule: Schedule, partitions: tuple[Partition, ...]) -> li
     return lines
 
 
-def check_partitioned_compare(args: argparse.Namespace) -> None:
-    """Refuse what ``compare --partitions`` does not do: models, a cache, per-job CSV, worker processes.
+def log_partition_lines(choice: PartitionChoice, workloads: Sequence[WorkloadSpec]) -> list[str]:
+    """Each log's partitions, chosen before a sweep runs: a line per log (their sizes and jobs).
 
-    Partitioned cells run in this process, one after another, and are not cached (a cell's cache key
-    does not say how the machine was partitioned).
+    Chosen now, so that a log ``--partitions`` cannot serve stops the command before any cell runs,
+    and the note on sizes read from the log is said once per log, not once per cell.
+
+    Raises:
+        CommandLineError: As :func:`chosen_partitions`.
     """
-    refused = [
-        ("--cache", args.cache is not None),
-        ("--jobs-csv", args.jobs_csv is not None),
-        ("--workers", args.workers not in (None, 1)),
-    ]
-    for option, given in refused:
-        if given:
-            raise CommandLineError(
-                f"{option} is not available with --partitions (partitioned cells run here, uncached)"
-            )
+    lines = []
+    for spec in workloads:
+        assert isinstance(spec, TraceWorkload)  # check_partitioned_compare refused the models
+        as_read = spec.load()
+        parts = chosen_partitions(choice, as_read, str(spec.path))
+        column = as_read.column("partition")
+        served = [int(np.count_nonzero(np.isin(column, p.numbers))) for p in parts]
+        sizes = "; ".join(
+            f"partition {p.name}: {p.processors} processors, {n} jobs"
+            for p, n in zip(parts, served, strict=True)
+        )
+        outside = len(as_read) - sum(served)
+        lines.append(f"partitions of {spec.label}: {sizes}; jobs in no partition: {outside}")
+    return lines
+
+
+def check_partitioned_compare(args: argparse.Namespace) -> None:
+    """Refuse what ``compare --partitions`` does not do: the synthetic workload has no partitions."""
     for text in args.workloads:
         if text == "model" or text.startswith("model:"):
             raise CommandLineError(
                 f"--partitions applies only to logs, not to the synthetic workload {text!r}"
             )
-
-
-def partitioned_sweep(grid: Grid, choice: PartitionChoice, progress: bool) -> tuple[SweepResult, list[str]]:
-    """Run every cell of a sweep with each partition on its own; the rows, and a line per partition.
-
-    Each log's partitions are chosen from it as read (:func:`chosen_partitions`), before the estimate
-    policy and the load factor, which apply to every partition's jobs alike.
-    """
-    rows: list[dict[str, Any]] = []
-    lines: dict[str, str] = {}
-    cells = list(grid.cells())
-    bar = progress_bar(len(cells), "compare", "cell") if progress else None
-    try:
-        for cell in cells:
-            spec = cell.workload
-            assert isinstance(spec, TraceWorkload)  # check_partitioned_compare refused the models
-            as_read = spec.load()
-            parts = chosen_partitions(choice, as_read, str(spec.path))
-            workload = as_read.with_exact_estimates() if cell.estimates == "exact" else as_read
-            workload = workload.scaled(cell.load) if cell.load != 1.0 else workload
-            started = time.perf_counter()
-            scheduler = cell.scheduler.build(cell.priority, workload)
-            parts = partitions_planning(parts, scheduler, workload.machine_size)
-            logged = needs_reservations(cell.measures)
-            schedule = simulate_partitions(workload, parts, scheduler, record_reservations=logged)
-            seconds = time.perf_counter() - started
-            validate_partitions(schedule, parts)  # with the resources each partition planned
-            measured = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim)
-            if cell.measures:
-                measured |= partition_measures(
-                    schedule, parts, scheduler, cell.measures, cell.bound, cell.trim
-                )
-            trimmed = dict(zip(TRIM_COLUMNS, cell.trim.describe(), strict=True))
-            reading = reading_policy(spec.reading_policy())
-            digest = spec.identity()["sha256"]
-            origin = provenance(spec.path.name, sha256=digest, reading=reading, path=schedule.path)
-            rows.append(cell.description() | measured | trimmed | origin)
-            lines[spec.label] = f"partitions of {spec.label}: " + "; ".join(partition_lines(schedule, parts))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-    return SweepResult(rows, computed=len(rows)), list(lines.values())
-
-
-_FAIR_START = ("strict_unfairness", "relaxed_unfairness")
-
-
-def partition_measures(
-    schedule: Schedule,
-    partitions: tuple[Partition, ...],
-    scheduler: Scheduler,
-    columns: Collection[str],
-    bound: float,
-    trim: Trim | None = None,
-    progress: bool | Callable[[int], object] = False,
-) -> dict[str, float]:
-    """:func:`~backfill.experiments.columns.extra_measures` of a partitioned run.
-
-    The fair-start unfairness comes from each partition's own fair start times
-    (:func:`~backfill.experiments.partitioned.partition_fair_start_times`); the other measures are
-    read from the merged schedule as from any.
-    """
-    trim = trim or Trim()
-    forked = [c for c in columns if c in _FAIR_START]
-    out = extra_measures(schedule, [c for c in columns if c not in _FAIR_START], bound=bound, trim=trim)
-    if forked:
-        fst = partition_fair_start_times(
-            schedule.workload,
-            partitions,
-            scheduler,
-            strict="strict_unfairness" in forked,
-            relaxed="relaxed_unfairness" in forked,
-            workers=1,
-            progress=progress,
-        )
-        keep = measured_jobs(schedule.submit, trim)
-        kept = trim_schedule(schedule, trim)
-        for column, times in zip(_FAIR_START, (fst.strict, fst.relaxed), strict=True):
-            if column in forked:
-                out[column] = unfairness(kept, times[keep])
-    return out

@@ -16,10 +16,12 @@ from backfill.measures.resource_use import utilization_column
 from backfill.workloads.workload import Workload
 
 __all__ = [
+    "PROCESSORS_ONLY",
     "RESOURCES_HELP",
     "add_resources_option",
     "check_capacities",
     "check_resource_metrics",
+    "processors_only_note",
     "resource_columns",
     "with_resources",
 ]
@@ -42,6 +44,9 @@ def add_resources_option(parser: argparse.ArgumentParser) -> None:
 def with_resources(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list[SchedulerSpec]:
     """Return ``specs`` planning the ``--resources`` given; unchanged without the option.
 
+    A spec that names its own resources (``--scheduler easy+memory=1G``) keeps them, as a parameter
+    a spec gives itself wins over the option of the same name.
+
     Raises:
         CommandLineError: An unknown resource (naming the known ones), a size that is not one
             (negative, zero, an unknown unit), or a resource given twice.
@@ -53,7 +58,7 @@ def with_resources(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> 
         chosen = resource_specs(text)
     except BackfillError as e:
         raise CommandLineError(f"--resources {text}: {e}") from None
-    return [attrs.evolve(spec, resources=chosen) for spec in specs]
+    return [spec if spec.resources else attrs.evolve(spec, resources=chosen) for spec in specs]
 
 
 def check_capacities(
@@ -92,3 +97,23 @@ def check_resource_metrics(metrics: Iterable[str], specs: Iterable[SchedulerSpec
         if is_resource_column(metric) and metric not in planned:
             name = metric.removeprefix(utilization_column(""))
             raise CommandLineError(f"--metric {metric}: the runs do not plan {name} (see --resources)")
+
+
+#: Measures that count processors only, whatever else the runs plan: per-user shares
+#: (:mod:`backfill.measures.usershares`) and fair shares (:mod:`backfill.measures.fairshare`).
+PROCESSORS_ONLY = ("fair_share_unfairness", "weighted_fair_share_unfairness", "under_shared", "over_shared")
+
+
+def processors_only_note(metrics: Iterable[str], specs: Iterable[SchedulerSpec]) -> str:
+    """The note a table needs when a measure chosen counts processors only and the runs plan more.
+
+    Examples:
+        >>> processors_only_note(["mean_wait", "over_shared"], [SchedulerSpec("EASY", resources="memory")])
+        'note: over_shared counts processors only, not memory'
+    """
+    counted = [m for m in dict.fromkeys(metrics) if m in PROCESSORS_ONLY]
+    planned = [c.removeprefix(utilization_column("")) for c in resource_columns(specs)]
+    if not counted or not planned:
+        return ""
+    verb = "counts" if len(counted) == 1 else "count"
+    return f"note: {', '.join(counted)} {verb} processors only, not {', '.join(planned)}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -14,7 +15,7 @@ from backfill._files import open_atomically, write_atomically
 from backfill.cli._empty import no_jobs
 from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
 from backfill.cli._outputs import check_outputs, write_outputs
-from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, partitioned_sweep
+from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, log_partition_lines
 from backfill.cli._replications import (
     plain_summary,
     replicated_workloads,
@@ -27,6 +28,7 @@ from backfill.cli._resources import (
     add_resources_option,
     check_capacities,
     check_resource_metrics,
+    processors_only_note,
     resource_columns,
     with_resources,
 )
@@ -243,7 +245,8 @@ def _baseline(text: str | None, labels: list[str]) -> str:
 
 def _metrics_markdown(result: SweepResult, metrics: Sequence[str]) -> str:
     """Return the table of ``metrics`` per cell, as ``backfill compare`` prints it."""
-    rows = [describe(r) + [metric_cell(m, float(r[m])) for m in metrics] for r in result.rows]
+    # A resource's utilization is in the rows of the schedulers that plan it only: "-" in the others.
+    rows = [describe(r) + [metric_cell(m, float(r.get(m, math.nan))) for m in metrics] for r in result.rows]
     return markdown([*DESCRIPTION, *metrics], rows, numeric_columns(metrics))
 
 
@@ -303,6 +306,7 @@ def run_compare(args: argparse.Namespace) -> int:
     orders = priorities(args)
     metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
     check_resource_metrics(metrics, specs)
+    processors_only = processors_only_note(metrics, specs)
     trim = trim_wanted(args)
     workloads, configuration_of = replicated_workloads(args, workloads)
     replicated = bool(configuration_of)
@@ -321,6 +325,8 @@ def run_compare(args: argparse.Namespace) -> int:
             require_matplotlib()
         except BackfillError as e:
             raise CommandLineError(f"--figures: {e}") from None
+    if args.partitions is not None:
+        check_partitioned_compare(args)
     grid = Grid(
         workloads,
         specs,
@@ -330,14 +336,13 @@ def run_compare(args: argparse.Namespace) -> int:
         bound=args.bound,
         measures=[m for m in metrics if m in EXTRA_COLUMNS],
         trim=trim,
+        partitions=args.partitions,
     )
     names = _cell_names([cell.description() for cell in grid.cells()])
     given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
     given.append(("--summary-csv", args.summary_csv))
     inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
     check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
-    if args.partitions is not None:
-        check_partitioned_compare(args)
     show_progress = progress_wanted(args)
     for workload in workloads:
         # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
@@ -346,25 +351,25 @@ def run_compare(args: argparse.Namespace) -> int:
             name = workload.path if isinstance(workload, TraceWorkload) else workload.label
             raise CommandLineError(no_jobs(str(name), workload.load().provenance))
     check_capacities(args, specs, [(w.label, w.load()) for w in workloads])
+    # Each log's partitions, chosen now: a log they cannot serve stops here, before any cell runs.
+    partition_lines = log_partition_lines(args.partitions, workloads) if args.partitions is not None else []
     ignoring = [s.label for s in specs if not s.takes_priority]
     if ignoring and orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
+    if processors_only:
+        print(processors_only)
     started = time.perf_counter()
-    partition_lines: list[str] = []
     try:
-        if args.partitions is not None:
-            result, partition_lines = partitioned_sweep(grid, args.partitions, show_progress)
-        else:
-            with warnings.catch_warnings():
-                # A cache that could not be written is said below, with the results.
-                warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
-                result = run_sweep(
-                    grid,
-                    cache=args.cache,
-                    workers=args.workers,
-                    progress=show_progress,
-                    jobs=args.jobs_csv is not None,
-                )
+        with warnings.catch_warnings():
+            # A cache that could not be written is said below, with the results.
+            warnings.filterwarnings("ignore", "the sweep cache", RuntimeWarning)
+            result = run_sweep(
+                grid,
+                cache=args.cache,
+                workers=args.workers,
+                progress=show_progress,
+                jobs=args.jobs_csv is not None,
+            )
     except BackfillError as e:
         where = "; ".join(getattr(e, "__notes__", ()))
         raise CommandLineError(f"{e} ({where})" if where else str(e)) from None

@@ -347,7 +347,7 @@ def split_params(text: str, what: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 def scheduler_spec(text: str) -> SchedulerSpec:
-    """Return the sweep spec of ``NAME[:K=V,...]``, each value read by its registered parameter.
+    """Return the sweep spec of ``NAME[:K=V,...][+RESOURCE...]`` (:meth:`SchedulerSpec.parse`).
 
     Slurm's names (``bf_window=1440``, in minutes) are read into the parameter they set.
 
@@ -499,7 +499,7 @@ def scheduler_specs(args: argparse.Namespace, default: Sequence[str] = ()) -> li
         entry = scheduler_entry(spec.name)
         params = given_parameters(entry, args, besides=dict(spec.params)) | dict(spec.params)
         try:
-            out.append(SchedulerSpec(spec.name, tuple(params.items())))
+            out.append(SchedulerSpec(spec.name, tuple(params.items()), resources=spec.resources))
         except BackfillError as e:
             raise CommandLineError(f"--scheduler {spec.label}: {e}") from None
     return list(dict.fromkeys(out))

@@ -29,6 +29,7 @@ from backfill.cli._resources import (
     add_resources_option,
     check_capacities,
     check_resource_metrics,
+    processors_only_note,
     resource_columns,
     with_resources,
 )
@@ -332,6 +333,7 @@ def _simulate(args: argparse.Namespace) -> int:
     orders = priorities(args)
     chosen = metrics_wanted(args, ()) if args.metric else []
     check_resource_metrics(chosen, specs)
+    processors_only = processors_only_note(chosen, specs)
     extra = [m for m in chosen if m in EXTRA_COLUMNS]
     load = _one(loads(args), "--load")
     estimates = _one(
@@ -368,6 +370,8 @@ def _simulate(args: argparse.Namespace) -> int:
     unused = unused_options(args, [scheduler_entry(s.name) for s in specs])
     if unused:
         print(f"note: {', '.join(unused)} applies to none of the schedulers chosen")
+    if processors_only:
+        print(processors_only)
 
     schedules: dict[str, Schedule] = {}
     planned: list[Schedule] = []  # of the runs that plan with a predictor or a limit

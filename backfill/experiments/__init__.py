@@ -7,6 +7,7 @@ from backfill.experiments.fair_start import (
     fair_start_times,
     srinivasan_fair_starts,
 )
+from backfill.experiments.partitioned import PartitionSpec
 from backfill.experiments.replications import interval, replication_summary, t_quantile
 from backfill.experiments.specs import (
     SCHEDULERS,
@@ -36,6 +37,7 @@ __all__ = [
     "MEASURE_COLUMNS",
     "ModelWorkload",
     "ParamValue",
+    "PartitionSpec",
     "SCHEDULERS",
     "SchedulerSpec",
     "SweepResult",

@@ -4,6 +4,9 @@ A schedule says how many processors a job used, not which; :func:`processor_lane
 lanes for a picture (and for the per-job CSV's ``allocated_resources``), and :func:`schedule_window`
 draws the jobs of a time window with the reservations held at one instant, on a time axis in
 readable units. matplotlib is needed for the drawing only (the ``plot`` extra).
+
+Processors only: a schedule that planned resources besides processors (memory) is drawn by its
+processors, and the y axis says which resources are not drawn.
 """
 
 from __future__ import annotations
@@ -157,14 +160,16 @@ def schedule_window(
 
     Each job is a filled rectangle from its start to its end (clipped to the window) over the lanes
     :func:`processor_lanes` gives it, in several rectangles when its lanes are not contiguous; the
-    y axis is the machine's processors. With ``reservations`` and a reservation log in the schedule
-    (``simulate(..., record_reservations=True)``, the default), every job still queued at ``at``
-    that holds a reservation then is drawn as a hatched, dashed outline from its reserved start for
-    its estimate, in the job's color: the plan the scheduler had at that instant. The x axis holds
-    seconds of simulated time but reads in a unit fit for the window (minutes, hours, days, weeks)
-    counted from the first submission. The reservations
-    are packed like the jobs, after the jobs running at ``at``, which are taken to end at their
-    start plus estimate, as the scheduler planned; where a plan does not fit that way, a
+    y axis is the machine's processors. Only processors: with resources besides them
+    (``schedule.resources``, memory), the jobs are still drawn by their processors, and the y axis
+    label names the resources not drawn (``processors (memory not drawn)``). With ``reservations``
+    and a reservation log in the schedule (``simulate(..., record_reservations=True)``, the
+    default), every job still queued at ``at`` that holds a reservation then is drawn as a hatched,
+    dashed outline from its reserved start for its estimate, in the job's color: the plan the
+    scheduler had at that instant. The x axis holds seconds of simulated time but reads in a unit
+    fit for the window (minutes, hours, days, weeks) counted from the first submission. The
+    reservations are packed like the jobs, after the jobs running at ``at``, which are taken to end
+    at their start plus estimate, as the scheduler planned; where a plan does not fit that way, a
     reservation takes the lanes that free first, so outlines may then overlap. A dotted line marks
     ``at``. Rectangles carry a gid, ``"job:<id>"`` or ``"reservation:<id>"``.
 
@@ -269,7 +274,8 @@ def schedule_window(
         ax.axvline(at, color="black", linestyle=":", linewidth=1.0)
     ax.set_xlim(start, end)
     ax.set_ylim(0, size)
-    ax.set_ylabel("processors")
+    others = ", ".join(r.name for r in schedule.resources)
+    ax.set_ylabel(f"processors ({others} not drawn)" if others else "processors")
     if held:  # one kind of box needs no key
         ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     window = f"{_number((start - origin) / unit)} to {_number((end - origin) / unit)} {unit_name}"

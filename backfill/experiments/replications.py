@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from backfill.errors import BackfillError
+from backfill.experiments.columns import is_resource_column
 from backfill.experiments.results import SweepResult
 
 __all__ = ["CONFIGURATION_COLUMNS", "interval", "replication_summary", "t_quantile"]
@@ -187,7 +188,8 @@ def replication_summary(
         >>> [(r["scheduler"], r["kind"], r["n"]) for r in rows]
         [('Conservative', 'value', 3.0), ('EASY', 'value', 3.0), ('EASY', 'improvement', 3.0)]
     """
-    missing = [m for m in metrics if result.rows and m not in result.rows[0]]
+    # A resource's utilization is in the rows of the schedulers that plan it only.
+    missing = [m for m in metrics if result.rows and not any(m in row for row in result.rows)]
     if missing:
         raise BackfillError(f"the rows have no column {', '.join(map(repr, missing))} to summarize")
     groups: dict[tuple[Any, ...], dict[str, list[float]]] = {}
@@ -200,11 +202,15 @@ def replication_summary(
 
     for row in result.rows:
         for m in metrics:
-            add(row, "value", m, float(row[m]))
+            if m in row:
+                add(row, "value", m, float(row[m]))
     if baseline is not None:
         for m in metrics:
             for row in result.improvement(m, baseline):
-                add(row, "improvement", m, float(row["improvement"]))
+                # NaN: one side did not measure it (a resource only some schedulers plan).
+                unmeasured = math.isnan(row["value"]) or math.isnan(row["baseline_value"])
+                if not (is_resource_column(m) and unmeasured):
+                    add(row, "improvement", m, float(row["improvement"]))
     out = []
     for key, measures in groups.items():
         config = dict(zip(CONFIGURATION_COLUMNS, key, strict=True))

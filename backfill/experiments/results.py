@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import math
 import os
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "METRIC_COLUMNS",
     "REJECTIONS_COLUMN",
     "REQUIRED_COLUMNS",
+    "SweepInterrupted",
     "SweepResult",
     "TRIM_COLUMNS",
 ]
@@ -204,7 +206,9 @@ class SweepResult:
         is better for waits and slowdowns. The baseline is the row whose scheduler label is
         ``baseline`` with the same workload, priority, load and estimates; a baseline without a queue
         priority (Conservative, ...) has only ``"fcfs"`` rows, which then serve every priority. The
-        baseline's own rows are left out.
+        baseline's own rows are left out. A resource's utilization (``utilization_memory``) is in
+        the rows of the schedulers that plan it only: a row without it, or whose baseline lacks it,
+        has a NaN value and improvement (a row read from CSV has NaN there already).
 
         Returns:
             Per row (grid order): its description columns, then ``metric``, ``baseline``,
@@ -224,7 +228,7 @@ class SweepResult:
         """
         if metric not in MEASURE_COLUMNS and not is_resource_column(metric):
             raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(MEASURE_COLUMNS)}")
-        if self.rows and metric not in self.rows[0]:
+        if self.rows and not any(metric in row for row in self.rows):
             raise BackfillError(f"the rows have no column {metric!r}: the sweep was not asked for it")
         groups = ("workload", "priority", "load", "estimates")
         base: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -247,7 +251,9 @@ class SweepResult:
             if ref is None:
                 where = ", ".join(f"{c}={v!r}" for c, v in zip(groups, group, strict=True))
                 raise BackfillError(f"no {baseline!r} row to compare {row['scheduler']!r} with at {where}")
-            value, reference = float(row[metric]), float(ref[metric])
+            value, reference = float(row.get(metric, math.nan)), float(ref.get(metric, math.nan))
+            # Not measured on one side: nothing to compare (a zero baseline would otherwise give inf).
+            change = math.nan if math.isnan(value) or math.isnan(reference) else None
             out.append(
                 {c: row[c] for c in DESCRIPTION_COLUMNS}
                 | {
@@ -255,7 +261,30 @@ class SweepResult:
                     "baseline": baseline,
                     "value": value,
                     "baseline_value": reference,
-                    "improvement": percent_improvement(reference, value),
+                    "improvement": percent_improvement(reference, value) if change is None else change,
                 }
             )
         return out
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by an interrupt, with how many of its cells had finished.
+
+    Attributes:
+        finished: Cells done (computed or read from the cache) when it stopped.
+        total: Cells of the grid.
+        cache: The cache directory that keeps the finished cells, or None.
+        unsaved: Finished cells the cache could not keep (its disk was full, say).
+    """
+
+    def __init__(
+        self, finished: int, total: int, cache: str | os.PathLike[str] | None, *, unsaved: int = 0
+    ) -> None:
+        kept = f"the cache {os.fspath(cache)} keeps them" if cache is not None else "no cache keeps them"
+        if cache is not None and unsaved:
+            kept = f"the cache {os.fspath(cache)} keeps {finished - unsaved} (it could not write the others)"
+        super().__init__(f"sweep interrupted: {finished} of {total} cells finished; {kept}")
+        self.finished = finished
+        self.total = total
+        self.cache = cache
+        self.unsaved = unsaved

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -95,6 +96,18 @@ def _check_params(instance: SchedulerSpec, attribute: attrs.Attribute[Any], valu
     _construct(instance.name, value, None)  # the scheduler's own validators judge the values
 
 
+_RESOURCE_SPLIT = re.compile(r"\+(?=\s*[A-Za-z_])")
+
+
+def _value_text(value: ParamValue) -> str:
+    """A parameter's value as :meth:`SchedulerSpec.parse` reads it back (none, true, 120.0, last2)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
 def _construct(
     name: str,
     params: tuple[tuple[str, ParamValue], ...],
@@ -133,7 +146,10 @@ class SchedulerSpec:
     text: ``"memory"``, ``"memory=1.5G"``); their capacities come from the workload, so a spec with
     resources builds its scheduler for a workload (:meth:`build`). They are part of the label
     (``EASY+memory``, ``EASY+memory=1572864`` with a size in kB per processor), hence of the
-    ``scheduler`` column of results, and of a cell's cache key.
+    ``scheduler`` column of results, and of a cell's cache key. In text they follow the name and
+    parameters the same way, as the command line's ``--resources`` names them:
+    ``easy:depth=4+memory=1G`` (:meth:`parse`); ``str(spec)`` is that text, which :meth:`parse`
+    reads back to an equal spec.
 
     Examples:
         >>> spec = SchedulerSpec.of("easy", depth=4)
@@ -147,6 +163,8 @@ class SchedulerSpec:
         "EASY(planning_window=86400.0, predictor='last2')"
         >>> SchedulerSpec("Conservative", resources="memory=2G").label
         'Conservative+memory=2097152'
+        >>> str(SchedulerSpec.parse("easy:depth=4+memory=2G"))
+        'EASY:depth=4+memory=2097152'
     """
 
     name: str = attrs.field(converter=_canonical_name, validator=_check_name)
@@ -165,25 +183,37 @@ class SchedulerSpec:
         extra = f", resources={self.resources!r}" if self.resources else ""
         return f"SchedulerSpec(name={self.name!r}, params={self.params!r}{extra})"
 
+    def __str__(self) -> str:
+        params = ",".join(f"{k}={_value_text(v)}" for k, v in self.params)
+        return self.name + (f":{params}" if params else "") + "".join(f"+{r.label}" for r in self.resources)
+
     @classmethod
     def parse(cls, text: str) -> SchedulerSpec:
-        """Return the spec of ``NAME[:K=V,...]``, each value read from text by NAME's own parameter ``K``.
+        """Return the spec of ``NAME[:K=V,...][+RESOURCE[=SIZE]...]``.
 
-        The command line's ``--scheduler`` and a sweep grid's scheduler given as text are read so.
+        Each value is read from text by NAME's own parameter ``K``; each resource as ``--resources``
+        reads one (:meth:`ResourceSpec.parse`: ``memory``, ``memory=1.5G``). The command line's
+        ``--scheduler`` and a sweep grid's scheduler given as text are read so.
 
         Raises:
             ParameterError: An unknown scheduler or parameter, a pair that is not ``K=V``, a key given
                 twice, or a value its reader refuses (naming the scheduler and the parameter).
+            BackfillError: An unknown resource, a bad size, or a resource named twice.
 
         Examples:
             >>> SchedulerSpec.parse("easy:bf_window=2,predictor=last2").params
             (('planning_window', 120.0), ('predictor', 'last2'))
+            >>> SchedulerSpec.parse("conservative+memory=1G").label
+            'Conservative+memory=1048576'
         """
-        name, pairs = split_spec_text(text)
+        # A resource begins with a letter after its "+"; a value's exponent ("1e+5") does not.
+        head, *extras = _RESOURCE_SPLIT.split(text)
+        resources = resource_specs(extras) if extras else ()
+        name, pairs = split_spec_text(head)
         if not pairs:
-            return cls(name)
+            return cls(name, resources=resources)
         entry = scheduler_entry(name)
-        return cls(entry.name, entry.read_all(pairs))
+        return cls(entry.name, entry.read_all(pairs), resources=resources)
 
     @classmethod
     def of(cls, name: str, **params: ParamValue) -> SchedulerSpec:

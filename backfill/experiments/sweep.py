@@ -34,6 +34,7 @@ from backfill.experiments.columns import (
     needs_reservations,
 )
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance, reading_policy
+from backfill.experiments.partitioned import PartitionSpec, check_partitioned, partition_measures
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import (
     COLUMNS,
@@ -43,6 +44,7 @@ from backfill.experiments.results import (
     METRIC_COLUMNS,
     REJECTIONS_COLUMN,
     TRIM_COLUMNS,
+    SweepInterrupted,
     SweepResult,
 )
 from backfill.experiments.specs import (
@@ -54,9 +56,11 @@ from backfill.experiments.specs import (
     check_priority,
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
+from backfill.measures.partitions import validate_partitions
 from backfill.measures.resource_use import resource_utilizations, utilization_column
 from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
+from backfill.partitions import simulate_partitions
 from backfill.schedule import Schedule
 from backfill.schedulers.priorities import PRIORITIES
 from backfill.simulator import simulate
@@ -72,6 +76,7 @@ __all__ = [
     "Cell",
     "Grid",
     "ModelWorkload",
+    "PartitionSpec",
     "SchedulerSpec",
     "SweepInterrupted",
     "SweepResult",
@@ -164,6 +169,7 @@ def _check_cell(cell: Cell) -> None:
     check_priority(cell.scheduler, cell.priority)
     _check_load(cell.load)
     _check_estimates(cell.estimates)
+    check_partitioned(cell.partitions, [cell.workload])
 
 
 @attrs.frozen
@@ -175,7 +181,9 @@ class Cell:
     its metrics. ``measures`` names the columns of
     :data:`~backfill.experiments.columns.EXTRA_COLUMNS` to compute besides the standard ones (the
     others of the vocabulary are always there), and ``trim`` the jobs every measure leaves out
-    (:class:`~backfill.measures.trim.Trim`; the simulation keeps them).
+    (:class:`~backfill.measures.trim.Trim`; the simulation keeps them). With ``partitions`` (logs
+    only), the partitions it chooses on the log as read run apart, each planning its share of the
+    resources (:func:`~backfill.partitions.simulate_partitions`, then ``validate_partitions``).
 
     Examples:
         >>> cell = Cell(ModelWorkload(n_jobs=60, machine_size=16), SchedulerSpec("EASY"), "sjf", load=1.5)
@@ -194,6 +202,7 @@ class Cell:
     bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
     measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
     trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
+    partitions: PartitionSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         _check_cell(self)
@@ -216,6 +225,7 @@ class Cell:
             **({"measures": list(self.measures)} if self.measures else {}),
             **({"trim": [self.trim.warmup, self.trim.cooldown]} if self.trim else {}),
             **self.scheduler.resource_key(),  # with resources, never the key of a cell without
+            **({"partitions": self.partitions.identity()} if self.partitions is not None else {}),
         }
 
     def description(self) -> dict[str, Any]:
@@ -292,25 +302,34 @@ def summary_row(
 def _measure(
     cell: Cell, identity: Mapping[str, Any], jobs: bool = False, tick: Callable[[int], object] | None = None
 ) -> dict[str, Any]:
-    workload = cell.workload._load(identity)
+    workload = as_read = cell.workload._load(identity)
     if cell.estimates == "exact":
         workload = workload.with_exact_estimates()
     if cell.load != 1.0:
         workload = workload.scaled(cell.load)
     scheduler = cell.scheduler.build(cell.priority, workload)
+    # A log's partitions and their default sizes come from it as read, before estimates and load.
+    parts = cell.partitions.planned(as_read, scheduler, workload.machine_size) if cell.partitions else ()
+    logged = needs_reservations(cell.measures)
     started = time.perf_counter()
-    schedule = simulate(workload, scheduler, record_reservations=needs_reservations(cell.measures))
+    if cell.partitions is not None:
+        schedule = simulate_partitions(workload, parts, scheduler, record_reservations=logged)
+    else:
+        schedule = simulate(workload, scheduler, record_reservations=logged)
     seconds = time.perf_counter() - started
-    validate_schedule(schedule)
+    if parts:
+        validate_partitions(schedule, parts)  # the whole schedule, then each partition's capacities
+    else:
+        validate_schedule(schedule)
     metrics = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim)
-    if cell.measures:
+    fresh = cell.scheduler.build(cell.priority, workload) if cell.measures else scheduler
+    if cell.measures and parts:
+        metrics |= partition_measures(
+            schedule, parts, fresh, cell.measures, cell.bound, cell.trim, progress=tick or False
+        )
+    elif cell.measures:
         metrics |= extra_measures(
-            schedule,
-            cell.measures,
-            scheduler=cell.scheduler.build(cell.priority, workload),
-            bound=cell.bound,
-            trim=cell.trim,
-            progress=tick or False,
+            schedule, cell.measures, scheduler=fresh, bound=cell.bound, trim=cell.trim, progress=tick or False
         )
     metrics["path"] = schedule.path
     if jobs:
@@ -348,6 +367,7 @@ def _check_grid(grid: Grid) -> None:
     _nonempty_unique("priority", list(grid.priorities))
     _nonempty_unique("load factor", list(grid.loads))
     _nonempty_unique("estimate policy", list(grid.estimates))
+    check_partitioned(grid.partitions, grid.workloads)
 
 
 @attrs.frozen
@@ -355,8 +375,8 @@ class Grid:
     """The cells of a sweep: workloads x schedulers x priorities x load factors x estimate policies.
 
     Sequences may be given as lists; a scheduler as a name, a workload as a trace path. Labels must
-    be unique, since results are grouped by them. ``measures`` and ``trim`` apply to every cell
-    (see :class:`Cell`). :meth:`cells` yields the combinations in the
+    be unique, since results are grouped by them. ``measures``, ``trim`` and ``partitions`` apply to
+    every cell (see :class:`Cell`). :meth:`cells` yields the combinations in the
     order of :func:`itertools.product` over the fields as listed (workloads outermost, estimates
     fastest), except that a scheduler without a queue priority (Conservative, RelShare,
     LookaheadSlack, SlackBackfill) gets one cell with priority ``"fcfs"`` per workload, load and
@@ -378,6 +398,7 @@ class Grid:
     bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
     measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
     trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
+    partitions: PartitionSpec | None = None
 
     def __attrs_post_init__(self) -> None:
         _check_grid(self)
@@ -399,6 +420,7 @@ class Grid:
                                 self.bound,
                                 self.measures,
                                 self.trim,
+                                self.partitions,
                             )
 
 
@@ -561,29 +583,6 @@ def _read_cached(
         text, status = store.read_jobs(key, rows=m["jobs"] + m["rejected"])
         m = None if text is None else m | {_JOBS: text}
     return m, int(status == DAMAGED)
-
-
-class SweepInterrupted(KeyboardInterrupt):
-    """A sweep stopped by an interrupt, with how many of its cells had finished.
-
-    Attributes:
-        finished: Cells done (computed or read from the cache) when it stopped.
-        total: Cells of the grid.
-        cache: The cache directory that keeps the finished cells, or None.
-        unsaved: Finished cells the cache could not keep (its disk was full, say).
-    """
-
-    def __init__(
-        self, finished: int, total: int, cache: str | os.PathLike[str] | None, *, unsaved: int = 0
-    ) -> None:
-        kept = f"the cache {os.fspath(cache)} keeps them" if cache is not None else "no cache keeps them"
-        if cache is not None and unsaved:
-            kept = f"the cache {os.fspath(cache)} keeps {finished - unsaved} (it could not write the others)"
-        super().__init__(f"sweep interrupted: {finished} of {total} cells finished; {kept}")
-        self.finished = finished
-        self.total = total
-        self.cache = cache
-        self.unsaved = unsaved
 
 
 def _run(

@@ -16,6 +16,10 @@ period, so one submitted before it still weighs on it while waiting or running; 
 are those with a completed job active in the period or submitted in it. Units are processors and
 seconds: with a node as one processor, 50 node-hours are 180,000 processor-seconds. ``by="group"``
 measures groups instead of users. See ``docs/user-shares.md``.
+
+Processors only, as the paper's shares are: a schedule that planned resources besides processors
+(memory) is measured by its jobs' processors, and what else they held counts nowhere here (the
+command line says so beside these columns).
 """
 
 from __future__ import annotations

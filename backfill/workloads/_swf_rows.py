@@ -112,8 +112,9 @@ def _value_problems(
     """Find rows that parse as numbers but hold a value no job can have: (line, problem) pairs.
 
     The rules are those of :class:`~backfill.workloads.workload.Job`: integers exact (below 2**53 in
-    magnitude), times (submit, runtime, estimate) -1 or 0 to ``MAX_TIME``, a width -1 or at least 0;
-    and memory (used, field 7, and requested, field 10) -1 or at least 0, as a width.
+    magnitude), times (submit, runtime, estimate) -1 or 0 to ``MAX_TIME``, a width and a partition
+    number (field 16) -1 or at least 0; and memory (used, field 7, and requested, field 10) -1 or
+    at least 0, as a width.
     ``processors`` is the cleaning policy's choice of width, since a width taken from field 8 must
     obey the width's rule too. Repeated ids are looked for separately, over the whole log.
     """
@@ -163,6 +164,10 @@ def _value_problems(
     for col in _MEMORY_COLS:
         column = values[:, col]
         flag((column < 0) & (column != -1), negative(col))
+    # A partition number names a part of the machine; -1 says it is unknown, and no other negative
+    # number means anything (read as a partition, -7 would become one of its own).
+    partition = _COL["partition"]
+    flag((values[:, partition] < 0) & (values[:, partition] != -1), negative(partition))
     allocated, requested = values[:, _COL["processors"]], values[:, _COL["requested_processors"]]
     flag(
         (allocated < 0) & (allocated != -1),

@@ -254,11 +254,12 @@ def read_swf(
         SWFError: A data line is not a job: it has not 18 fields, a field is not a finite number, an
             integer field is not an integer or is 2**53 or more in magnitude, a time (submit,
             runtime, estimate) is negative other than -1 (unknown) or above 10**12 s, a width or
-            a memory (field 7 or 10) is negative other than -1, or a job id repeats; a line is longer than
-            :data:`MAX_LINE_LENGTH` (1 MiB) or not UTF-8. The error names the file and the 1-based
-            line; with ``lenient=True`` such lines are skipped instead. Whatever ``lenient`` says,
-            a file that is not a log (named: a zip archive, a PDF, binary data, ...), a corrupt
-            gzip, bzip2 or xz stream, or a path that is not a regular file raises, without a line.
+            a memory (field 7 or 10) or the partition number (field 16) is negative other than -1,
+            or a job id repeats; a line is longer than :data:`MAX_LINE_LENGTH` (1 MiB) or not
+            UTF-8. The error names the file and the 1-based line; with ``lenient=True`` such lines
+            are skipped instead. Whatever ``lenient`` says, a file that is not a log (named: a zip
+            archive, a PDF, binary data, ...), a corrupt gzip, bzip2 or xz stream, or a path that is
+            not a regular file raises, without a line.
         BackfillError: ``machine_size`` is not a positive integer.
         OSError: The file cannot be opened or read.
 

@@ -79,7 +79,7 @@ def _check_int(value: Any, field: str, job_id: int | None) -> int:
         raise _refuse(field, job_id, value, "an int")
     else:
         v = int(value)
-    if field == "processors":
+    if field == "processors" or field == "partition":
         if not (v == -1 or 0 <= v < MAX_INT):
             raise _refuse(field, job_id, v, "-1 (unknown) or an int from 0 to 2**53 - 1")
     elif not -MAX_INT < v < MAX_INT:
@@ -158,6 +158,8 @@ class Job:
       such jobs with a reason);
     * ``memory``, ``requested_memory`` (kB per processor, SWF fields 7 and 10): -1 (unknown) or a
       finite amount from 0;
+    * ``partition``: an int, -1 (unknown) or from 0 (a partition's number; no other negative number
+      names one);
     * the other int fields (``user``, ``status``, ...): any int strictly between ``-2**53`` and
       ``2**53``; the other real fields (``wait``, ``memory``, ...): any finite number.
 
@@ -246,8 +248,9 @@ class Job:
             and (0 <= estimate <= MAX_TIME or estimate == -1)
             and (memory >= 0 or memory == -1)
             and (requested_memory >= 0 or requested_memory == -1)
-            and min(user, group, requested_processors, status, executable, queue, partition) > -MAX_INT
-            and max(user, group, requested_processors, status, executable, queue, partition) < MAX_INT
+            and min(user, group, requested_processors, status, executable, queue) > -MAX_INT
+            and max(user, group, requested_processors, status, executable, queue) < MAX_INT
+            and (0 <= partition < MAX_INT or partition == -1)
             and -MAX_INT < preceding_job < MAX_INT
             and math.isfinite(wait + cpu_time + memory + requested_memory + think_time)
         ):
@@ -354,7 +357,7 @@ def _check_records(records: npt.NDArray[np.void]) -> None:
                 if lo > -_INF and hi < _INF:
                     continue
                 bad = ~np.isfinite(column)
-        elif name == "processors":
+        elif name == "processors" or name == "partition":
             if lo >= -1 and hi < MAX_INT:
                 continue
             bad = ~((column == -1) | ((column >= 0) & (column < MAX_INT)))
