@@ -26,7 +26,7 @@ import numpy.typing as npt
 from backfill.errors import BackfillError
 from backfill.measures.metrics import makespan
 from backfill.schedule import Schedule
-from backfill.workloads.resources import Resource
+from backfill.workloads.resources import Resource, _bounded_amounts
 
 __all__ = ["job_amounts", "resource_utilization", "resource_utilizations", "utilization_column"]
 
@@ -58,6 +58,9 @@ def job_amounts(schedule: Schedule, resource: Resource | str) -> npt.NDArray[np.
         schedule: A schedule; its jobs as simulated (after load scaling and estimates).
         resource: A :class:`Resource`, or the name of one the schedule planned.
 
+    A job asking 2**62 or more (:data:`~backfill.workloads.limits.MAX_AMOUNT`, which the simulator
+    rejects: no capacity is that large) has no such amount: -1 stands for it, as SWF writes unknowns.
+
     Raises:
         BackfillError: A name the schedule did not plan.
         JobError: A job's request is not an int >= 0.
@@ -70,7 +73,8 @@ def job_amounts(schedule: Schedule, resource: Resource | str) -> npt.NDArray[np.
         [7]
     """
     chosen = _resource(schedule, resource)
-    return np.fromiter((chosen.amount(job) for job in schedule.workload), dtype=np.int64, count=len(schedule))
+    amounts, past = _bounded_amounts(chosen, schedule.workload)
+    return np.where(past, -1, amounts)
 
 
 def resource_utilization(schedule: Schedule, resource: Resource | str) -> float:

@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from backfill.errors import JobError, ParameterError
 from backfill.workloads.amounts import Amounts
+from backfill.workloads.limits import MAX_AMOUNT
 from backfill.workloads.workload import Job, Workload
 
 __all__ = ["Resource", "capacities", "check_resources", "memory_request", "requests"]
@@ -56,7 +57,14 @@ def memory_request(job: Job) -> int:
     """
     per = job.requested_memory if job.requested_memory > 0 else job.memory
     if per > 0 and job.processors > 0:
-        return math.ceil(per * job.processors)
+        whole = per * job.processors
+        if whole == math.inf:  # a finite memory of 1e300 kB per processor times a width
+            raise JobError(
+                f"memory {per:g} kB per processor x {job.processors} processors is too large for a number",
+                job_id=job.id,
+                field="memory",
+            )
+        return math.ceil(whole)
     return 0
 
 
@@ -72,8 +80,10 @@ def _is_name(instance: object, attribute: attrs.Attribute[Any], value: object) -
 
 
 def _is_capacity(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ParameterError(f"Resource.capacity must be an int >= 1 (whole units), got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value < MAX_AMOUNT:
+        raise ParameterError(
+            f"Resource.capacity must be an int >= 1 (whole units) and below 2**62 (MAX_AMOUNT), got {value!r}"
+        )
 
 
 def _is_request(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -89,9 +99,14 @@ class Resource:
     that sweeps can send it to their workers). Two resources are equal when their name, capacity and
     request are.
 
+    Every capacity and every amount is below :data:`~backfill.workloads.limits.MAX_AMOUNT` (2**62),
+    the one bound of amounts: the schedulers' profiles add and subtract them as 64-bit integers. The
+    simulator rejects a job asking that much or more, with its reason, as it rejects a job asking more
+    than the capacity; :meth:`amount` and :meth:`amounts` refuse it.
+
     Args:
         name: An identifier other than ``processors``: ``memory``, ``gpus``, ``licences``, ...
-        capacity: Units the machine (or partition) has: an int >= 1.
+        capacity: Units the machine (or partition) has: an int from 1 to below 2**62.
         request: The units a job holds from its start to its end.
 
     Examples:
@@ -120,7 +135,8 @@ class Resource:
         O(n) for n jobs.
 
         Raises:
-            JobError: If a request is not an int >= 0 (or, for another rule, is 2**63 or more).
+            JobError: If a request is not an int >= 0, or is 2**62 (``MAX_AMOUNT``) or more, naming
+                the first such job.
 
         Examples:
             >>> from backfill.workloads.workload import Job, Workload
@@ -129,12 +145,12 @@ class Resource:
             >>> Resource.memory(64).amounts(Workload.from_jobs(jobs, machine_size=4)).tolist()
             [2, 3, 5]
         """
-        if self.request is memory_request:
-            return _memory_amounts(workload)
-        values = [self.amount(job) for job in workload]
-        if values and max(values) >= 2**63:
-            raise JobError(f"request {max(values)} is 2**63 or more", field=self.name)
-        return np.array(values, dtype=np.int64)
+        values, past = _bounded_amounts(self, workload)
+        if past.any():
+            row = int(np.flatnonzero(past)[0])
+            job = workload[row]
+            self.amount(job)  # raises, naming the job and the amount
+        return values
 
     def amount(self, job: Job) -> int:
         """The units ``job`` holds, checked: an int >= 0.
@@ -143,20 +159,79 @@ class Resource:
             JobError: If the request is not an int >= 0, naming the job and the resource.
         """
         value = self.request(job)
-        if value.__class__ is int and value >= 0:  # the usual answer, without the checks below
+        if value.__class__ is int and 0 <= value < MAX_AMOUNT:  # the usual answer, without the checks below
             return value
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise JobError(f"request must be an int >= 0, got {value!r}", job_id=job.id, field=self.name)
+        if value >= MAX_AMOUNT:
+            raise JobError(
+                f"asks {int(value)} {self.name}, 2**62 (MAX_AMOUNT) or more: more than any capacity",
+                job_id=job.id,
+                field=self.name,
+            )
         return int(value)
 
 
-def _memory_amounts(workload: Workload) -> npt.NDArray[np.int64]:
-    """:func:`memory_request` of every job at once, in row order: the same float products, rounded up."""
+def _memory_wholes(workload: Workload) -> npt.NDArray[np.float64]:
+    """:func:`memory_request` of every job at once, in row order, as floats: the same products, rounded up.
+
+    A product too large for a float is ``inf``; each value is a whole number (exact as an int).
+    """
     r = workload.records
     asked, used, processors = r["requested_memory"], r["memory"], r["processors"]
     per = np.where(asked > 0, asked, used)
-    whole = np.ceil(per * processors.astype(np.float64))
-    return np.where((per > 0) & (processors > 0), whole, 0).astype(np.int64)
+    with np.errstate(over="ignore"):
+        whole = np.ceil(per * processors.astype(np.float64))
+    return np.where((per > 0) & (processors > 0), whole, 0.0)
+
+
+def _bounded_amounts(
+    resource: Resource, workload: Workload
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Every job's amount of ``resource`` and whether it is ``MAX_AMOUNT`` or more (then held as that).
+
+    The simulator rejects the jobs marked, with their reason; every other amount is exact. O(n).
+
+    Raises:
+        JobError: A request that is not an int >= 0 (a rule's error, not the job's).
+    """
+    if resource.request is memory_request:
+        whole = _memory_wholes(workload)
+        past = whole >= MAX_AMOUNT  # inf too; below 2**62 a float's whole number converts exactly
+        return np.where(past, MAX_AMOUNT, whole).astype(np.int64), past
+    values = []
+    for job in workload:
+        value = resource.request(job)
+        if not (value.__class__ is int and 0 <= value < MAX_AMOUNT):
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= MAX_AMOUNT:
+                value = MAX_AMOUNT
+            else:
+                value = resource.amount(job)  # raises, naming the job
+        values.append(value)
+    amounts = np.array(values, dtype=np.int64)
+    return amounts, amounts >= MAX_AMOUNT
+
+
+def _exact_amounts(resource: Resource, workload: Workload, rows: npt.NDArray[np.intp]) -> list[int | float]:
+    """The amounts of the jobs at ``rows`` exactly, as Python numbers, however large (no bound).
+
+    What :func:`~backfill.measures.validation.validate_schedule` sums: a schedule that started a job
+    past the bound is judged by what that job asks, not by a wrapped or clipped number. A memory
+    product too large for a float is ``inf``.
+
+    Raises:
+        JobError: A request that is not an int >= 0.
+    """
+    if resource.request is memory_request:
+        return [int(x) if math.isfinite(x) else x for x in _memory_wholes(workload)[rows].tolist()]
+    out: list[int | float] = []
+    for row in rows.tolist():
+        job = workload[row]
+        value = resource.request(job)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+            resource.amount(job)  # raises, naming the job
+        out.append(int(value))
+    return out
 
 
 def check_resources(resources: Iterable[Resource]) -> tuple[Resource, ...]:
