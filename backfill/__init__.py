@@ -125,7 +125,7 @@ from backfill.workloads.amounts import Amounts
 from backfill.workloads.batsim import read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
-from backfill.workloads.resources import Resource, memory_request
+from backfill.workloads.resources import Resource, default_capacity, memory_request
 from backfill.workloads.swf import read_swf, write_swf
 from backfill.workloads.workload import Job, Workload
 
@@ -197,6 +197,7 @@ __all__ = [
     "category_shares",
     "category_thresholds",
     "check_reservations",
+    "default_capacity",
     "entitled_processors",
     "entitled_usage",
     "exact_runtime",

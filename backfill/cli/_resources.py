@@ -27,10 +27,10 @@ __all__ = [
 RESOURCES_HELP = (
     "resources to plan, comma-separated: processors (always planned) and memory (each job holds its "
     "processors x its requested memory per processor, SWF field 10, else its used memory, field 7). "
-    "memory alone: per processor the largest memory per processor any job asks, times the machine's "
-    "processors, so every job fits and memory binds only when memory-heavy jobs crowd; memory=SIZE: "
-    "SIZE per processor times the machine's processors, SIZE in kB (as SWF counts) or with a binary "
-    "unit, 512M, 1.5G; default processors"
+    "memory=SIZE: SIZE per processor times the machine's processors, SIZE in kB (as SWF counts) or "
+    "with a binary unit, 512M, 1.5G; memory alone: the node memory documented for the log's machine "
+    "(the table in docs/resources.md), refused for a log of any other machine. Each run with resources also reports held_back_<resource>, the seconds the oldest waiting "
+    "job had its processors free but not that resource; default processors"
 )
 
 

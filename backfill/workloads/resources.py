@@ -39,7 +39,7 @@ from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_AMOUNT
 from backfill.workloads.workload import Job, Workload
 
-__all__ = ["Resource", "capacities", "check_resources", "memory_request", "requests"]
+__all__ = ["Resource", "capacities", "check_resources", "default_capacity", "memory_request", "requests"]
 
 
 def memory_request(job: Job) -> int:
@@ -269,3 +269,117 @@ def requests(job: Job, resources: Iterable[Resource]) -> Amounts:
         JobError: If a resource's request for the job is not an int >= 0.
     """
     return Amounts([job.processors, *(r.amount(job) for r in resources)])
+
+
+@attrs.frozen
+class _NodeMemory:
+    """A machine of the Parallel Workloads Archive whose description gives its node memory."""
+
+    log: str  # the archive's log, as the docs name it
+    installation: str  # the SWF header's Installation, as read_swf keeps it
+    computer: str  # the SWF header's Computer
+    per_processor: int  # kB of memory per processor: a node's memory over its processors
+    source: str  # where the description says so, and what it says
+
+
+#: The node memory of each archive machine whose description gives it, keyed by what a workload
+#: carries of its machine: the header's Installation and Computer (read_swf keeps them in
+#: ``Workload.header``; a trimmed, scaled or renamed log keeps them, a file name does not identify a
+#: machine). docs/resources.md gives this table; tests/test_held_back.py checks that the two agree.
+_NODE_MEMORY = (
+    _NodeMemory(
+        "RICC-2010-2",
+        "RICC: RIKEN Integrated Cluster of Clusters",
+        "Fujitsu RX200S5 Cluster",
+        12 * 2**20 // 8,
+        "archive page of the RICC log: 1024 nodes, each with 12 GB of memory and two 4-core CPUs",
+    ),
+    _NodeMemory(
+        "HPC2N-2002",
+        "HPC2N - High Performance Computing Center North, Sweden",
+        "Linux cluster (Seth)",
+        2**20 // 2,
+        "archive page of the HPC2N log: nodes have 1 GB of RAM each, shared by the two processors",
+    ),
+    _NodeMemory(
+        "SDSC-BLUE-2000",
+        "SDSC Blue Horizon",
+        "IBM SP",
+        4 * 2**20 // 8,
+        "the log's header: 4 GB memory per node (shared by 8 processors)",
+    ),
+    _NodeMemory(
+        "DAS2-fs1-2003",
+        "DAS2 - Leiden University (fs1)",
+        "Pentium-III Linux cluster",
+        2**20 // 2,
+        "the log's header: 32 nodes of dual 1GHz Pentium-III, 1GB RAM per node",
+    ),
+)
+
+#: The resources :func:`default_capacity` knows, each with the rule of a job's amount.
+_DOCUMENTED = {"memory": memory_request}
+
+
+def _workload_label(workload: Workload) -> str:
+    source = workload.provenance.get("source")
+    return f"the log {source}" if source else "the workload (no source file recorded)"
+
+
+def default_capacity(name: str, workload: Workload) -> int:
+    """Return the documented capacity of resource ``name`` on the machine ``workload`` comes from.
+
+    For ``memory`` (in kB, as SWF counts): the memory per processor the machine's description gives
+    (a node's memory over its processors) times the workload's processors (its ``machine_size``).
+    The machine is recognised by the SWF header's ``Installation`` and ``Computer``, which
+    :func:`~backfill.workloads.swf.read_swf` keeps with the workload; the table, with the sentence
+    each size comes from, is in docs/resources.md. Any other workload (a log of another machine, a
+    Batsim file, a generated workload) has none: a size that nobody documented would be a guess, and
+    the old guess (the largest request per processor) could never bind.
+
+    Args:
+        name: The resource: ``memory``.
+        workload: The workload whose machine is meant.
+
+    Returns:
+        The capacity in whole units (kB for memory).
+
+    Raises:
+        ParameterError: Another resource, or a machine whose memory no description gives (naming
+            the log: give a size, ``memory=SIZE`` on the command line or ``Resource.memory(kB)``).
+
+    Examples:
+        >>> from backfill.workloads.workload import Job, Workload
+        >>> jobs = [Job(id=1, submit=0.0, processors=8, runtime=1.0, estimate=1.0)]
+        >>> header = {"Installation": "RICC: RIKEN Integrated Cluster of Clusters",
+        ...           "Computer": "Fujitsu RX200S5 Cluster"}
+        >>> default_capacity("memory", Workload.from_jobs(jobs, machine_size=8192, header=header))
+        12884901888
+        >>> default_capacity("memory", Workload.from_jobs(jobs, machine_size=8))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ParameterError: no documented memory for the workload (no source file recorded) ...
+    """
+    if not isinstance(workload, Workload):
+        raise ParameterError(f"default_capacity needs a Workload, got {workload!r}")
+    if name not in _DOCUMENTED:
+        raise ParameterError(
+            f"no documented capacity of a resource {name!r}; documented: {', '.join(_DOCUMENTED)}"
+        )
+    installation = workload.header.get("Installation", "").strip()
+    computer = workload.header.get("Computer", "").strip()
+    for machine in _NODE_MEMORY:
+        if (machine.installation, machine.computer) == (installation, computer):
+            capacity = machine.per_processor * workload.machine_size
+            if capacity >= MAX_AMOUNT:
+                raise ParameterError(
+                    f"memory of {machine.log} ({machine.per_processor} kB per processor) times "
+                    f"{workload.machine_size} processors passes 2**62 (MAX_AMOUNT)"
+                )
+            return capacity
+    machine = f" (Installation {installation!r}, Computer {computer!r})" if installation or computer else ""
+    raise ParameterError(
+        f"no documented memory for {_workload_label(workload)}{machine}: its machine's description "
+        "gives no node memory (docs/resources.md lists those that do); give a size per processor, "
+        "such as memory=1.5G on the command line, or Resource.memory(capacity in kB)"
+    )
