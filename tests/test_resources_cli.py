@@ -57,7 +57,7 @@ def test_simulate_with_memory(capsys: pytest.CaptureFixture[str], log: Path, tmp
     assert code == 0, err
     assert "note: memory: 10 jobs have no requested memory (field 10)" in out
     assert "note: memory: 10 jobs record neither" in out
-    assert _table_header(out)[-1] == "utilization_memory"
+    assert _table_header(out)[-2:] == ["utilization_memory", "held_back_memory"]
     assert "Conservative+memory=4096(fcfs)" in out
     [row] = _csv_rows(tmp_path / "m.csv")
     assert row["scheduler"] == "Conservative+memory=4096" and 0 < float(row["utilization_memory"]) <= 1
@@ -162,7 +162,7 @@ def test_compare_shows_the_utilization_of_memory_by_default(
     )
     assert code == 0, err
     header = next(line for line in out.splitlines() if line.startswith("| workload"))
-    assert header.split("|")[-2].strip() == "utilization_memory"
+    assert [c.strip() for c in header.split("|")[-3:-1]] == ["utilization_memory", "held_back_memory"]
 
 
 @pytest.mark.parametrize(
