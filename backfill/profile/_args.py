@@ -110,7 +110,7 @@ def capacity(value: Any) -> int:
     """
     if type(value) is int and 1 <= value < MAX_AMOUNT:
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value < MAX_AMOUNT:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= int(value) < MAX_AMOUNT:
         raise _refuse("__init__", "capacity must be an int >= 1, below 2**62 (MAX_AMOUNT)", value)
     return int(value)
 

@@ -80,7 +80,7 @@ def _is_name(instance: object, attribute: attrs.Attribute[Any], value: object) -
 
 
 def _is_capacity(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value < MAX_AMOUNT:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= int(value) < MAX_AMOUNT:
         raise ParameterError(
             f"Resource.capacity must be an int >= 1 (whole units) and below 2**62 (MAX_AMOUNT), got {value!r}"
         )
@@ -115,7 +115,7 @@ class Resource:
         >>> Resource("gpus", 0, memory_request)
         Traceback (most recent call last):
         ...
-        backfill.errors.ParameterError: Resource.capacity must be an int >= 1 (whole units), got 0
+        backfill.errors.ParameterError: Resource.capacity must be an int >= 1 (whole units) and below 2**62 (MAX_AMOUNT), got 0
     """
 
     name: str = attrs.field(validator=_is_name)
@@ -358,7 +358,7 @@ def default_capacity(name: str, workload: Workload) -> int:
         >>> default_capacity("memory", Workload.from_jobs(jobs, machine_size=8))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        backfill.errors.ParameterError: no documented memory for the workload (no source file recorded) ...
+        backfill.errors.ParameterError: no documented memory for the workload (no source file recorded): ...
     """
     if not isinstance(workload, Workload):
         raise ParameterError(f"default_capacity needs a Workload, got {workload!r}")
@@ -377,9 +377,9 @@ def default_capacity(name: str, workload: Workload) -> int:
                     f"{workload.machine_size} processors passes 2**62 (MAX_AMOUNT)"
                 )
             return capacity
-    machine = f" (Installation {installation!r}, Computer {computer!r})" if installation or computer else ""
+    named = f" (Installation {installation!r}, Computer {computer!r})" if installation or computer else ""
     raise ParameterError(
-        f"no documented memory for {_workload_label(workload)}{machine}: its machine's description "
+        f"no documented memory for {_workload_label(workload)}{named}: its machine's description "
         "gives no node memory (docs/resources.md lists those that do); give a size per processor, "
         "such as memory=1.5G on the command line, or Resource.memory(capacity in kB)"
     )
