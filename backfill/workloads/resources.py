@@ -81,9 +81,7 @@ def _is_name(instance: object, attribute: attrs.Attribute[Any], value: object) -
 
 def _is_capacity(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= int(value) < MAX_AMOUNT:
-        raise ParameterError(
-            f"Resource.capacity must be an int >= 1 (whole units) and below 2**62 (MAX_AMOUNT), got {value!r}"
-        )
+        raise ParameterError(f"Resource.capacity must be an int >= 1, below 2**62 (units), got {value!r}")
 
 
 def _is_request(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -115,7 +113,7 @@ class Resource:
         >>> Resource("gpus", 0, memory_request)
         Traceback (most recent call last):
         ...
-        backfill.errors.ParameterError: Resource.capacity must be an int >= 1 (whole units) and below 2**62 (MAX_AMOUNT), got 0
+        backfill.errors.ParameterError: Resource.capacity must be an int >= 1, below 2**62 (units), got 0
     """
 
     name: str = attrs.field(validator=_is_name)
