@@ -210,26 +210,43 @@ def _bounded_amounts(
     return amounts, amounts >= MAX_AMOUNT
 
 
-def _exact_amounts(resource: Resource, workload: Workload, rows: npt.NDArray[np.intp]) -> list[int | float]:
-    """The amounts of the jobs at ``rows`` exactly, as Python numbers, however large (no bound).
+def _exact_amount(resource: Resource, job: Job) -> int:
+    """A job's amount exactly, however large (no bound): what outputs write and the validator sums.
 
-    What :func:`~backfill.measures.validation.validate_schedule` sums: a schedule that started a job
-    past the bound is judged by what that job asks, not by a wrapped or clipped number. A memory
-    product too large for a float is ``inf``.
+    :meth:`Resource.amount` without the bound; for :func:`memory_request`, a product too large for a
+    float is the exact product of the (then whole) memory per processor and the processors.
 
     Raises:
         JobError: A request that is not an int >= 0.
     """
     if resource.request is memory_request:
-        return [int(x) if math.isfinite(x) else x for x in _memory_wholes(workload)[rows].tolist()]
-    out: list[int | float] = []
-    for row in rows.tolist():
-        job = workload[row]
-        value = resource.request(job)
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-            resource.amount(job)  # raises, naming the job
-        out.append(int(value))
-    return out
+        per = job.requested_memory if job.requested_memory > 0 else job.memory
+        if per > 0 and job.processors > 0:
+            whole = per * job.processors
+            return math.ceil(whole) if math.isfinite(whole) else math.ceil(per) * job.processors
+        return 0
+    value = resource.request(job)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        resource.amount(job)  # raises, naming the job
+    return int(value)
+
+
+def _exact_amounts(resource: Resource, workload: Workload, rows: npt.NDArray[np.intp]) -> list[int]:
+    """The amounts of the jobs at ``rows`` exactly (:func:`_exact_amount`), in one numpy pass for memory.
+
+    What :func:`~backfill.measures.validation.validate_schedule` sums: a schedule that started a job
+    past the bound is judged by what that job asks, not by a wrapped or clipped number.
+
+    Raises:
+        JobError: A request that is not an int >= 0.
+    """
+    if resource.request is memory_request:
+        wholes = _memory_wholes(workload)[rows].tolist()
+        return [
+            int(x) if math.isfinite(x) else _exact_amount(resource, workload[row])
+            for x, row in zip(wholes, rows.tolist(), strict=True)
+        ]
+    return [_exact_amount(resource, workload[row]) for row in rows.tolist()]
 
 
 def check_resources(resources: Iterable[Resource]) -> tuple[Resource, ...]:
