@@ -57,7 +57,7 @@ from backfill.measures.planning import (
     prediction_mae,
     underprediction_rate,
 )
-from backfill.measures.resource_use import resource_utilization
+from backfill.measures.resource_use import held_back, resource_utilization
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import (
     actual_usage,
@@ -211,6 +211,7 @@ __all__ = [
     "group_summary",
     "guarantee_violations",
     "guarded",
+    "held_back",
     "high_load_phases",
     "high_load_utilization",
     "job_categories",

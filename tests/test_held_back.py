@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_cli import run
 
 from backfill import (
     EASY,
@@ -212,3 +213,32 @@ def test_the_archive_headers_carry_the_keys(traces: Path, machine: object) -> No
         head = [next(f) for _ in range(60)]
     fields = {m[1]: m[2].strip() for line in head if (m := re.match(r";\s*(\w+):(.*)", line))}
     assert (fields["Installation"], fields["Computer"]) == (machine.installation, machine.computer)  # type: ignore[attr-defined]
+
+
+def test_a_partitioned_run_is_held_back_partition_by_partition(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Both jobs in partition 1 (2 processors, 10 kB: its share of 5 kB per processor). Job 1 holds
+    # 6 kB from 1 to 11; job 2 arrives at 2 with a processor free and waits for memory until 11: 9 s.
+    # The merged pools (4 processors, 20 kB) would hold nothing back.
+    path = tmp_path / "parts.swf"
+    lines = ["; MaxProcs: 4"] + [f"{i} {i} -1 10 1 -1 -1 1 10 6 1 1 1 1 1 1 -1 -1" for i in (1, 2)]
+    path.write_text("\n".join(lines) + "\n")
+    out_csv = tmp_path / "out.csv"
+    code, _out, err = run(
+        capsys, "simulate", str(path), "--scheduler", "easy", "--partitions", "1=2,2=2",
+        "--resources", "memory=5", "--csv", str(out_csv),
+    )  # fmt: skip
+    assert code == 0, err
+    row = out_csv.read_text().splitlines()
+    header, values = row[0].split(","), row[1].split(",")
+    assert float(values[header.index("held_back_memory")]) == 9.0
+    code, out, err = run(
+        capsys, "compare", str(path), "--scheduler", "easy", "--partitions", "1=2,2=2",
+        "--resources", "memory=5", "--workers", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    header_line = next(line for line in out.splitlines() if line.startswith("| workload"))
+    cells = [c.strip() for c in header_line.split("|")]
+    row_line = next(line for line in out.splitlines() if line.startswith("| parts "))
+    assert [c.strip() for c in row_line.split("|")][cells.index("held_back_memory")] == "9.0"

@@ -25,7 +25,8 @@ from backfill.experiments.results import TRIM_COLUMNS, SweepResult
 from backfill.experiments.specs import TraceWorkload
 from backfill.experiments.sweep import Grid, summary_row
 from backfill.measures.fairness import unfairness
-from backfill.measures.partitions import validate_partitions
+from backfill.measures.partitions import partition_held_back, validate_partitions
+from backfill.measures.resource_use import held_back_column
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.partitions import Partition, jobs_per_partition, log_partitions, simulate_partitions
 from backfill.schedule import Schedule
@@ -240,6 +241,8 @@ def partitioned_sweep(grid: Grid, choice: PartitionChoice, progress: bool) -> tu
             seconds = time.perf_counter() - started
             validate_partitions(schedule, parts)  # with the resources each partition planned
             measured = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim)
+            # Each partition a machine of its own, not the merged pools.
+            measured |= {held_back_column(k): v for k, v in partition_held_back(schedule, parts).items()}
             if cell.measures:
                 measured |= partition_measures(
                     schedule, parts, scheduler, cell.measures, cell.bound, cell.trim
