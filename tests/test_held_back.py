@@ -28,6 +28,7 @@ from backfill import (
     simulate,
 )
 from backfill.errors import ParameterError
+from backfill.experiments.specs import ResourceSpec
 from backfill.experiments.sweep import summary_row
 from backfill.measures.resource_use import held_back, held_back_columns
 from backfill.schedule import Schedule
@@ -242,3 +243,8 @@ def test_a_partitioned_run_is_held_back_partition_by_partition(
     cells = [c.strip() for c in header_line.split("|")]
     row_line = next(line for line in out.splitlines() if line.startswith("| parts "))
     assert [c.strip() for c in row_line.split("|")][cells.index("held_back_memory")] == "9.0"
+
+
+def test_cells_of_the_documented_default_do_not_read_cells_of_the_old_default() -> None:
+    assert ResourceSpec("memory").identity() == ["memory", "documented"]
+    assert ResourceSpec("memory", 1024).identity() == ["memory", 1024]

@@ -121,8 +121,13 @@ class ResourceSpec:
         return self.name if self.per_processor is None else f"{self.name}={self.per_processor}"
 
     def identity(self) -> list[Any]:
-        """What a cell's result depends on, as JSON-able data: the name and the size per processor."""
-        return [self.name, self.per_processor]
+        """What a cell's result depends on, as JSON-able data: the name and the size per processor.
+
+        Without a size, ``"documented"``: the capacity comes from
+        :func:`~backfill.workloads.resources.default_capacity` (a cell cached when the default was
+        the largest request per processor, under ``None``, is not read back as one of these).
+        """
+        return [self.name, "documented" if self.per_processor is None else self.per_processor]
 
     def resource(self, workload: Workload) -> Resource:
         """Return the :class:`~backfill.workloads.resources.Resource` of this spec on ``workload``'s machine.
