@@ -57,7 +57,7 @@ from backfill.measures.planning import (
     prediction_mae,
     underprediction_rate,
 )
-from backfill.measures.resource_use import resource_utilization
+from backfill.measures.resource_use import held_back, resource_utilization
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import (
     actual_usage,
@@ -125,7 +125,7 @@ from backfill.workloads.amounts import Amounts
 from backfill.workloads.batsim import batsim_ids, read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
-from backfill.workloads.resources import Resource, memory_request
+from backfill.workloads.resources import Resource, default_capacity, memory_request
 from backfill.workloads.swf import read_swf, write_swf
 from backfill.workloads.workload import Job, Workload
 
@@ -198,6 +198,7 @@ __all__ = [
     "category_shares",
     "category_thresholds",
     "check_reservations",
+    "default_capacity",
     "entitled_processors",
     "entitled_usage",
     "exact_runtime",
@@ -211,6 +212,7 @@ __all__ = [
     "group_summary",
     "guarantee_violations",
     "guarded",
+    "held_back",
     "high_load_phases",
     "high_load_utilization",
     "job_categories",

@@ -37,6 +37,7 @@ from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
+from backfill.workloads.resources import _bounded_amounts
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
 __all__ = ["Simulator", "simulate"]
@@ -127,14 +128,20 @@ class Simulator:
                 self._rejected[job_id] = reason
             bad |= mask
         for resource in getattr(self.scheduler, "resources", ()):
-            # A job asking more of a resource than the machine has never fits: rejected, as too wide.
-            if resource.capacity >= 2**63:  # more than any amount (int64) can be
-                continue
-            mask = (resource.amounts(self.workload) > resource.capacity) & ~bad
-            reason = f"needs more {resource.name} than the machine has ({resource.capacity})"
-            for job_id in ids[mask].tolist():
-                self._rejected[job_id] = reason
-            bad |= mask
+            # A job asking more of a resource than the machine has never fits: rejected, as too wide;
+            # one asking MAX_AMOUNT or more too, with its own reason (no capacity is that large).
+            amounts, past = _bounded_amounts(resource, self.workload)
+            for mask, reason in (
+                (past, f"asks 2**62 or more {resource.name} (MAX_AMOUNT, more than any capacity)"),
+                (
+                    amounts > resource.capacity,
+                    f"needs more {resource.name} than the machine has ({resource.capacity})",
+                ),
+            ):
+                mask = mask & ~bad
+                for job_id in ids[mask].tolist():
+                    self._rejected[job_id] = reason
+                bad |= mask
         self._altered = {}
         # SWF's -1 means "unknown": such a job gets an accurate estimate, as the reader's policy does.
         missing = ~bad & (estimate < 0)

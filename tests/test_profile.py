@@ -316,8 +316,14 @@ def test_reserving_at_earliest_fit_never_fails(jobs: list[tuple[int, int, int]])
             lambda p: p.earliest_move(0, 2, 5, current=9, before=math.nan),
             "Profile.earliest_move: before must be a number (inf: no bound) or None, got nan",
         ),
-        (lambda p: Profile(0), "Profile.__init__: capacity must be an int >= 1, got 0"),
-        (lambda p: Profile(8.0), "Profile.__init__: capacity must be an int >= 1, got 8.0"),  # type: ignore[arg-type]
+        (
+            lambda p: Profile(0),
+            "Profile.__init__: capacity must be an int >= 1, below 2**62 (MAX_AMOUNT), got 0",
+        ),
+        (
+            lambda p: Profile(8.0),
+            "Profile.__init__: capacity must be an int >= 1, below 2**62 (MAX_AMOUNT), got 8.0",
+        ),  # type: ignore[arg-type]
         (lambda p: Profile(8, origin=math.nan), "Profile.__init__: origin must be a finite number, got nan"),
         (
             lambda p: p.earliest_moves(0, np.array([2, 1]), np.array([5.0, math.nan]), np.array([9.0, 9.0])),

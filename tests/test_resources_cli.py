@@ -50,17 +50,17 @@ def _table_header(out: str) -> list[str]:
 
 def test_simulate_with_memory(capsys: pytest.CaptureFixture[str], log: Path, tmp_path: Path) -> None:
     code, out, err = run(
-        capsys, "simulate", str(log), "--scheduler", "conservative", "--resources", "processors,memory",
+        capsys, "simulate", str(log), "--scheduler", "conservative", "--resources", "processors,memory=4M",
         "--csv", str(tmp_path / "m.csv"), "--jobs-csv", str(tmp_path / "j.csv"),
         "--output-batsim", str(tmp_path / "b.json"),
     )  # fmt: skip
     assert code == 0, err
     assert "note: memory: 10 jobs have no requested memory (field 10)" in out
     assert "note: memory: 10 jobs record neither" in out
-    assert _table_header(out)[-1] == "utilization_memory"
-    assert "Conservative+memory(fcfs)" in out
+    assert _table_header(out)[-2:] == ["utilization_memory", "held_back_memory"]
+    assert "Conservative+memory=4096(fcfs)" in out
     [row] = _csv_rows(tmp_path / "m.csv")
-    assert row["scheduler"] == "Conservative+memory" and 0 < float(row["utilization_memory"]) <= 1
+    assert row["scheduler"] == "Conservative+memory=4096" and 0 < float(row["utilization_memory"]) <= 1
     workload, _ = read_swf(log)
     jobs = _csv_rows(tmp_path / "j.csv")
     assert [int(j["memory"]) for j in jobs] == [memory_request(j) for j in workload]
@@ -150,11 +150,19 @@ def test_compare_shows_the_utilization_of_memory_by_default(
     capsys: pytest.CaptureFixture[str], log: Path
 ) -> None:
     code, out, err = run(
-        capsys, "compare", str(log), "--scheduler", "conservative", "--resources", "memory", "--workers", "1"
+        capsys,
+        "compare",
+        str(log),
+        "--scheduler",
+        "conservative",
+        "--resources",
+        "memory=4M",
+        "--workers",
+        "1",
     )
     assert code == 0, err
     header = next(line for line in out.splitlines() if line.startswith("| workload"))
-    assert header.split("|")[-2].strip() == "utilization_memory"
+    assert [c.strip() for c in header.split("|")[-3:-1]] == ["utilization_memory", "held_back_memory"]
 
 
 @pytest.mark.parametrize(
@@ -186,7 +194,7 @@ def test_memory_without_a_default_capacity_is_refused(capsys: pytest.CaptureFixt
             capsys, command, *workload, "--jobs", "20", "--scheduler", "conservative", "--resources", "memory"
         )
         assert code == 2 and err.count("\n") == 1
-        assert "no job of the workload records memory" in err and "memory=1.5G" in err
+        assert "no documented memory for the workload" in err and "memory=1.5G" in err
 
 
 def test_a_resource_metric_needs_the_resource(capsys: pytest.CaptureFixture[str], log: Path) -> None:

@@ -279,15 +279,17 @@ def test_resource_specs() -> None:
         ResourceSpec("memory", 0)
 
 
-def test_default_memory_capacity_fits_every_job() -> None:
+def test_the_default_memory_capacity_is_the_documented_one() -> None:
     workload = _memory_workload()
-    memory = ResourceSpec("memory").resource(workload)
-    assert memory.capacity == 400 * workload.machine_size  # 400 kB per processor at most
-    assert max(memory_request(j) for j in workload) <= memory.capacity
+    with pytest.raises(BackfillError, match="no documented memory for the workload"):
+        ResourceSpec("memory").resource(workload)
     assert ResourceSpec("memory", 50).resource(workload).capacity == 200
-    bare = Workload.from_jobs([Job(1, 0.0, 1, 1.0, 1.0)], machine_size=2)
-    with pytest.raises(BackfillError, match="no job of the workload records memory"):
-        ResourceSpec("memory").resource(bare)
+    header = {
+        "Installation": "HPC2N - High Performance Computing Center North, Sweden",
+        "Computer": "Linux cluster (Seth)",
+    }
+    seth = Workload.from_records(workload.records, workload.machine_size, header=header)
+    assert ResourceSpec("memory").resource(seth).capacity == 512 * 1024 * workload.machine_size
 
 
 def test_scheduler_spec_with_resources() -> None:

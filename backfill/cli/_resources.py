@@ -10,9 +10,9 @@ import attrs
 
 from backfill.cli.options import CommandLineError
 from backfill.errors import BackfillError
-from backfill.experiments.columns import is_resource_column
+from backfill.experiments.columns import is_resource_column, resource_of_column
 from backfill.experiments.specs import SchedulerSpec, resource_specs
-from backfill.measures.resource_use import utilization_column
+from backfill.measures.resource_use import held_back_column, utilization_column
 from backfill.workloads.workload import Workload
 
 __all__ = [
@@ -29,10 +29,11 @@ __all__ = [
 RESOURCES_HELP = (
     "resources to plan, comma-separated: processors (always planned) and memory (each job holds its "
     "processors x its requested memory per processor, SWF field 10, else its used memory, field 7). "
-    "memory alone: per processor the largest memory per processor any job asks, times the machine's "
-    "processors, so every job fits and memory binds only when memory-heavy jobs crowd; memory=SIZE: "
-    "SIZE per processor times the machine's processors, SIZE in kB (as SWF counts) or with a binary "
-    "unit, 512M, 1.5G; default processors"
+    "memory=SIZE: SIZE per processor times the machine's processors, SIZE in kB (as SWF counts) or "
+    "with a binary unit, 512M, 1.5G; memory alone: the node memory documented for the log's machine "
+    "(the table in docs/resources.md), refused for a log of any other machine. Each run with "
+    "resources also reports held_back_<resource>, the seconds the oldest waiting job had its "
+    "processors free but not that resource; default processors"
 )
 
 
@@ -79,10 +80,11 @@ def check_capacities(
 
 
 def resource_columns(specs: Iterable[SchedulerSpec]) -> list[str]:
-    """The utilization columns of the resources the specs plan, ``utilization_memory``, once each."""
+    """The columns of the resources the specs plan: ``utilization_memory``, ``held_back_memory``, ..."""
     names: dict[str, Any] = {}
     for spec in specs:
-        names |= dict.fromkeys(utilization_column(r.name) for r in spec.resources)
+        for r in spec.resources:
+            names |= dict.fromkeys((utilization_column(r.name), held_back_column(r.name)))
     return list(names)
 
 
@@ -95,7 +97,7 @@ def check_resource_metrics(metrics: Iterable[str], specs: Iterable[SchedulerSpec
     planned = set(resource_columns(specs))
     for metric in metrics:
         if is_resource_column(metric) and metric not in planned:
-            name = metric.removeprefix(utilization_column(""))
+            name = resource_of_column(metric)
             raise CommandLineError(f"--metric {metric}: the runs do not plan {name} (see --resources)")
 
 

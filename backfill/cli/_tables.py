@@ -69,7 +69,7 @@ def metric_cell(metric: str, value: float) -> str:
         return str(round(value))
     if metric == "seconds":
         return f"{value:.2f}"
-    if metric in FRACTIONS or is_resource_column(metric):
+    if metric in FRACTIONS or (is_resource_column(metric) and metric.startswith("utilization_")):
         return f"{value:.3f}"
     return format_metric(metric, value)
 

@@ -74,7 +74,8 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
 from backfill.experiments.sweep import SweepInterrupted, summary_row
 from backfill.measures.metrics import DEFAULT_COLUMNS, metrics_table
-from backfill.measures.partitions import validate_partitions
+from backfill.measures.partitions import partition_held_back, validate_partitions
+from backfill.measures.resource_use import held_back_column
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import scheduler_name
@@ -417,6 +418,8 @@ def _simulate(args: argparse.Namespace) -> int:
             run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
             run |= {"load": load, "estimates": estimates}
             row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
+            if own_parts:  # each partition a machine of its own, not the merged pools
+                row |= {held_back_column(k): v for k, v in partition_held_back(schedule, own_parts).items()}
             if extra and own_parts:
                 row |= partition_measures(
                     schedule,

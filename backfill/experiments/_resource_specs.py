@@ -11,10 +11,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
-import numpy as np
 
 from backfill.errors import BackfillError
-from backfill.workloads.resources import Resource, memory_request
+from backfill.workloads.resources import Resource, default_capacity, memory_request
 from backfill.workloads.workload import Job, Workload
 
 __all__ = ["RESOURCE_RULES", "ResourceSpec", "memory_size", "resource_specs"]
@@ -72,22 +71,14 @@ def _per_processor(instance: object, attribute: attrs.Attribute[Any], value: obj
         raise BackfillError(f"a resource's capacity per processor must be an int >= 1 or None, got {value!r}")
 
 
-def _largest_memory_per_processor(workload: Workload) -> int:
-    """The most memory per processor any job asks (field 10, else field 7), in whole kB rounded up."""
-    requested = workload.column("requested_memory")
-    per = np.where(requested > 0, requested, workload.column("memory"))
-    return math.ceil(float(per.max())) if per.size and per.max() > 0 else 0
-
-
 @attrs.frozen
 class ResourceSpec:
     """A resource to plan besides processors, by name, with its capacity per processor of the machine.
 
     The capacity is ``per_processor`` times the machine's processors; with ``per_processor=None``
-    it comes from the workload: for ``memory``, the largest memory per processor any job asks
-    (SWF field 10, else field 7, rounded up to a whole kB) times the machine's processors, so that
-    every job fits and memory binds only when memory-heavy jobs crowd. A workload that records no
-    memory has no such default: give a size.
+    it is the documented capacity of the machine the workload comes from
+    (:func:`~backfill.workloads.resources.default_capacity`: the node memory its description gives,
+    per processor), and a workload of a machine without one is refused: give a size.
 
     Args:
         name: A key of ``RESOURCE_RULES``: ``memory`` (in kB, each job holding
@@ -96,10 +87,9 @@ class ResourceSpec:
 
     Examples:
         >>> from backfill import Job, Workload
-        >>> spec = ResourceSpec.parse("memory")
         >>> job = Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=1.0, requested_memory=100.5)
-        >>> spec.resource(Workload.from_jobs([job], machine_size=8))  # 101 kB x 8 processors
-        Resource(name='memory', capacity=808, request=memory_request)
+        >>> ResourceSpec.parse("memory=1K").resource(Workload.from_jobs([job], machine_size=8))  # 1 kB x 8
+        Resource(name='memory', capacity=8, request=memory_request)
         >>> ResourceSpec.parse("memory=1G").label, ResourceSpec.parse("memory=1G").per_processor
         ('memory=1048576', 1048576)
     """
@@ -131,24 +121,26 @@ class ResourceSpec:
         return self.name if self.per_processor is None else f"{self.name}={self.per_processor}"
 
     def identity(self) -> list[Any]:
-        """What a cell's result depends on, as JSON-able data: the name and the size per processor."""
-        return [self.name, self.per_processor]
+        """What a cell's result depends on, as JSON-able data: the name and the size per processor.
+
+        Without a size, ``"documented"``: the capacity comes from
+        :func:`~backfill.workloads.resources.default_capacity` (a cell cached when the default was
+        the largest request per processor, under ``None``, is not read back as one of these).
+        """
+        return [self.name, "documented" if self.per_processor is None else self.per_processor]
 
     def resource(self, workload: Workload) -> Resource:
         """Return the :class:`~backfill.workloads.resources.Resource` of this spec on ``workload``'s machine.
 
         Raises:
-            BackfillError: No size given and no job of the workload records the resource.
+            ParameterError: No size given and none documented for the workload's machine (naming
+                the log), or a capacity of 2**62 or more.
         """
-        per = self.per_processor
-        if per is None:
-            per = _largest_memory_per_processor(workload)
-            if per < 1:
-                raise BackfillError(
-                    f"{self.name}: no job of the workload records memory (SWF fields 10 and 7), so there "
-                    f"is no default capacity; give one per processor, such as {self.name}=1.5G"
-                )
-        return Resource(self.name, per * workload.machine_size, RESOURCE_RULES[self.name])
+        if self.per_processor is None:
+            capacity = default_capacity(self.name, workload)
+        else:
+            capacity = self.per_processor * workload.machine_size
+        return Resource(self.name, capacity, RESOURCE_RULES[self.name])
 
 
 def resource_specs(value: str | Iterable[str | ResourceSpec]) -> tuple[ResourceSpec, ...]:

@@ -26,11 +26,14 @@ The groups (:data:`MEASURE_GROUPS`):
 * ``planning``: :data:`~backfill.measures.planning.PLANNING_KEYS`
   (:func:`~backfill.measures.planning.planning_summary`); the run records its reservations for them.
 
-A run that plans resources besides processors (a scheduler built with ``resources``) has one more
-standard column per resource, ``utilization_<name>`` (``utilization_memory``: the
-:func:`~backfill.measures.resource_use.resource_utilization` of that resource), computed whenever the
-run has resources, since it costs no more than ``utilization``, and absent otherwise, so that the rows
-of runs of processors alone keep their columns (:func:`is_resource_column` recognises them).
+A run that plans resources besides processors (a scheduler built with ``resources``) has two more
+standard columns per resource: ``utilization_<name>`` (``utilization_memory``: the
+:func:`~backfill.measures.resource_use.resource_utilization` of that resource) and
+``held_back_<name>`` (the seconds it held the oldest waiting job back while its processors were free,
+:func:`~backfill.measures.resource_use.held_back`; 0 says the resource never stood alone in its way),
+computed whenever the run has resources, since they cost about what ``utilization`` costs, and
+absent otherwise, so that the rows of runs of processors alone keep their columns
+(:func:`is_resource_column` recognises them).
 
 Examples:
     >>> "strict_unfairness" in MEASURE_COLUMNS, MEASURE_GROUPS["lw_mean_bsld"]
@@ -52,7 +55,7 @@ from backfill.measures.fairshare import fair_shares, resources_received
 from backfill.measures.groups import CATEGORIES, GROUP_KEYS, per_category, per_user
 from backfill.measures.metrics import DEFAULT_BOUND, METRIC_NAMES, SUMMARY_KEYS, metric_label
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
-from backfill.measures.resource_use import utilization_column
+from backfill.measures.resource_use import held_back_column, utilization_column
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import share_balance, share_deviation
 from backfill.schedule import Schedule
@@ -68,6 +71,7 @@ __all__ = [
     "is_resource_column",
     "measure_column",
     "needs_reservations",
+    "resource_of_column",
 ]
 
 #: The standard columns of a result row that measure its schedule, always computed:
@@ -129,17 +133,35 @@ for _c in CATEGORIES:
 
 
 _RESOURCE_PREFIX = utilization_column("")
+_HELD_PREFIX = held_back_column("")
+
+
+def resource_of_column(key: str) -> str | None:
+    """The resource a resource column is of (``utilization_<name>``, ``held_back_<name>``), else None.
+
+    Examples:
+        >>> resource_of_column("held_back_memory"), resource_of_column("utilization")
+        ('memory', None)
+    """
+    if not isinstance(key, str):
+        return None
+    for prefix in (_RESOURCE_PREFIX, _HELD_PREFIX):
+        name = key.removeprefix(prefix)
+        if key != name and name.isidentifier() and name != "processors":
+            return name
+    return None
 
 
 def is_resource_column(key: str) -> bool:
-    """Whether ``key`` is a resource's utilization column, ``utilization_<name>``.
+    """Whether ``key`` is a resource's column: its utilization or the time it held a job back.
 
     Examples:
         >>> is_resource_column("utilization_memory"), is_resource_column("utilization")
         (True, False)
+        >>> is_resource_column("held_back_memory")
+        True
     """
-    name = key.removeprefix(_RESOURCE_PREFIX) if isinstance(key, str) else ""
-    return key != name and name.isidentifier() and name != "processors"
+    return resource_of_column(key) is not None
 
 
 def column_label(key: str, *, unit: bool = True) -> str:
@@ -151,6 +173,9 @@ def column_label(key: str, *, unit: bool = True) -> str:
         >>> column_label("utilization_memory")
         'memory utilization (fraction of the memory)'
     """
+    if key.startswith(_HELD_PREFIX) and is_resource_column(key):
+        name = key.removeprefix(_HELD_PREFIX)
+        return f"oldest waiting job held back by {name}" + (" (s)" if unit else "")
     if is_resource_column(key):
         name = key.removeprefix(_RESOURCE_PREFIX)
         return f"{name} utilization" + (f" (fraction of the {name})" if unit else "")
@@ -163,8 +188,9 @@ def column_label(key: str, *, unit: bool = True) -> str:
 def measure_column(text: str) -> str:
     """Return the column of :data:`MEASURE_COLUMNS` ``text`` names (hyphens for underscores allowed).
 
-    ``--metric`` reads its values so. A resource's utilization, ``utilization_<name>``
-    (:func:`is_resource_column`), is a column too: rows have it when their run plans that resource.
+    ``--metric`` reads its values so. A resource's columns, ``utilization_<name>`` and
+    ``held_back_<name>`` (:func:`is_resource_column`), are columns too: rows have them when their
+    run plans that resource.
 
     Raises:
         BackfillError: An unknown name, with the nearest known ones.
@@ -192,7 +218,7 @@ relaxed_unfairness, fair_share_unfairness?); known: jobs, rejected, mean_wait, .
     raise BackfillError(
         f"unknown metric {text!r}{hint}; known: {', '.join(METRIC_COLUMNS)}, and the fairness, share, "
         "category, user and planning measures of backfill.experiments.columns (listed by --help), "
-        "and utilization_<resource> for a resource planned"
+        "and utilization_<resource>, held_back_<resource> for a resource planned"
     )
 
 

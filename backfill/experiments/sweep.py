@@ -56,8 +56,13 @@ from backfill.experiments.specs import (
     check_priority,
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
-from backfill.measures.partitions import validate_partitions
-from backfill.measures.resource_use import resource_utilizations, utilization_column
+from backfill.measures.partitions import partition_held_back, validate_partitions
+from backfill.measures.resource_use import (
+    held_back_column,
+    held_back_columns,
+    resource_utilizations,
+    utilization_column,
+)
 from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.partitions import simulate_partitions
@@ -275,7 +280,9 @@ def summary_row(
 
     :func:`~backfill.measures.metrics.summarize` with ``jobs`` and ``rejected`` as integers,
     ``seconds`` (the simulation's wall time), each planned resource's utilization
-    (:func:`~backfill.measures.resource_use.resource_utilizations`; none with processors alone), the
+    (:func:`~backfill.measures.resource_use.resource_utilizations`; none with processors alone) and the
+    seconds each held the oldest waiting job back (``held_back_<name>``,
+    :func:`~backfill.measures.resource_use.held_back`, over the whole run even when trimmed), the
     simulator's rejections and the SWF reader's
     dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
     With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
@@ -290,6 +297,8 @@ def summary_row(
     trim = trim or Trim()
     measured = trim_schedule(schedule, trim)
     metrics: dict[str, Any] = summarize(measured, bound=bound) | resource_utilizations(measured)
+    # Over the whole run, trimming aside: what was free at an instant depends on every job running.
+    metrics |= held_back_columns(schedule)
     whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
         metrics[key] = int(whole[key])
@@ -322,6 +331,8 @@ def _measure(
     else:
         validate_schedule(schedule)
     metrics = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim)
+    if parts:  # each partition a machine of its own, not the merged pools
+        metrics |= {held_back_column(k): v for k, v in partition_held_back(schedule, parts).items()}
     fresh = cell.scheduler.build(cell.priority, workload) if cell.measures else scheduler
     if cell.measures and parts:
         metrics |= partition_measures(
@@ -505,7 +516,11 @@ def run_sweep(
     damaged = 0
     if store is not None:
         for i, key in enumerate(keys):
-            planned = tuple(utilization_column(r.name) for r in cells[i].scheduler.resources)
+            planned = tuple(
+                c
+                for r in cells[i].scheduler.resources
+                for c in (utilization_column(r.name), held_back_column(r.name))
+            )
             metrics[i], damaged_now = _read_cached(store, key, jobs, planned + grid.measures)
             damaged += damaged_now
     todo = [i for i, m in enumerate(metrics) if m is None]

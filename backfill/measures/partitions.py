@@ -7,12 +7,13 @@ from collections.abc import Iterable
 import numpy as np
 
 from backfill.errors import ScheduleError
+from backfill.measures.resource_use import held_back
 from backfill.measures.validation import validate_schedule
 from backfill.partitions import Partition, check_partitions
 from backfill.schedule import Schedule
 from backfill.workloads.workload import Workload
 
-__all__ = ["validate_partitions"]
+__all__ = ["partition_held_back", "validate_partitions"]
 
 
 def validate_partitions(schedule: Schedule, partitions: Iterable[Partition]) -> None:
@@ -52,15 +53,45 @@ machine
             f"{int(column[row])} is in no partition"
         )
     for p in parts:
-        rows = np.flatnonzero(np.isin(column, p.numbers))
-        mine = set(ids[rows].tolist())
-        own = Schedule.from_starts(
-            Workload.from_records(w.records[rows], p.processors),
-            schedule.start[rows],
-            schedule.end[rows],
-            name=f"{schedule.scheduler}, partition {p.name}",
-            runtime=schedule.runtime[rows],
-            rejected={job: why for job, why in schedule.rejected.items() if job in mine},
-            resources=p.resources,
-        )
-        validate_schedule(own)
+        validate_schedule(_own_schedule(schedule, p))
+
+
+def _own_schedule(schedule: Schedule, partition: Partition) -> Schedule:
+    """The part of a partitioned schedule that ran in ``partition``: its jobs, processors and resources."""
+    w = schedule.workload
+    rows = np.flatnonzero(np.isin(w.column("partition"), partition.numbers))
+    mine = set(w.column("id")[rows].tolist())
+    return Schedule.from_starts(
+        Workload.from_records(w.records[rows], partition.processors),
+        schedule.start[rows],
+        schedule.end[rows],
+        name=f"{schedule.scheduler}, partition {partition.name}",
+        runtime=schedule.runtime[rows],
+        rejected={job: why for job, why in schedule.rejected.items() if job in mine},
+        resources=partition.resources,
+    )
+
+
+def partition_held_back(schedule: Schedule, partitions: Iterable[Partition]) -> dict[str, float]:
+    """:func:`~backfill.measures.resource_use.held_back` of a partitioned run, partition by partition, summed.
+
+    Each partition is a machine of its own: its oldest waiting job, its free processors and its
+    resources' free amounts; the merged schedule's pools (every partition's capacities added up)
+    would call a job's processors free when another partition's were. A resource counts in the
+    partitions that have it.
+
+    Examples:
+        >>> from backfill import EASY, Job, Resource, Workload
+        >>> from backfill.partitions import simulate_partitions
+        >>> jobs = [Job(id=i, submit=float(i), processors=1, runtime=10.0, estimate=10.0, partition=1,
+        ...             requested_memory=6) for i in (1, 2)]
+        >>> parts = [Partition("a", 1, processors=2, resources=(Resource.memory(10),)),
+        ...          Partition("b", 2, processors=2, resources=(Resource.memory(10),))]
+        >>> partition_held_back(simulate_partitions(Workload.from_jobs(jobs, 4), parts, EASY()), parts)
+        {'memory': 9.0}
+    """
+    out: dict[str, float] = {}
+    for p in check_partitions(partitions):
+        for name, seconds in held_back(_own_schedule(schedule, p)).items():
+            out[name] = out.get(name, 0.0) + seconds
+    return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from backfill.errors import ScheduleError
 from backfill.schedule import Schedule
-from backfill.workloads.resources import Resource
+from backfill.workloads.resources import Resource, _exact_amounts
 
 __all__ = ["check_reservations", "same_schedule", "validate_schedule"]
 
@@ -113,7 +113,16 @@ def validate_schedule(
         )
     rows = np.flatnonzero(finished)
     for resource in schedule.resources if resources is None else resources:
-        amounts = resource.amounts(w)[rows].astype(object)  # Python ints: sums exact however large
+        # Python numbers, exact however large: a started job past the bound (2**62) is an over-commit
+        # to report, not an amount to wrap or clip.
+        exact = _exact_amounts(resource, w, rows)
+        if too_much := [k for k, a in enumerate(exact) if a > resource.capacity]:
+            fail(
+                f"jobs held more {resource.name} than its capacity {resource.capacity} "
+                f"(job {int(ids[rows[too_much[0]]])} held {exact[too_much[0]]})",
+                rows[too_much],
+            )
+        amounts = np.array([*exact, 0], dtype=object)[:-1]  # each at most the capacity: finite ints
         peak_at = _peak(amounts, start[finished], end[finished])
         if peak_at is not None and peak_at[0] > resource.capacity:
             raise ScheduleError(

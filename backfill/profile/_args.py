@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from backfill.workloads.limits import MAX_AMOUNT
+
 if TYPE_CHECKING:
     from backfill.profile import ProfileError
 
@@ -102,11 +104,14 @@ def search(
 
 
 def capacity(value: Any) -> int:
-    """A profile's capacity: an int >= 1 (numpy integers too)."""
-    if type(value) is int and value >= 1:
+    """A profile's capacity: an int >= 1 (numpy integers too) below ``MAX_AMOUNT`` (2**62).
+
+    The bound keeps every free amount, and the sum of two, inside the compiled kernel's 64-bit ints.
+    """
+    if type(value) is int and 1 <= value < MAX_AMOUNT:
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise _refuse("__init__", "capacity must be an int >= 1", value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= int(value) < MAX_AMOUNT:
+        raise _refuse("__init__", "capacity must be an int >= 1, below 2**62 (MAX_AMOUNT)", value)
     return int(value)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from backfill.profile import Profile, ProfileError
 from backfill.workloads.amounts import Amounts
+from backfill.workloads.limits import MAX_AMOUNT
 
 __all__ = ["ResourceProfile"]
 
@@ -60,9 +61,10 @@ class ResourceProfile:
     def __init__(self, capacity: Sequence[int], origin: float = 0) -> None:
         values = tuple(capacity)
         if not values or any(
-            isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1 for v in values
+            isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= v < MAX_AMOUNT
+            for v in values
         ):
-            raise _refuse("__init__", "capacity must be one int >= 1 per resource", capacity)
+            raise _refuse("__init__", "capacity must be one int >= 1 per resource, below 2**62", capacity)
         self.capacity = Amounts(int(v) for v in values)
         self._profiles: tuple[Profile, ...] = tuple(Profile(c, origin) for c in self.capacity)
 

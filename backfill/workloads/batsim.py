@@ -100,7 +100,7 @@ from backfill.workloads._batsim_json import (
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
-from backfill.workloads.resources import Resource, check_resources
+from backfill.workloads.resources import Resource, _exact_amount, check_resources
 from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
@@ -532,7 +532,8 @@ def write_batsim_workload(
     names = batsim_ids(workload)
     profiles: dict[float, str] = {}
     lines = []
-    held = [[r.amount(job_from_row(row)) for row in kept.tolist()] for r in planned]
+    # Exact however large: a job asking 2**62 or more (which the simulator rejects) is written as asked.
+    held = [[_exact_amount(r, job_from_row(row)) for row in kept.tolist()] for r in planned]
     for k, (job_id, submit, runtime, estimate, processors, user) in enumerate(
         zip(
             *(kept[name].tolist() for name in ("id", "submit", "runtime", "estimate", "processors", "user")),

@@ -10,16 +10,19 @@ run whose clock would pass ``MAX_CLOCK`` all the same (more than eight jobs of `
 one after another) is refused by the scheduler's door, naming the job and the time, rather than
 computed with times that have lost their milliseconds. Integers (job ids, widths, users) must be
 exact in a float too, since measures and output files carry them as floats: their magnitude is below
-:data:`MAX_INT`.
+:data:`MAX_INT`. A resource's capacity and every amount a job holds of it (kB of memory, GPUs) are
+below :data:`MAX_AMOUNT`, 2**62: the compiled profile keeps free amounts as 64-bit integers, and the
+sum or difference of two values below 2**62 stays inside them (an amount past it would wrap to a
+negative there and fit everywhere).
 
 Examples:
-    >>> MAX_TIME, MAX_INT == 2**53, MAX_CLOCK == 2.0**43
-    (1000000000000.0, True, True)
+    >>> MAX_TIME, MAX_INT == 2**53, MAX_CLOCK == 2.0**43, MAX_AMOUNT == 2**62
+    (1000000000000.0, True, True, True)
 """
 
 from __future__ import annotations
 
-__all__ = ["MAX_CLOCK", "MAX_INT", "MAX_TIME", "UNKNOWN"]
+__all__ = ["MAX_AMOUNT", "MAX_CLOCK", "MAX_INT", "MAX_TIME", "UNKNOWN"]
 
 #: The largest time, in seconds, a job may carry (submit time, runtime, estimate): 10**12 s.
 MAX_TIME = 1e12
@@ -30,6 +33,10 @@ MAX_CLOCK = 2.0**43
 
 #: Integers of a job (id, processors, user, ...) lie strictly between ``-MAX_INT`` and ``MAX_INT``.
 MAX_INT = 2**53
+
+#: A resource's capacity and every amount of it a job holds are below this: 2**62 (so that the sum of
+#: two, in the compiled profile's 64-bit integers, cannot overflow).
+MAX_AMOUNT = 2**62
 
 #: SWF's "unknown": the one negative value a field other than the id may hold.
 UNKNOWN = -1
