@@ -45,8 +45,10 @@ __all__ = [
 
 #: Bumped when the layout of a cell file or the meaning of its metrics changes, so old files are
 #: computed again rather than misread. Format 2 added the key and the checksums; format 3 the
-#: schedule's ``path`` (which code made it), so that a cached row says it as a computed one does.
-CACHE_FORMAT = 3
+#: schedule's ``path`` (which code made it), so that a cached row says it as a computed one does;
+#: format 4 the ``held_back_<resource>`` columns of runs with resources and Batsim's own job ids
+#: in the per-job files.
+CACHE_FORMAT = 4
 
 #: What :meth:`CellStore.read` found: a sound file, no file, a file of an older format (written
 #: by an earlier version, computed again without being counted as damaged), or a damaged one.
