@@ -54,7 +54,7 @@ from backfill.experiments.specs import (
     check_priority,
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
-from backfill.measures.resource_use import resource_utilizations, utilization_column
+from backfill.measures.resource_use import utilization_column
 from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
@@ -264,8 +264,8 @@ def summary_row(
     """Return the metric and accounting columns of a result row for a validated ``schedule``.
 
     :func:`~backfill.measures.metrics.summarize` with ``jobs`` and ``rejected`` as integers,
-    ``seconds`` (the simulation's wall time), each planned resource's utilization
-    (:func:`~backfill.measures.resource_use.resource_utilizations`; none with processors alone), the
+    ``seconds`` (the simulation's wall time), each planned resource's utilization (which
+    ``summarize`` gives; none with processors alone), the
     simulator's rejections and the SWF reader's
     dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
     With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
@@ -279,7 +279,7 @@ def summary_row(
     """
     trim = trim or Trim()
     measured = trim_schedule(schedule, trim)
-    metrics: dict[str, Any] = summarize(measured, bound=bound) | resource_utilizations(measured)
+    metrics: dict[str, Any] = summarize(measured, bound=bound)  # with each resource's utilization
     whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
         metrics[key] = int(whole[key])
