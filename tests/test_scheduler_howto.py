@@ -13,6 +13,7 @@ rejections) are checked last.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import inspect
 import io
@@ -51,6 +52,7 @@ from backfill import (
     sjf,
     summarize,
 )
+from backfill.schedulers.registry import SCHEDULERS
 from backfill.testing import check_scheduler, gpu_request, workloads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,16 +65,20 @@ RESOURCE_SETS: list[tuple[Resource, ...]] = [(), (MEMORY,), (MEMORY, GPUS)]
 PRIORITIES = [fcfs, sjf]
 
 
+@functools.cache
 def _page() -> dict[str, Any]:
-    """The page's namespace after every block ran (its printing swallowed)."""
+    """The page's namespace after every block ran (its printing swallowed, its registrations undone)."""
     namespace: dict[str, Any] = {"__name__": "scheduler_howto"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        for block in python_blocks(PAGE):
-            exec(compile(block.source, f"{PAGE}:{block.line}", "exec"), namespace)
+    registered = list(SCHEDULERS)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for block in python_blocks(PAGE):
+                exec(compile(block.source, f"{PAGE}:{block.line}", "exec"), namespace)
+    finally:
+        for entry in SCHEDULERS:
+            if entry not in registered:
+                SCHEDULERS.unregister(entry.name)
     return namespace
-
-
-PAGE_NAMESPACE = _page()
 
 
 def _drawn(resources: tuple[Resource, ...], zero_runtimes: bool = True) -> st.SearchStrategy[Workload]:
@@ -101,7 +107,7 @@ def test_every_scheduler_of_the_page_runs_with_and_without_resources(
     resources = data.draw(st.sampled_from(RESOURCE_SETS), label="resources")
     priority = data.draw(st.sampled_from(PRIORITIES), label="priority")
     workload = data.draw(_drawn(resources), label="workload")
-    scheduler = build(PAGE_NAMESPACE[name], priority, resources)
+    scheduler = build(_page()[name], priority, resources)
     check_scheduler(scheduler, workload, guarantees=promise)  # type: ignore[arg-type]
 
 
@@ -147,7 +153,7 @@ def test_a_head_reservation_kept_when_a_job_passes_breaks_the_promise_under_sjf(
     with pytest.raises(ScheduleError, match="job 1"):
         check_scheduler(OldReserveTheHead(sjf), PASSING, guarantees="while_held")
     check_scheduler(OldReserveTheHead(fcfs), PASSING, guarantees="while_held")  # nobody passes
-    mine = check_scheduler(PAGE_NAMESPACE["ReserveTheHead"](sjf), PASSING, guarantees="while_held")
+    mine = check_scheduler(_page()["ReserveTheHead"](sjf), PASSING, guarantees="while_held")
     log = [(t, j, s) for t, j, s in mine.reservations.tolist() if j == 1]
     assert log[:2] == [(0.0, 1, 10.0), (1.0, 1, log[1][2])] and math.isnan(log[1][2])  # withdrawn
     assert log[2] == (1.0, 1, 21.0)  # and reserved again, later, as the new run of reservations
@@ -156,11 +162,11 @@ def test_a_head_reservation_kept_when_a_job_passes_breaks_the_promise_under_sjf(
 def test_the_old_example_fails_with_resources_and_the_page_s_runs() -> None:
     with pytest.raises(ScheduleError, match="TypeError"):
         check_scheduler(OldReserveTheHead(resources=[MEMORY]), PASSING, guarantees="while_held")
-    check_scheduler(PAGE_NAMESPACE["ReserveTheHead"](resources=[MEMORY]), PASSING, guarantees="while_held")
+    check_scheduler(_page()["ReserveTheHead"](resources=[MEMORY]), PASSING, guarantees="while_held")
 
 
 def test_the_extra_counts_every_job_ending_at_the_shadow_time() -> None:
-    s = PAGE_NAMESPACE["ReserveTheHead"]()
+    s = _page()["ReserveTheHead"]()
     s.reset(8, now=0.0)
     for i, (p, e) in enumerate([(2, 5.0), (2, 5.0), (4, 9.0)]):
         s.submit(Job(id=i, submit=0.0, processors=p, runtime=e, estimate=e), now=0.0)
@@ -449,9 +455,9 @@ def test_the_host_example_rejects_and_reports_a_request_above_a_capacity() -> No
 
 
 def test_the_page_plans_a_workload_with_memory_as_it_says() -> None:
-    heavy, memory = PAGE_NAMESPACE["heavy"], PAGE_NAMESPACE["memory"]
+    heavy, memory = _page()["heavy"], _page()["memory"]
     assert memory.capacity == heavy.machine_size * 2**20
     too_large = sum(memory.amount(job) > memory.capacity for job in heavy)
     assert too_large == 53  # as the page says
-    for run in PAGE_NAMESPACE["with_memory_runs"]:
+    for run in _page()["with_memory_runs"]:
         assert len(run.rejected) == too_large and [r.name for r in run.resources] == ["memory"]
