@@ -81,6 +81,12 @@ def _page() -> dict[str, Any]:
     return namespace
 
 
+@pytest.fixture(scope="module", autouse=True)
+def page_first() -> None:
+    """Run the page before any test: outside every @given, since the page runs @given tests of its own."""
+    _page()
+
+
 def _drawn(resources: tuple[Resource, ...], zero_runtimes: bool = True) -> st.SearchStrategy[Workload]:
     if not resources:
         return workloads(zero_runtimes=zero_runtimes)
