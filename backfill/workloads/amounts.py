@@ -24,6 +24,7 @@ so that code reading "the memory free now" runs with and without resources.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from operator import add, ge, gt, le, lt, sub
 from typing import TYPE_CHECKING, Any
 
@@ -184,8 +185,8 @@ def amount_of(
     if isinstance(value, Amounts):
         if len(value) == len(names):
             return value[names.index(name)]
-    elif isinstance(value, int) and not isinstance(value, bool) and len(names) == 1:
-        return value
+    elif isinstance(value, Integral) and not isinstance(value, bool) and len(names) == 1:
+        return int(value)
     raise ParameterError(
         f"{value!r} does not hold {', '.join(names)}: an int holds processors alone, Amounts one "
         "amount of processors then of each resource"
