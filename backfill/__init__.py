@@ -121,7 +121,7 @@ from backfill.schedulers.priorities import (
     wjf,
 )
 from backfill.simulator import Simulator, simulate
-from backfill.workloads.amounts import Amounts
+from backfill.workloads.amounts import Amounts, amount_of
 from backfill.workloads.batsim import batsim_ids, read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
@@ -192,6 +192,7 @@ __all__ = [
     "UserHistory",
     "Workload",
     "actual_usage",
+    "amount_of",
     "batsim_ids",
     "benefit_and_suffer",
     "bounded_slowdowns",

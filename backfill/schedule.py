@@ -72,7 +72,8 @@ class Schedule:
             the same decisions for the configurations it runs (see :mod:`backfill.kernel`).
         resources: The resources besides processors the scheduler planned (its ``resources``):
             :func:`~backfill.measures.validation.validate_schedule` checks each one's capacity and
-            :func:`~backfill.measures.metrics.resource_utilization` reports each one's use.
+            :func:`~backfill.measures.resource_use.resource_utilization` reports each one's use
+            (a ``utilization_<name>`` of :func:`~backfill.measures.metrics.summarize`).
     """
 
     workload: Workload

@@ -265,6 +265,7 @@ def test_a_users_queue_scheduler_plans_every_resource(data: st.DataObject, n: in
     # What it holds adds up: running jobs' amounts are the capacity less what is free.
     s = FirstFit(resources=resources)
     s.reset(w.machine_size, 0.0)
+    by_id = {job.id: job for job in w}
     for job in w:
         if not s.request(job) > s.capacity:
             s.submit(job, job.submit)
@@ -272,11 +273,12 @@ def test_a_users_queue_scheduler_plans_every_resource(data: st.DataObject, n: in
     held = s.capacity - s.free  # type: ignore[operator]
     total: Any = Amounts([0] * (len(resources) + 1)) if resources else 0
     for running in s.running_jobs():
-        total += running.processors
+        total += running.request
+        assert running.processors == s.amount(by_id[running.job_id]) == by_id[running.job_id].processors
     assert total == held
 
 
-def test_start_refuses_jobs_that_do_not_fit_in_some_resource() -> None:
+def test_start_refuseby_id_that_do_not_fit_in_some_resource() -> None:
     class Greedy(QueueScheduler):
         def schedule(self, now: float) -> list[Job]:
             return self.start(self.ordered(now), now)

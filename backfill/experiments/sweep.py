@@ -57,12 +57,7 @@ from backfill.experiments.specs import (
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
 from backfill.measures.partitions import partition_held_back, validate_partitions
-from backfill.measures.resource_use import (
-    held_back_column,
-    held_back_columns,
-    resource_utilizations,
-    utilization_column,
-)
+from backfill.measures.resource_use import held_back_column, held_back_columns, utilization_column
 from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.partitions import simulate_partitions
@@ -279,10 +274,10 @@ def summary_row(
     """Return the metric and accounting columns of a result row for a validated ``schedule``.
 
     :func:`~backfill.measures.metrics.summarize` with ``jobs`` and ``rejected`` as integers,
-    ``seconds`` (the simulation's wall time), each planned resource's utilization
-    (:func:`~backfill.measures.resource_use.resource_utilizations`; none with processors alone) and the
-    seconds each held the oldest waiting job back (``held_back_<name>``,
-    :func:`~backfill.measures.resource_use.held_back`, over the whole run even when trimmed), the
+    ``seconds`` (the simulation's wall time), each planned resource's utilization (which
+    ``summarize`` gives; none with processors alone) and the seconds each held the oldest waiting
+    job back (``held_back_<name>``, :func:`~backfill.measures.resource_use.held_back`, over the
+    whole run even when trimmed), the
     simulator's rejections and the SWF reader's
     dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
     With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
@@ -296,7 +291,7 @@ def summary_row(
     """
     trim = trim or Trim()
     measured = trim_schedule(schedule, trim)
-    metrics: dict[str, Any] = summarize(measured, bound=bound) | resource_utilizations(measured)
+    metrics: dict[str, Any] = summarize(measured, bound=bound)  # with each resource's utilization
     # Over the whole run, trimming aside: what was free at an instant depends on every job running.
     metrics |= held_back_columns(schedule)
     whole = summarize(schedule, bound=bound) if trim else metrics

@@ -129,6 +129,8 @@ DEFAULT_COLUMNS: tuple[str, ...] = (
     "makespan",
 )
 
+# The prefix of a resource's utilization in summarize() (resource_use.utilization_column's).
+_RESOURCE_COLUMN = "utilization_"
 _COUNT_KEYS = frozenset({"jobs", "rejected", "violations", "violated_jobs", "never_reserved"})
 
 
@@ -390,7 +392,7 @@ def utilization(s: Schedule) -> float:
 
 
 def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
-    """Return the standard statistics of a schedule as a flat dict (keys in :data:`SUMMARY_KEYS`).
+    """Return the standard statistics of a schedule as a flat dict (:data:`SUMMARY_KEYS`, then per resource).
 
     ``jobs`` is the number of completed jobs the statistics cover and ``rejected`` the number the
     simulator rejected; the wait, response and bounded-slowdown statistics (mean, median, 90th and
@@ -400,6 +402,10 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
     as Lindsay et al. (2013) report them; pass ``bound=60.0`` for the other bounded slowdown in use.
     ``mean_rr`` is the mean :func:`relative_response_times` with ``bound`` as its cut-off.
     ``utilization`` and ``makespan`` are as :func:`utilization` and :func:`makespan` give them.
+    A schedule whose run planned resources besides processors (:attr:`Schedule.resources
+    <backfill.schedule.Schedule.resources>`) has, after those, one ``utilization_<name>`` per
+    resource (:func:`~backfill.measures.resource_use.resource_utilizations`); one of processors
+    alone has the :data:`SUMMARY_KEYS` only.
 
     Args:
         s: A simulated schedule.
@@ -417,6 +423,16 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
         >>> summary = summarize(simulate(Workload.from_jobs(jobs, machine_size=1), FCFS()))
         >>> summary["jobs"], summary["rejected"], summary["mean_wait"], summary["utilization"]
         (2.0, 1.0, 5.0, 1.0)
+
+        With memory planned (8 kB; the two jobs ask 2 kB each), a column for it:
+
+        >>> from backfill import Resource
+        >>> memory = [Resource.memory(8)]
+        >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=10.0, estimate=10.0, requested_memory=2)
+        ...         for i in range(2)]
+        >>> s = simulate(Workload.from_jobs(jobs, machine_size=1), FCFS(resources=memory))
+        >>> summarize(s)["utilization_memory"]
+        0.25
     """
     wait = wait_times(s)
     response = response_times(s)
@@ -444,6 +460,11 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
         summary |= {key: float("nan") for key in SUMMARY_KEYS[2:-2]}
     summary["utilization"] = utilization(s)
     summary["makespan"] = makespan(s)
+    if s.resources:
+        # Imported here: resource_use measures with this module's makespan.
+        from backfill.measures.resource_use import resource_utilizations
+
+        summary |= resource_utilizations(s)
     return summary
 
 
@@ -490,7 +511,7 @@ def format_metric(key: str, value: float) -> str:
         return "-"
     if key in _COUNT_KEYS:
         return str(round(value))
-    if key == "utilization":
+    if key == "utilization" or key.startswith(_RESOURCE_COLUMN):
         return f"{value:.3f}"
     if key.endswith(("bsld", "_rr")):
         return f"{value:.2f}"
@@ -512,14 +533,15 @@ def metrics_table(
 
     Args:
         schedules: Schedules (named by ``Schedule.scheduler``) or a mapping of name to schedule.
-        columns: Keys of :func:`summarize` to show, in order.
+        columns: Keys of :func:`summarize` to show, in order; a resource's ``utilization_<name>``
+            shows ``-`` for a schedule that did not plan it.
         bound: The bounded-slowdown threshold in seconds.
 
     Returns:
         The table, lines joined by newlines, without a trailing newline.
 
     Raises:
-        BackfillError: If a column is not a key of :func:`summarize`.
+        BackfillError: If a column is not a key of :func:`summarize` of any of the schedules.
 
     Examples:
         >>> from backfill import Job, Workload, simulate
@@ -533,15 +555,22 @@ def metrics_table(
         FCFS(fcfs)     2        5.0        1.000
         EASY(fcfs)     2        5.0        1.000
     """
-    unknown = [c for c in columns if c not in SUMMARY_KEYS]
+    unknown = [c for c in columns if c not in SUMMARY_KEYS and not c.startswith(_RESOURCE_COLUMN)]
     if unknown:
         raise BackfillError(
             f"unknown metrics column(s) {', '.join(map(repr, unknown))}; "
-            f"choose from {', '.join(SUMMARY_KEYS)}"
+            f"choose from {', '.join(SUMMARY_KEYS)} or {_RESOURCE_COLUMN}<resource>"
         )
     rows = to_rows(schedules, bound=bound)
+    unplanned = [c for c in columns if c not in SUMMARY_KEYS and not any(c in row for row in rows)]
+    if unplanned:
+        names = ", ".join(map(repr, unplanned))
+        raise BackfillError(f"no schedule planned the resource of column(s) {names}")
     header = ["scheduler", *columns]
-    cells = [[str(row["scheduler"]), *(format_metric(c, float(row[c])) for c in columns)] for row in rows]
+    cells = [
+        [str(row["scheduler"]), *(format_metric(c, float(row.get(c, "nan"))) for c in columns)]
+        for row in rows
+    ]
     widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
 
     def line(values: list[str]) -> str:

@@ -31,12 +31,12 @@ from typing import Any, ClassVar, NamedTuple, Self, cast
 
 import attrs
 
-from backfill.errors import JobError, ScheduleError
+from backfill.errors import JobError, ParameterError, ScheduleError
 from backfill.profile import Profile
 from backfill.profile.multi import ResourceProfile
 from backfill.schedulers.door import refusal, reset_refusal
 from backfill.schedulers.protocol import scheduler_name
-from backfill.workloads.amounts import Amounts
+from backfill.workloads.amounts import Amounts, amount_of
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.resources import Resource, capacities, check_resources, requests
 from backfill.workloads.workload import Job
@@ -44,21 +44,58 @@ from backfill.workloads.workload import Job
 __all__ = ["RunningJob", "SchedulerBase"]
 
 
-class RunningJob(NamedTuple):
-    """A running job as a scheduler plans with it: when it is planned to end, and its processors.
-
-    ``planned_end`` is the job's start plus its estimate, or the end a host gave it since through
-    ``extend`` (see :class:`~backfill.schedulers.planning.Replanning`). The job holds ``processors``
-    until the host reports it complete, at the latest at ``planned_end``.
-
-    Examples:
-        >>> RunningJob(job_id=3, planned_end=120.0, processors=8).planned_end
-        120.0
-    """
-
+class _RunningJobFields(NamedTuple):
     job_id: int
     planned_end: float
-    processors: int
+    request: int | Amounts
+
+
+class RunningJob(_RunningJobFields):
+    """A running job as a scheduler plans with it: when it is planned to end, and what it holds.
+
+    ``planned_end`` is the job's start plus its estimate, or the end a host gave it since through
+    ``extend`` (see :class:`~backfill.schedulers.planning.Replanning`). The job holds ``request``
+    until the host reports it complete, at the latest at ``planned_end``: its processors (an int)
+    for a scheduler without resources, and with resources its
+    :class:`~backfill.workloads.amounts.Amounts`, processors first, as
+    :meth:`SchedulerBase.request` gives them. :attr:`processors` is always the int number of
+    processors, with or without resources.
+
+    Built as a tuple ``RunningJob(job_id, planned_end, request)``; ``processors=`` is accepted in
+    place of ``request=`` (the field's former name), for a job that holds processors alone or its
+    whole Amounts.
+
+    Examples:
+        >>> RunningJob(3, 120.0, 8)
+        RunningJob(job_id=3, planned_end=120.0, request=8)
+        >>> RunningJob(job_id=3, planned_end=120.0, processors=8) == RunningJob(3, 120.0, 8)
+        True
+        >>> held = RunningJob(3, 120.0, Amounts((8, 4096)))  # with memory planned
+        >>> held.processors, held.request
+        (8, Amounts(8, 4096))
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        job_id: int,
+        planned_end: float,
+        request: int | Amounts | None = None,
+        *,
+        processors: int | Amounts | None = None,
+    ) -> RunningJob:
+        """Build ``(job_id, planned_end, request)``, ``processors=`` standing for ``request=``."""
+        if (request is None) == (processors is None):
+            raise TypeError("RunningJob takes its request once: request=, or processors= (its former name)")
+        held = request if request is not None else processors
+        return tuple.__new__(cls, (job_id, planned_end, held))
+
+    @property
+    def processors(self) -> int:
+        """The processors the job holds: ``request`` without resources, its first amount with them. O(1)."""
+        held = self[2]
+        return held[0] if held.__class__ is Amounts else held  # type: ignore[return-value]
 
 
 def _no_log() -> deque[tuple[int, float]]:
@@ -311,10 +348,37 @@ class SchedulerBase:
         resources).
         """
         requests_ = self._requests
-        if requests_ is None:
-            return job.processors
+        if requests_ is None:  # no resources, or none taken yet (before the first reset)
+            return requests(job, self.resources) if self.resources else job.processors
         amounts = requests_.get(job.id)
         return requests(job, self.resources) if amounts is None else amounts
+
+    def amount(self, job: Job, name: str = "processors") -> int:
+        """The units of resource ``name`` that ``job`` holds while it runs, as planned. O(r).
+
+        ``"processors"`` always works, with or without :attr:`resources`: the job's processors.
+        Another name must be one of :attr:`resources`; the amount is the one :meth:`request` holds
+        (taken at submission for a queued or running job). To read one resource of :attr:`capacity`
+        or of a free value, use :func:`~backfill.workloads.amounts.amount_of`.
+
+        Raises:
+            ParameterError: If the scheduler does not plan a resource ``name`` (naming the ones it
+                plans).
+
+        Examples:
+            >>> from backfill import EASY, Job, Resource
+            >>> job = Job(id=1, submit=0.0, processors=2, runtime=5.0, estimate=5.0, requested_memory=100)
+            >>> EASY().amount(job), EASY(resources=[Resource.memory(1024)]).amount(job, "memory")
+            (2, 200)
+            >>> EASY().amount(job, "memory")
+            Traceback (most recent call last):
+            ...
+            backfill.errors.ParameterError: EASY(fcfs): no resource 'memory' is planned; planned: processors
+        """
+        try:
+            return amount_of(self.request(job), name, self.resources)
+        except ParameterError as e:
+            raise ParameterError(f"{scheduler_name(self)}: {e}") from None
 
     def _resource_extras(self) -> list[str]:
         """``+memory`` and the like, one per resource, for a name; none without resources."""

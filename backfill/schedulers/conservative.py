@@ -358,7 +358,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         """Return the running jobs in order of planned end (ties in the order they started). O(r log r).
 
         A new list of :class:`~backfill.schedulers.base.RunningJob` each call; the planned end is
-        start + estimate, or the end given through :meth:`extend`.
+        start + estimate, or the end given through :meth:`extend`, and ``request`` what the job
+        holds (processors, or Amounts with resources; ``processors`` is always the int).
 
         Examples:
             >>> s = Conservative()
@@ -366,9 +367,9 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             >>> s.submit(Job(id=1, submit=0.0, processors=3, runtime=5.0, estimate=5.0), now=0.0)
             >>> _ = s.schedule(0.0)
             >>> s.running_jobs()
-            [RunningJob(job_id=1, planned_end=5.0, processors=3)]
+            [RunningJob(job_id=1, planned_end=5.0, request=3)]
         """
-        jobs = [RunningJob(jid, end, procs) for jid, (end, procs) in self._running.items()]
+        jobs = [RunningJob._make((jid, end, held)) for jid, (end, held) in self._running.items()]
         jobs.sort(key=lambda job: job.planned_end)
         return jobs
 

@@ -48,6 +48,21 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
     processors. Since running jobs can only end earlier than estimated and backfilled jobs never delay
     it, the head's reservation never moves later while it stays the head.
 
+    **Two rules a subclass or a rewrite gets wrong** (a scheduler of your own on
+    :class:`~backfill.schedulers.QueueScheduler`, as ``docs/how-to/scheduler.md`` writes one):
+
+    1. *A job that passes the head withdraws the head's reservation.* When, at a decision, another
+       job comes ahead of the job reserved at the previous one (an arrival with a smaller key, or a
+       time-dependent key overtaking it), whether it starts now or becomes the new head, the old
+       head loses its reservation, noted ``note_reservation(job_id, math.nan)``, even if it is
+       reserved again in the same decision: the job ahead may hold what it was promised, so its
+       shadow time can be later, and a reservation kept through that breaks the promise
+       (:func:`~backfill.testing.check_holds` catches it under ``sjf``).
+    2. *Every job ending at the shadow time counts into the extra.* Running jobs are counted in
+       planned-end order up to the shadow time *included*: each job planned to end exactly then
+       frees its processors (its amounts, with resources) into the extra, not only those needed to
+       reach the head's width.
+
     **Depth.** With ``depth=k`` (the *reservation depth*), the first k queued jobs that cannot start
     get a reservation, not only the head; ``None`` reserves for every one. Each decision plans afresh,
     and no reservation carries over to the next one: the queue is gone through in priority order

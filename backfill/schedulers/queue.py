@@ -31,6 +31,10 @@ def _planned_end(job: RunningJob) -> float:
     return job.planned_end
 
 
+# Builds a RunningJob from its three fields without RunningJob.__new__'s keyword handling.
+_running_job = RunningJob._make
+
+
 def check_priority(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     """Attrs validator: a priority must be a callable ``(job, now) -> key``."""
     if not callable(value):
@@ -73,7 +77,9 @@ class QueueScheduler(SchedulerBase):
     **Resources.** Built with ``resources=[...]`` (:mod:`backfill.workloads.resources`), the same
     steps work on :class:`~backfill.workloads.amounts.Amounts`: :attr:`free` and
     :attr:`~SchedulerBase.capacity` are Amounts, :meth:`~SchedulerBase.request` gives a job's
-    amounts, each :class:`~backfill.schedulers.base.RunningJob` holds its amounts, and :meth:`start`
+    amounts, each :class:`~backfill.schedulers.base.RunningJob`'s ``request`` holds its amounts
+    (``processors`` its processors), :meth:`~SchedulerBase.amount` reads one resource of a job,
+    and :meth:`start`
     refuses jobs whose amounts do not all fit. Written with :meth:`~SchedulerBase.request` (an int
     without resources), a subclass's rule works both ways, as the example below does; a job asking
     more of a resource than the machine has is refused at :meth:`submit`.
@@ -439,10 +445,11 @@ class QueueScheduler(SchedulerBase):
         """Return the running jobs in order of planned end (ties in the order they started). O(r log r).
 
         A new list of :class:`~backfill.schedulers.base.RunningJob` ``(job_id, planned_end,
-        processors)`` each call: the planned end is start + estimate, or the end given through
-        :meth:`extend`. Their processors are the machine's less :attr:`free`. With
-        :attr:`~SchedulerBase.resources`, ``processors`` holds the job's
-        :class:`~backfill.workloads.amounts.Amounts`, which add up to the capacity less :attr:`free`.
+        request)`` each call: the planned end is start + estimate, or the end given through
+        :meth:`extend`; ``request`` is what the job holds (:meth:`~SchedulerBase.request`), and the
+        requests add up to :attr:`~SchedulerBase.capacity` less :attr:`free`: processors without
+        :attr:`~SchedulerBase.resources`, :class:`~backfill.workloads.amounts.Amounts` with them.
+        ``processors`` is the int number of processors either way.
 
         Examples:
             >>> from backfill import Job
@@ -452,12 +459,12 @@ class QueueScheduler(SchedulerBase):
             ...     s.submit(Job(id=i, submit=0.0, processors=p, runtime=e, estimate=e), now=0.0)
             >>> _ = s.start(s.ordered(0.0), now=0.0)
             >>> s.running_jobs()  # doctest: +NORMALIZE_WHITESPACE
-            [RunningJob(job_id=1, planned_end=4.0, processors=2),
-             RunningJob(job_id=0, planned_end=9.0, processors=1)]
+            [RunningJob(job_id=1, planned_end=4.0, request=2),
+             RunningJob(job_id=0, planned_end=9.0, request=1)]
             >>> s.free
             1
         """
-        jobs = [RunningJob(jid, end, procs) for jid, (end, _, procs) in self._running.items()]
+        jobs = [_running_job((jid, end, held)) for jid, (end, _, held) in self._running.items()]
         jobs.sort(key=_planned_end)
         return jobs
 

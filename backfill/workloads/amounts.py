@@ -16,14 +16,24 @@ comparisons and arithmetic read the way the schedulers' code reads for ints:
 Comparing or adding an :class:`Amounts` with anything else (an int, a plain tuple, a vector of
 another length) raises :class:`TypeError`: a scheduler that mixed a width with a count would
 otherwise compute a silently wrong plan.
+
+:func:`amount_of` reads one resource, by name, of such a value or of a plain count of processors,
+so that code reading "the memory free now" runs with and without resources.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from numbers import Integral
 from operator import add, ge, gt, le, lt, sub
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Amounts"]
+from backfill.errors import ParameterError
+
+if TYPE_CHECKING:
+    from backfill.workloads.resources import Resource
+
+__all__ = ["Amounts", "amount_of"]
 
 
 class Amounts(tuple[int, ...]):
@@ -136,3 +146,48 @@ class Amounts(tuple[int, ...]):
     def is_zero(self) -> bool:
         """Whether every amount is 0. O(r)."""
         return not any(self)
+
+
+def amount_of(
+    value: int | Amounts, name: str = "processors", resources: Sequence[Resource | str] = ()
+) -> int:
+    """One resource's amount in ``value``: a count of processors, or an :class:`Amounts` of ``resources``.
+
+    A scheduler's :attr:`~backfill.schedulers.base.SchedulerBase.free` and
+    :attr:`~backfill.schedulers.base.SchedulerBase.capacity` (and a job's
+    :meth:`~backfill.schedulers.base.SchedulerBase.request`) are ints without resources and Amounts
+    with them; this reads either the same way: ``amount_of(self.free, "memory", self.resources)``.
+    ``"processors"`` always works. For a job, ``scheduler.amount(job, name)`` says the same. O(r).
+
+    Args:
+        value: An int (processors alone) or an Amounts, processors first then each resource.
+        name: ``"processors"`` or the name of one of ``resources``.
+        resources: The resources the value holds besides processors, in order (the scheduler's
+            ``resources``, or their names); none for an int.
+
+    Raises:
+        ParameterError: If ``name`` is not processors nor one of ``resources`` (naming both), or
+            ``value`` does not hold processors and ``resources`` (an int given with resources, or
+            Amounts of another length).
+
+    Examples:
+        >>> free = Amounts((6, 1024))
+        >>> amount_of(free, "memory", ["memory"]), amount_of(free, resources=["memory"]), amount_of(6)
+        (1024, 6, 6)
+        >>> amount_of(free, "gpus", ["memory"])
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ParameterError: no resource 'gpus' is planned; planned: processors, memory
+    """
+    names = ["processors", *(r if isinstance(r, str) else r.name for r in resources)]
+    if name not in names:
+        raise ParameterError(f"no resource {name!r} is planned; planned: {', '.join(names)}")
+    if isinstance(value, Amounts):
+        if len(value) == len(names):
+            return value[names.index(name)]
+    elif isinstance(value, Integral) and not isinstance(value, bool) and len(names) == 1:
+        return int(value)
+    raise ParameterError(
+        f"{value!r} does not hold {', '.join(names)}: an int holds processors alone, Amounts one "
+        "amount of processors then of each resource"
+    )
