@@ -111,9 +111,9 @@ TRACES: tuple[TraceSetup, ...] = (
         "HPC2N-2002-2.1-cln",
         10_000,
         GB // 2,
-        "HPC2N's header does not give the memory of its dual-processor nodes; the requests suggest 1 GB a"
-        " node, 512 MB per processor: 95 % of the jobs ask the default 400 MB per processor (two fit a"
-        " node with room for the system) and only 0.9 % ask more than 512 MB",
+        "HPC2N's nodes have 1 GB for two processors (the archive's description of the machine, as"
+        " default_capacity documents it), 512 MB per processor: 95 % of the jobs ask the default 400 MB"
+        " per processor (two fit a node with room for the system) and only 0.9 % ask more than 512 MB",
     ),
 )
 
