@@ -37,7 +37,6 @@ from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
-from backfill.workloads.resources import _bounded_amounts
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
 __all__ = ["Simulator", "simulate"]
@@ -130,7 +129,7 @@ class Simulator:
         for resource in getattr(self.scheduler, "resources", ()):
             # A job asking more of a resource than the machine has never fits: rejected, as too wide;
             # one asking MAX_AMOUNT or more too, with its own reason (no capacity is that large).
-            amounts, past = _bounded_amounts(resource, self.workload)
+            amounts, past = resource.bounded_amounts(self.workload)
             for mask, reason in (
                 (past, f"asks 2**62 or more {resource.name} (MAX_AMOUNT, more than any capacity)"),
                 (

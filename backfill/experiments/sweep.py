@@ -18,19 +18,33 @@ import math
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
 from backfill.errors import BackfillError
+from backfill.experiments._grid_values import (
+    ESTIMATES,
+    as_float,
+    as_floats,
+    as_measures,
+    as_spec,
+    as_specs,
+    as_tuple,
+    as_workloads,
+    check_bound,
+    check_estimates,
+    check_load,
+    check_spec,
+    check_trim,
+    check_workload,
+)
 from backfill.experiments._parallel import run_parallel
 from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
 from backfill.experiments.columns import (
-    EXTRA_COLUMNS,
     MEASURE_GROUPS,
     extra_measures,
-    measure_column,
     needs_reservations,
 )
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance, reading_policy
@@ -86,89 +100,13 @@ __all__ = [
     "summary_row",
 ]
 
-#: Estimate policies: ``"user"`` keeps the workload's estimates, ``"exact"`` sets each to the runtime.
-ESTIMATES: tuple[str, ...] = ("user", "exact")
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    # A lone name, path, spec or number is one value, not a sequence of characters.
-    return (value,) if isinstance(value, str) or not isinstance(value, Iterable) else tuple(value)
-
-
 # -- cells and grids -------------------------------------------------------------------------------
-
-
-def _check_workload(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, TraceWorkload | ModelWorkload):
-        raise BackfillError(f"a workload must be a TraceWorkload or ModelWorkload, got {value!r}")
-
-
-def _as_spec(value: Any) -> Any:
-    # Text is NAME or NAME:K=V,... as on the command line (easy:bf_window=1440).
-    return SchedulerSpec.parse(value) if isinstance(value, str) else value
-
-
-def _as_specs(value: Any) -> tuple[Any, ...]:
-    return tuple(_as_spec(s) for s in _as_tuple(value))
-
-
-def _as_workloads(value: Any) -> tuple[Any, ...]:
-    return tuple(TraceWorkload(w) if isinstance(w, str | os.PathLike) else w for w in _as_tuple(value))
-
-
-def _check_spec(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, SchedulerSpec):
-        raise BackfillError(f"a scheduler must be a SchedulerSpec or a name, got {value!r}")
-
-
-def _as_float(value: Any) -> Any:
-    # Numbers become floats, so that 1 and 1.0 are one load (and one cache key); anything else is
-    # left for the validators to name.
-    return float(value) if _is_number(value) else value
-
-
-def _as_floats(value: Any) -> tuple[Any, ...]:
-    return tuple(_as_float(x) for x in _as_tuple(value))
-
-
-def _check_load(value: object) -> None:
-    if not (isinstance(value, float) and 0 < value < math.inf):
-        raise BackfillError(f"load factor must be a positive finite number, got {value!r}")
-
-
-def _check_estimates(value: object) -> None:
-    if value not in ESTIMATES:
-        raise BackfillError(f"unknown estimate policy {value!r}; known: {', '.join(ESTIMATES)}")
-
-
-def _check_bound(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not (isinstance(value, float) and 0 < value < math.inf):
-        raise BackfillError(f"bound must be a positive finite number of seconds, got {value!r}")
-
-
-def _as_measures(value: Any) -> tuple[str, ...]:
-    # Any order, any repeats: the vocabulary's order, once each.
-    given = _as_tuple(value)
-    for name in given:
-        if not isinstance(name, str):
-            raise BackfillError(f"a measure is named by a string, got {name!r}")
-        measure_column(name)
-    return tuple(c for c in EXTRA_COLUMNS if c in given)
-
-
-def _check_trim(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, Trim):
-        raise BackfillError(f"trim must be a Trim, got {value!r}")
 
 
 def _check_cell(cell: Cell) -> None:
     check_priority(cell.scheduler, cell.priority)
-    _check_load(cell.load)
-    _check_estimates(cell.estimates)
+    check_load(cell.load)
+    check_estimates(cell.estimates)
     check_partitioned(cell.partitions, [cell.workload])
 
 
@@ -194,14 +132,14 @@ class Cell:
         64
     """
 
-    workload: WorkloadSpec = attrs.field(validator=_check_workload)
-    scheduler: SchedulerSpec = attrs.field(converter=_as_spec, validator=_check_spec)
+    workload: WorkloadSpec = attrs.field(validator=check_workload)
+    scheduler: SchedulerSpec = attrs.field(converter=as_spec, validator=check_spec)
     priority: str = "fcfs"
-    load: float = attrs.field(default=1.0, converter=_as_float)
+    load: float = attrs.field(default=1.0, converter=as_float)
     estimates: str = "user"
-    bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
-    measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
-    trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
+    bound: float = attrs.field(default=DEFAULT_BOUND, converter=as_float, validator=check_bound)
+    measures: tuple[str, ...] = attrs.field(default=(), converter=as_measures)
+    trim: Trim = attrs.field(factory=Trim, validator=check_trim)
     partitions: PartitionSpec | None = None
 
     def __attrs_post_init__(self) -> None:
@@ -358,16 +296,16 @@ def _nonempty_unique(what: str, labels: list[Any]) -> None:
 
 def _check_grid(grid: Grid) -> None:
     for w in grid.workloads:
-        _check_workload(grid, attrs.fields(Grid).workloads, w)
+        check_workload(grid, attrs.fields(Grid).workloads, w)
     for s in grid.schedulers:
-        _check_spec(grid, attrs.fields(Grid).schedulers, s)
+        check_spec(grid, attrs.fields(Grid).schedulers, s)
     for p in grid.priorities:
         if not isinstance(p, str) or p not in PRIORITIES:
             raise BackfillError(f"unknown priority {p!r}; known: {', '.join(PRIORITIES)}")
     for load in grid.loads:
-        _check_load(load)
+        check_load(load)
     for e in grid.estimates:
-        _check_estimates(e)
+        check_estimates(e)
     _nonempty_unique("workload label", [w.label for w in grid.workloads])
     _nonempty_unique("scheduler label", [s.label for s in grid.schedulers])
     _nonempty_unique("priority", list(grid.priorities))
@@ -396,14 +334,14 @@ class Grid:
          ('EASY', 'fcfs', 1.0), ('EASY', 'fcfs', 1.2), ('EASY', 'sjf', 1.0), ('EASY', 'sjf', 1.2)]
     """
 
-    workloads: tuple[WorkloadSpec, ...] = attrs.field(converter=_as_workloads)
-    schedulers: tuple[SchedulerSpec, ...] = attrs.field(converter=_as_specs)
-    priorities: tuple[str, ...] = attrs.field(default=("fcfs",), converter=_as_tuple)
-    loads: tuple[float, ...] = attrs.field(default=(1.0,), converter=_as_floats)
-    estimates: tuple[str, ...] = attrs.field(default=("user",), converter=_as_tuple)
-    bound: float = attrs.field(default=DEFAULT_BOUND, converter=_as_float, validator=_check_bound)
-    measures: tuple[str, ...] = attrs.field(default=(), converter=_as_measures)
-    trim: Trim = attrs.field(factory=Trim, validator=_check_trim)
+    workloads: tuple[WorkloadSpec, ...] = attrs.field(converter=as_workloads)
+    schedulers: tuple[SchedulerSpec, ...] = attrs.field(converter=as_specs)
+    priorities: tuple[str, ...] = attrs.field(default=("fcfs",), converter=as_tuple)
+    loads: tuple[float, ...] = attrs.field(default=(1.0,), converter=as_floats)
+    estimates: tuple[str, ...] = attrs.field(default=("user",), converter=as_tuple)
+    bound: float = attrs.field(default=DEFAULT_BOUND, converter=as_float, validator=check_bound)
+    measures: tuple[str, ...] = attrs.field(default=(), converter=as_measures)
+    trim: Trim = attrs.field(factory=Trim, validator=check_trim)
     partitions: PartitionSpec | None = None
 
     def __attrs_post_init__(self) -> None:

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from backfill.errors import BackfillError
 from backfill.measures.metrics import makespan
 from backfill.schedule import Schedule
-from backfill.workloads.resources import Resource, _bounded_amounts
+from backfill.workloads.resources import Resource
 
 __all__ = [
     "held_back",
@@ -85,7 +85,7 @@ def job_amounts(schedule: Schedule, resource: Resource | str) -> npt.NDArray[np.
         [7]
     """
     chosen = _resource(schedule, resource)
-    amounts, past = _bounded_amounts(chosen, schedule.workload)
+    amounts, past = chosen.bounded_amounts(schedule.workload)
     return np.where(past, -1, amounts)
 
 
@@ -218,7 +218,7 @@ def held_back(schedule: Schedule, resources: Sequence[Resource] | None = None) -
     span = np.diff(times)
     out: dict[str, float] = {}
     for r in planned:
-        amounts, _ = _bounded_amounts(r, w)
+        amounts, _ = r.bounded_amounts(w)
         lacks = fits & (amounts[oldest] > free(r.capacity, amounts))
         out[r.name] = float(np.sum(span[lacks]))
     return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from backfill.errors import ScheduleError
 from backfill.schedule import Schedule
-from backfill.workloads.resources import Resource, _exact_amounts
+from backfill.workloads.resources import Resource
 
 __all__ = ["check_reservations", "same_schedule", "validate_schedule"]
 
@@ -115,7 +115,7 @@ def validate_schedule(
     for resource in schedule.resources if resources is None else resources:
         # Python numbers, exact however large: a started job past the bound (2**62) is an over-commit
         # to report, not an amount to wrap or clip.
-        exact = _exact_amounts(resource, w, rows)
+        exact = resource.exact_amounts(w, rows)
         if too_much := [k for k, a in enumerate(exact) if a > resource.capacity]:
             fail(
                 f"jobs held more {resource.name} than its capacity {resource.capacity} "

@@ -100,7 +100,7 @@ from backfill.workloads._batsim_json import (
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
-from backfill.workloads.resources import Resource, _exact_amount, check_resources
+from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
@@ -533,7 +533,7 @@ def write_batsim_workload(
     profiles: dict[float, str] = {}
     lines = []
     # Exact however large: a job asking 2**62 or more (which the simulator rejects) is written as asked.
-    held = [[_exact_amount(r, job_from_row(row)) for row in kept.tolist()] for r in planned]
+    held = [[r.exact_amount(job_from_row(row)) for row in kept.tolist()] for r in planned]
     for k, (job_id, submit, runtime, estimate, processors, user) in enumerate(
         zip(
             *(kept[name].tolist() for name in ("id", "submit", "runtime", "estimate", "processors", "user")),

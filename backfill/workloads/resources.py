@@ -150,6 +150,57 @@ class Resource:
             self.amount(job)  # raises, naming the job and the amount
         return values
 
+    def bounded_amounts(self, workload: Workload) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """Every job's amount, and which ask ``MAX_AMOUNT`` (2**62) or more, held as that.
+
+        What a host plans with: the jobs marked are rejected with their reason (the simulator does),
+        every other amount is exact. O(n) for n jobs.
+
+        Raises:
+            JobError: A request that is not an int >= 0 (the rule's error, not the job's).
+
+        Examples:
+            >>> from backfill.workloads.workload import Job, Workload
+            >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=1.0, memory=3.0),
+            ...         Job(id=2, submit=0.0, processors=2, runtime=1.0, estimate=1.0, memory=1e30)]
+            >>> amounts, past = Resource.memory(64).bounded_amounts(Workload.from_jobs(jobs, 4))
+            >>> amounts.tolist() == [6, 2**62], past.tolist()
+            (True, [False, True])
+        """
+        return _bounded_amounts(self, workload)
+
+    def exact_amount(self, job: Job) -> int:
+        """The units ``job`` asks exactly, however large: :meth:`amount` without the bound.
+
+        What outputs write and the validator sums, so that a job past the bound is judged by what
+        it asks, not by a wrapped or clipped number. O(1).
+
+        Raises:
+            JobError: A request that is not an int >= 0.
+
+        Examples:
+            >>> from backfill.workloads.workload import Job
+            >>> job = Job(id=1, submit=0.0, processors=2, runtime=1.0, estimate=1.0, memory=1e19)
+            >>> Resource.memory(64).exact_amount(job)
+            20000000000000000000
+        """
+        return _exact_amount(self, job)
+
+    def exact_amounts(self, workload: Workload, rows: npt.NDArray[np.intp]) -> list[int]:
+        """:meth:`exact_amount` of the jobs at ``rows`` (row indices), in one numpy pass for memory. O(k).
+
+        Raises:
+            JobError: A request that is not an int >= 0.
+
+        Examples:
+            >>> from backfill.workloads.workload import Job, Workload
+            >>> jobs = [Job(id=i, submit=0.0, processors=i, runtime=1.0, estimate=1.0, memory=2.5)
+            ...         for i in (1, 2)]
+            >>> Resource.memory(64).exact_amounts(Workload.from_jobs(jobs, 4), np.array([1, 0]))
+            [5, 3]
+        """
+        return _exact_amounts(self, workload, rows)
+
     def amount(self, job: Job) -> int:
         """The units ``job`` holds, checked: an int >= 0.
 
