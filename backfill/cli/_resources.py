@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import attrs
 
@@ -65,7 +64,7 @@ def with_resources(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> 
 def check_capacities(
     args: argparse.Namespace, specs: Iterable[SchedulerSpec], workloads: Iterable[tuple[str, Workload]]
 ) -> None:
-    """Refuse, before any simulation, resources without a capacity on a workload (no job records memory).
+    """Refuse, before any simulation, resources without a capacity on a workload (none given or documented).
 
     Raises:
         CommandLineError: Naming the option and the workload (by its label, the first of each pair).
@@ -79,13 +78,14 @@ def check_capacities(
         return  # every spec carries the same resources
 
 
+def _planned_names(specs: Iterable[SchedulerSpec]) -> list[str]:
+    """The names of the resources the specs plan, once each, in order."""
+    return list(dict.fromkeys(r.name for spec in specs for r in spec.resources))
+
+
 def resource_columns(specs: Iterable[SchedulerSpec]) -> list[str]:
     """The columns of the resources the specs plan: ``utilization_memory``, ``held_back_memory``, ..."""
-    names: dict[str, Any] = {}
-    for spec in specs:
-        for r in spec.resources:
-            names |= dict.fromkeys((utilization_column(r.name), held_back_column(r.name)))
-    return list(names)
+    return [c for name in _planned_names(specs) for c in (utilization_column(name), held_back_column(name))]
 
 
 def check_resource_metrics(metrics: Iterable[str], specs: Iterable[SchedulerSpec]) -> None:
@@ -114,7 +114,7 @@ def processors_only_note(metrics: Iterable[str], specs: Iterable[SchedulerSpec])
         'note: over_shared counts processors only, not memory'
     """
     counted = [m for m in dict.fromkeys(metrics) if m in PROCESSORS_ONLY]
-    planned = [c.removeprefix(utilization_column("")) for c in resource_columns(specs)]
+    planned = _planned_names(specs)
     if not counted or not planned:
         return ""
     verb = "counts" if len(counted) == 1 else "count"
