@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError
+from backfill.measures.resource_use import resource_utilizations
 from backfill.schedule import Schedule
 from backfill.workloads.conventions import DEFAULT_BOUND
 
@@ -461,9 +462,6 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
     summary["utilization"] = utilization(s)
     summary["makespan"] = makespan(s)
     if s.resources:
-        # Imported here: resource_use measures with this module's makespan.
-        from backfill.measures.resource_use import resource_utilizations
-
         summary |= resource_utilizations(s)
     return summary
 

@@ -28,7 +28,6 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError
-from backfill.measures.metrics import makespan
 from backfill.schedule import Schedule
 from backfill.workloads.resources import Resource
 
@@ -114,10 +113,12 @@ def resource_utilization(schedule: Schedule, resource: Resource | str) -> float:
         0.25
     """
     chosen = _resource(schedule, resource)
-    span = makespan(schedule)
+    done = np.isfinite(schedule.start) & np.isfinite(schedule.end)
+    # The makespan of backfill.measures.metrics (first submit to last end, completed jobs), which
+    # imports this module for summarize(): computed here rather than imported back.
+    span = float(schedule.end[done].max() - schedule.submit[done].min()) if done.any() else 0.0
     if span <= 0:
         return 0.0
-    done = np.isfinite(schedule.start) & np.isfinite(schedule.end)
     amounts = job_amounts(schedule, chosen)
     area = float(np.sum(amounts[done] * schedule.runtime[done]))
     return area / (chosen.capacity * span)

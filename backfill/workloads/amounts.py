@@ -26,12 +26,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 from operator import add, ge, gt, le, lt, sub
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from backfill.errors import ParameterError
 
-if TYPE_CHECKING:
-    from backfill.workloads.resources import Resource
+
+class _Named(Protocol):
+    """A resource as :func:`amount_of` reads it: by its name (a Resource, without importing its module)."""
+
+    @property
+    def name(self) -> str: ...
+
 
 __all__ = ["Amounts", "amount_of"]
 
@@ -148,9 +153,7 @@ class Amounts(tuple[int, ...]):
         return not any(self)
 
 
-def amount_of(
-    value: int | Amounts, name: str = "processors", resources: Sequence[Resource | str] = ()
-) -> int:
+def amount_of(value: int | Amounts, name: str = "processors", resources: Sequence[_Named | str] = ()) -> int:
     """One resource's amount in ``value``: a count of processors, or an :class:`Amounts` of ``resources``.
 
     A scheduler's :attr:`~backfill.schedulers.base.SchedulerBase.free` and
