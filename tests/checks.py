@@ -11,10 +11,11 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from backfill import Job, LookaheadSlack, Schedule, Workload, simulate
+from backfill import Job, LookaheadSlack, QueueScheduler, Schedule, Workload, simulate
 
 __all__ = [
     "Tracing",
+    "head_at_latest_end",
     "check_slack_bound",
     "check_slack_guarantees",
     "expected_guarantees",
@@ -144,3 +145,24 @@ def trace(w: Workload, scheduler: Any, overrun: str = "raise_estimate") -> list[
     traced = Tracing(scheduler)
     simulate(w, traced, overrun=overrun)  # type: ignore[arg-type]
     return traced.trace
+
+
+def head_at_latest_end(base: type[QueueScheduler]) -> type[QueueScheduler]:
+    """A subclass of ``base`` that starts in order while jobs fit and reserves the blocked head at the
+    latest planned end, noting the reservation the public way (``note_reservation``)."""
+
+    class HeadAtLatestEnd(base):  # type: ignore[valid-type, misc]
+        def schedule(self, now: float) -> list[Job]:
+            chosen, free, head = [], self.free, None
+            for entry in self.ordered(now):
+                if entry[2].processors > free:
+                    head = entry[2]
+                    break
+                chosen.append(entry)
+                free -= entry[2].processors
+            started: list[Job] = self.start(chosen, now)
+            if head is not None:
+                self.note_reservation(head.id, max(r.planned_end for r in self.running_jobs()))
+            return started
+
+    return HeadAtLatestEnd

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from checks import head_at_latest_end
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from shadow_easy import ShadowEASY
@@ -110,21 +111,8 @@ def test_fair_start_times_of_an_overriding_subclass_are_easys() -> None:
     np.testing.assert_array_equal(mine.relaxed, easy.relaxed)
 
 
-class NotesItself(QueueScheduler):
+class NotesItself(head_at_latest_end(QueueScheduler)):  # type: ignore[misc]
     """FCFS that reserves the blocked head at the latest planned end, noting it the public way."""
-
-    def schedule(self, now: float) -> list[Job]:
-        chosen, free, head = [], self.free, None
-        for entry in self.ordered(now):
-            if entry[2].processors > free:
-                head = entry[2]
-                break
-            chosen.append(entry)
-            free -= entry[2].processors
-        started = self.start(chosen, now)
-        if head is not None:
-            self.note_reservation(head.id, max(r.planned_end for r in self.running_jobs()))
-        return started
 
 
 def test_a_subclass_that_notes_changes_is_recorded() -> None:

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import pytest
+from checks import head_at_latest_end
 
 from backfill import DC, EASY, FCFS, PC, Conservative, Job, ScheduleError, Workload, simulate
 from backfill.schedulers import (
@@ -101,22 +102,7 @@ def test_a_refused_note_leaves_the_scheduler_as_it_was(base: Any) -> None:
 
 @pytest.mark.parametrize("base", [QueueScheduler, FCFS], ids=lambda b: b.__name__)
 def test_notes_are_the_log_on_queue_schedulers(base: Any) -> None:
-    class HeadAtLatestEnd(base):  # type: ignore[misc, valid-type]
-        """Starts in order while jobs fit; reserves the blocked head at the latest planned end."""
-
-        def schedule(self, now: float) -> list[Job]:
-            chosen, free, head = [], self.free, None
-            for entry in self.ordered(now):
-                if entry[2].processors > free:
-                    head = entry[2]
-                    break
-                chosen.append(entry)
-                free -= entry[2].processors
-            started = self.start(chosen, now)
-            if head is not None:
-                self.note_reservation(head.id, max(r.planned_end for r in self.running_jobs()))
-            return started
-
+    HeadAtLatestEnd = head_at_latest_end(base)
     schedule = check_scheduler(HeadAtLatestEnd(), W, guarantees="while_held", require_log=False)
     assert schedule.reservations_of(2).tolist() == [10.0]
 
