@@ -136,23 +136,28 @@ def _capped() -> Any:
     return s
 
 
-def test_one_prototype_is_copied_for_every_partition_resources_or_not() -> None:
-    # Before: a partition whose resources differed from the prototype's got attrs.evolve(prototype),
-    # a new scheduler without the plain attribute; the other got a copy with it.
-    memory = Resource.memory(100)
+def _alternating(estimate: float) -> Workload:
+    """Four one-processor jobs of 10 s asking 60 kB each, in partitions 0 and 1 by turns."""
     jobs = [
         Job(
             id=i,
             submit=0.0,
             processors=1,
             runtime=10.0,
-            estimate=10.0,
+            estimate=estimate,
             partition=i % 2,
             requested_memory=60.0,
         )
         for i in range(1, 5)
     ]
-    w = Workload.from_jobs(jobs, machine_size=4)
+    return Workload.from_jobs(jobs, machine_size=4)
+
+
+def test_one_prototype_is_copied_for_every_partition_resources_or_not() -> None:
+    # Before: a partition whose resources differed from the prototype's got attrs.evolve(prototype),
+    # a new scheduler without the plain attribute; the other got a copy with it.
+    memory = Resource.memory(100)
+    w = _alternating(estimate=10.0)
     parts = [Partition("plain", 0, processors=2), Partition("fat", 1, processors=2, resources=(memory,))]
     prototype = _capped()
     runs = partition_runs(w, parts, prototype)
@@ -223,19 +228,7 @@ def test_a_planning_wrapper_is_copied_with_each_partitions_resources() -> None:
     from backfill import planning
 
     memory = Resource.memory(100)
-    jobs = [
-        Job(
-            id=i,
-            submit=0.0,
-            processors=1,
-            runtime=10.0,
-            estimate=20.0,
-            partition=i % 2,
-            requested_memory=60.0,
-        )
-        for i in range(1, 5)
-    ]
-    w = Workload.from_jobs(jobs, machine_size=4)
+    w = _alternating(estimate=20.0)
     parts = [
         Partition(n, int(n), processors=2, resources=(Resource.memory(c),))
         for n, c in (("0", 200), ("1", 100))
