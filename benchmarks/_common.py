@@ -9,6 +9,7 @@ import functools
 import json
 import os
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -18,6 +19,20 @@ from typing import Any
 from backfill import BackfillError
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: Every folder of ``benchmarks/``: the speed benchmarks (``speed/``), the resources page
+#: (``resources/``), the reproduction summary (``reproduction/``) and each paper's reproduction
+#: (``reproduction/<paper>/``). The scripts import each other by their file names, which are unique
+#: across the folders: a script run by its path puts ``benchmarks/`` on ``sys.path`` to find this
+#: module, and importing it puts the other folders there too.
+FOLDERS = [
+    ROOT / "benchmarks",
+    ROOT / "benchmarks" / "speed",
+    ROOT / "benchmarks" / "resources",
+    ROOT / "benchmarks" / "reproduction",
+    *sorted(p for p in (ROOT / "benchmarks" / "reproduction").iterdir() if p.is_dir()),
+]
+sys.path.extend(str(folder) for folder in FOLDERS if str(folder) not in sys.path)
 
 #: The reproduction results the report is written from, one folder per paper: small JSON files, one per
 #: cell (a trace under a scheduler, a month, a seed), committed so that ``reproduce.py --cached``

@@ -68,7 +68,7 @@ def test_benchmark_script_runs_on_one_trace(traces: Path) -> None:
     done = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "benchmarks" / "bench_schedulers.py"),
+            str(ROOT / "benchmarks" / "speed" / "bench_schedulers.py"),
             "--traces",
             "KTH-SP2-1996-2",
             "--memory-jobs",
@@ -92,7 +92,7 @@ def test_lindsay_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path) ->
     done = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "benchmarks" / "reproduce_lindsay.py"),
+            str(ROOT / "benchmarks" / "reproduction" / "lindsay" / "reproduce_lindsay.py"),
             "--traces",
             "KTH-SP2-1996-2",
             "--workers",
@@ -119,7 +119,11 @@ def test_lindsay_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path) ->
 @pytest.mark.slow
 def test_rajbhandary_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path) -> None:
     args = ["--traces", "LLNL-Atlas-2006-2.1-cln", "--workers", "2", "--cache", str(tmp_path)]
-    command = [sys.executable, str(ROOT / "benchmarks" / "reproduce_rajbhandary.py"), *args]
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "reproduction" / "rajbhandary" / "reproduce_rajbhandary.py"),
+        *args,
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False, env=_THROWAWAY)
     assert done.returncode == 0, done.stderr
     # Five metric tables, the times and the strict-above-relaxed shares each have Atlas's row.
@@ -136,7 +140,7 @@ def test_rajbhandary_reproduction_runs_on_one_trace(traces: Path, tmp_path: Path
 def test_queue_growth_benchmark_compares_a_prefix_with_the_whole(traces: Path) -> None:
     command = [
         sys.executable,
-        str(ROOT / "benchmarks" / "bench_queue_growth.py"),
+        str(ROOT / "benchmarks" / "speed" / "bench_queue_growth.py"),
         "--trace",
         "KTH-SP2-1996-2",
     ]
@@ -171,7 +175,7 @@ def test_queue_growth_benchmark_compares_a_prefix_with_the_whole(traces: Path) -
 def test_fst_benchmark_runs_serial_and_parallel(traces: Path) -> None:
     command = [
         sys.executable,
-        str(ROOT / "benchmarks" / "bench_fst.py"),
+        str(ROOT / "benchmarks" / "speed" / "bench_fst.py"),
         "--trace",
         "LLNL-Atlas-2006-2.1-cln",
     ]

@@ -1,4 +1,4 @@
-"""The reproduction report: ``benchmarks/reproduce.py`` and the checks it gathers."""
+"""The reproduction report: ``benchmarks/reproduction/reproduce.py`` and the checks it gathers."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+__import__("_common")  # which puts every benchmarks folder on sys.path (_common.FOLDERS)
 
 from _common import (  # noqa: E402
     ALLOW_DIRTY,
@@ -80,7 +81,11 @@ def _docs(tmp_path: Path) -> Path:
 def _run(
     traces: Path, results: Path, docs: Path, *papers: str, cached: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), *(["--cached"] if cached else [])]
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "reproduction" / "reproduce.py"),
+        *(["--cached"] if cached else []),
+    ]
     command += ["--trace-dir", str(traces), "--results", str(results), "--docs", str(docs)]
     if papers:
         command += ["--papers", *papers]
@@ -153,7 +158,12 @@ def test_a_cached_paper_gives_computed_verdicts(traces: Path, tmp_path: Path) ->
     # Fill Lindsay's cache for one trace (12 simulations), then report from it: the statements
     # about that trace are now checked, with figures, and the rest say which traces are missing.
     cache = tmp_path / "results" / "lindsay"
-    fill = [sys.executable, str(ROOT / "benchmarks" / "reproduce_lindsay.py"), "--traces", "KTH-SP2-1996-2"]
+    fill = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "reproduction" / "lindsay" / "reproduce_lindsay.py"),
+        "--traces",
+        "KTH-SP2-1996-2",
+    ]
     fill += ["--priorities", "fcfs", "sjf", "wjf", "ljf", "njf", "--cache", str(cache), "--workers", "2"]
     env = {**os.environ, ALLOW_DIRTY: "1"}  # a throwaway cache: a checkout being edited may fill it
     done = subprocess.run(fill, capture_output=True, text=True, timeout=900, check=False, env=env)
@@ -177,7 +187,7 @@ def test_the_committed_pages_are_what_the_committed_results_give(tmp_path: Path)
     pages = sorted(page.name for page in docs.glob("reproduction*.md"))
     assert len(pages) == 1 + len(PAPERS)
     stale = [name for name in pages if (docs / name).read_text() != (ROOT / "docs" / name).read_text()]
-    assert not stale, f"rewrite them with `python benchmarks/reproduce.py --cached`: {stale}"
+    assert not stale, f"rewrite them with `python benchmarks/reproduction/reproduce.py --cached`: {stale}"
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -205,10 +215,12 @@ def test_the_summary_states_the_rules_per_paper() -> None:
 
 def test_the_committed_results_are_small_stamped_json() -> None:
     results = ROOT / "benchmarks" / "reproduction"
-    # A full local run also keeps per-job arrays (.npz, ignored by git) beside the results.
-    files = sorted(path for path in results.rglob("*") if path.is_file() and path.suffix != ".npz")
+    files = sorted(results.rglob("*.json"))
     assert files, "no committed reproduction results"
-    assert {path.suffix for path in files} == {".json"}
+    # Beside the results are the scripts and their notes, and after a full local run per-job arrays
+    # (.npz, ignored by git).
+    others = {p.suffix for p in results.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert others - {".json"} <= {".py", ".md", ".npz"}
     assert {path.relative_to(results).parts[0] for path in files} == set(PAPERS)
     for path in files:
         assert path.stat().st_size < 100_000, path
@@ -274,16 +286,21 @@ def test_reproduce_refuses_to_run_from_a_dirty_checkout(tmp_path: Path) -> None:
     # so the check is made on a copy of the scripts inside a throwaway checkout.
     repo = tmp_path / "repo"
     shutil.copytree(
-        ROOT / "benchmarks", repo / "benchmarks", ignore=shutil.ignore_patterns("reproduction", "*.npz")
+        ROOT / "benchmarks", repo / "benchmarks", ignore=shutil.ignore_patterns("*.json", "*.npz")
     )
     _git(repo, "init", "-q")
     _git(repo, "add", "benchmarks")
     _git(repo, "commit", "-q", "-m", "scripts")
-    (repo / "benchmarks" / "reproduce.py").write_text(
-        (repo / "benchmarks" / "reproduce.py").read_text() + "\n"
+    (repo / "benchmarks" / "reproduction" / "reproduce.py").write_text(
+        (repo / "benchmarks" / "reproduction" / "reproduce.py").read_text() + "\n"
     )
     docs = _docs(tmp_path)
-    command = [sys.executable, str(repo / "benchmarks" / "reproduce.py"), "--trace-dir", str(tmp_path)]
+    command = [
+        sys.executable,
+        str(repo / "benchmarks" / "reproduction" / "reproduce.py"),
+        "--trace-dir",
+        str(tmp_path),
+    ]
     command += ["--results", str(tmp_path / "results"), "--docs", str(docs), "--papers", "tsafrir"]
     env = {key: value for key, value in os.environ.items() if key != ALLOW_DIRTY}
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, env=env)

@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+__import__("_common")  # which puts every benchmarks folder on sys.path (_common.FOLDERS)
 
 from _jin_load_claims import HIGH_SEEDS, LOW_SEEDS, _seed_load  # noqa: E402
 from _vasupongayya_days import day_summaries, unpack_days  # noqa: E402

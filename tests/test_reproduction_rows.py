@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+__import__("_common")  # which puts every benchmarks folder on sys.path (_common.FOLDERS)
 
 import _checks_lindsay  # noqa: E402
 import _checks_rajbhandary  # noqa: E402

@@ -1,4 +1,4 @@
-"""The new results page (memory as a second resource): ``benchmarks/results_resources.py``."""
+"""The new results page (memory as a second resource): ``benchmarks/resources/results_resources.py``."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+__import__("_common")  # which puts every benchmarks folder on sys.path (_common.FOLDERS)
 
 import results_resources as rr  # noqa: E402
 
 from backfill import EASY, Conservative, Job, Resource, Workload, simulate  # noqa: E402
 
-SCRIPT = ROOT / "benchmarks" / "results_resources.py"
+SCRIPT = ROOT / "benchmarks" / "resources" / "results_resources.py"
 
 
 def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -32,7 +33,9 @@ def test_the_committed_page_is_what_the_committed_results_give(tmp_path: Path) -
     done = _run("--cached", "--trace-dir", tmp_path / "no traces", "--page", page)
     assert done.returncode == 0, done.stderr
     committed = (ROOT / "docs" / "results-resources.md").read_text()
-    assert page.read_text() == committed, "rewrite it with `python benchmarks/results_resources.py --cached`"
+    assert page.read_text() == committed, (
+        "rewrite it with `python benchmarks/resources/results_resources.py --cached`"
+    )
 
 
 def test_cached_without_results_runs_nothing_and_says_so(tmp_path: Path) -> None:
@@ -70,7 +73,7 @@ def test_a_missing_trace_in_the_folder_is_a_one_line_error(tmp_path: Path) -> No
 
 
 def test_the_committed_results_are_small_stamped_json_of_known_cells() -> None:
-    files = sorted(rr.DEFAULT_RESULTS.iterdir())
+    files = sorted(rr.DEFAULT_RESULTS.glob("*.json"))  # beside the generator and its notes
     assert files, "no committed results"
     sections = [*((s, rr.CONFIGS) for s in rr.TRACES), (rr.CURIE, rr.CURIE_CONFIGS)]
     names = {
@@ -198,7 +201,7 @@ def test_a_window_leaves_out_the_jobs_too_large_for_the_memory(tmp_path: Path) -
 def test_the_speed_benchmark_refuses_bad_values_in_one_line(bad: list[str], tmp_path: Path) -> None:
     command = [
         sys.executable,
-        str(ROOT / "benchmarks" / "bench_resources.py"),
+        str(ROOT / "benchmarks" / "speed" / "bench_resources.py"),
         "--trace-dir",
         str(tmp_path),
         *bad,

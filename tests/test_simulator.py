@@ -189,7 +189,7 @@ def every_scheduler() -> list[Scheduler]:
 @settings(max_examples=40, deadline=None)
 @given(w=workloads(max_jobs=30, accurate=False, users=3), steps=st.integers(0, 40))
 def test_a_pickled_simulation_resumes_exactly_like_the_original(w: Workload, steps: int) -> None:
-    # A checkpoint (as benchmarks/bench_largest.py writes for runs of hours) must change nothing: the
+    # A checkpoint (as benchmarks/speed/bench_largest.py writes for runs of hours) must change nothing: the
     # simulator and every scheduler pickle with all their state, mid-run.
     for scheduler in every_scheduler():
         full = simulate(w, scheduler.copy())
