@@ -59,12 +59,15 @@ FILES = {
     "schedulers/machinery/__init__.py": "",
     "schedulers/machinery/base.py": "import backfill.workloads.workload\n\n" + "x = 1\n" * 40,
     "schedulers/planning/predictors.py": "from ..machinery.base import Base\n",
+    "kernel/__init__.py": "",
+    "kernel/_queue_runs.pyx": "cdef int x = 1\n",
 }
 
 
 def test_rooms_are_read_from_folders_and_imports(tmp_path: Path) -> None:
     rooms = {r.name: r for r in layout.rooms(_package(tmp_path, FILES))}
-    assert list(rooms) == ["errors", "workloads/", "schedulers/", "backfill"]
+    assert list(rooms) == ["errors", "workloads/", "kernel/", "schedulers/", "backfill"]
+    assert rooms["kernel/"].modules == {"__init__": 0, "_queue_runs.pyx": 1}  # Cython sources count
     assert set(rooms["errors"].modules) == {"errors", "_version"}
     schedulers = rooms["schedulers/"]
     assert set(schedulers.modules) == {"__init__", "easy"}
