@@ -54,7 +54,7 @@ FILES = {
     "_version.py": "",
     "workloads/__init__.py": "from backfill.workloads.workload import Job\n",
     "workloads/workload.py": "from backfill.errors import BackfillError\n",
-    "schedulers/__init__.py": "from .easy import EASY\n",
+    "schedulers/__init__.py": "from .easy import EASY\nfrom . import planning\n",
     "schedulers/easy.py": "from .machinery.base import Base\n",
     "schedulers/machinery/__init__.py": "",
     "schedulers/machinery/base.py": "import backfill.workloads.workload\n\n" + "x = 1\n" * 40,
@@ -74,9 +74,11 @@ def test_rooms_are_read_from_folders_and_imports(tmp_path: Path) -> None:
     assert [s.name for s in schedulers.inside] == ["schedulers/machinery/", "schedulers/planning/"]
     assert schedulers.inside[0].modules == {"__init__": 0, "base": 42}
     assert schedulers.imports == {"workloads/"}  # relative imports stay inside the room
+    machinery, planning = schedulers.inside
+    assert (machinery.imports, planning.imports) == ({"workloads/"}, {"schedulers/machinery/"})
     assert rooms["backfill"].imports == {"schedulers/"}
     assert rooms["workloads/"].imports == {"errors"}
-    assert (schedulers.count, schedulers.lines) == (5, 42 + 1 + 1 + 1)
+    assert (schedulers.count, schedulers.lines) == (5, 42 + 2 + 1 + 1)
 
 
 def test_a_module_that_moves_changes_the_table(tmp_path: Path) -> None:
@@ -87,7 +89,7 @@ def test_a_module_that_moves_changes_the_table(tmp_path: Path) -> None:
     assert layout.rewrite(page, package, write=False)  # and now current
     text = page.read_text(encoding="utf-8")
     assert text.startswith("text\n\n") and text.endswith("\n\nmore\n")
-    assert "| 3 | `schedulers/machinery/` | `__init__`, `base` | |" in text
+    assert "| 3 | `schedulers/machinery/` | `__init__`, `base` | `workloads/` |" in text
     (package / "schedulers" / "easy.py").rename(package / "schedulers" / "planning" / "easy.py")
     assert not layout.rewrite(page, package, write=False)
     assert "`schedulers/planning/` | `easy`, `predictors`" in layout.layout_block(package)
@@ -110,6 +112,6 @@ def test_the_figure_draws_rooms_inside_rooms(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     fig = layout.figure_layout(_package(tmp_path, FILES))
     texts = [t.get_text() for t in fig.axes[0].texts]
-    assert "schedulers/  (5 modules, 45 lines)" in texts
+    assert "schedulers/  (5 modules, 46 lines)" in texts
     assert "schedulers/machinery/  (2, 42)" in texts
     assert "base  42" in texts

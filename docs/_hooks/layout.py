@@ -149,27 +149,37 @@ def rooms(package: Path = PACKAGE) -> list[Room]:
         top[f"{part}/"] = Room(f"{part}/", layers[part])
         room_of_part[part] = f"{part}/"
     room_of_part.update(dict.fromkeys(compiled, room_of_part.get("kernel", room_of_part.get("kernel/", ""))))
+    subpackages = {parts[:2] for parts in texts if len(parts) > 2}
+
+    def where(parts: tuple[str, ...]) -> str | None:
+        """The room, or the subpackage (``schedulers/planning/``), a module or package belongs to."""
+        name = room_of_part.get(parts[0] if parts else "__init__")
+        return f"{parts[0]}/{parts[1]}/" if name is not None and parts[:2] in subpackages else name
+
     for parts, text in texts.items():
         room = top[room_of_part[parts[0]]]
+        mine = room
         lines = len(text.splitlines())
-        if len(parts) == 1:
-            room.modules[parts[0]] = lines
-        elif len(parts) == 2:
-            room.modules[parts[1]] = lines
+        if len(parts) <= 2:
+            room.modules[parts[-1]] = lines
         else:
             inner = f"{parts[0]}/{parts[1]}/"
-            sub = next((r for r in room.inside if r.name == inner), None)
-            if sub is None:
-                sub = Room(inner, room.layer)
-                room.inside.append(sub)
+            mine = next((r for r in room.inside if r.name == inner), Room(inner, room.layer))
+            if mine not in room.inside:
+                room.inside.append(mine)
                 room.inside.sort(key=lambda r: r.name)
-            sub.modules["/".join(parts[2:])] = lines
+            mine.modules["/".join(parts[2:])] = lines
         if parts[-1].endswith(".pyx"):
             continue
-        for target in _imported(ast.parse(text), parts[:-1] if parts[-1] == "__init__" else parts):
-            other = room_of_part.get(target[0] if target else "__init__")
-            if other is not None and other != room.name:
-                room.imports.add(other)
+        for target in _imported(ast.parse(text), parts):
+            other = where(target)
+            if other is None or other == mine.name:
+                continue
+            other_room = room_of_part[target[0] if target else "__init__"]
+            if other_room != room.name:
+                room.imports.add(other_room)
+            if mine is not room:  # a subpackage's row names its sibling rooms too
+                mine.imports.add(other)
     return sorted(top.values(), key=lambda r: (r.layer, r.name))
 
 
@@ -187,12 +197,15 @@ def layout_block(package: Path = PACKAGE) -> str:
         The markdown between :data:`BEGIN` and :data:`END`, without them.
     """
     found = rooms(package)
-    order = [r.name for r in found]
+    order = [name for r in found for name in (r.name, *(s.name for s in r.inside))]
+
+    def imports(room: Room) -> str:
+        return ", ".join(f"`{n}`" for n in sorted(room.imports, key=order.index)) or "nothing"
+
     rows = ["| layer | room | modules | imports from |", "| --- | --- | --- | --- |"]
     for room in found:
-        imports = ", ".join(f"`{n}`" for n in sorted(room.imports, key=order.index)) or "nothing"
-        rows.append(f"| {room.layer} | `{room.name}` | {_names(room.modules)} | {imports} |")
-        rows += [f"| {room.layer} | `{sub.name}` | {_names(sub.modules)} | |" for sub in room.inside]
+        rows.append(f"| {room.layer} | `{room.name}` | {_names(room.modules)} | {imports(room)} |")
+        rows += [f"| {room.layer} | `{s.name}` | {_names(s.modules)} | {imports(s)} |" for s in room.inside]
     return "\n".join(rows)
 
 
@@ -290,7 +303,7 @@ def figure_layout(package: Path = PACKAGE) -> Figure:
             boxes[room.name] = (x, bottom, w, top)
             box = FancyBboxPatch((x, bottom), w, h, boxstyle="round,pad=0.2", fc="#eef3fb", ec="#3b5b8c")
             ax.add_patch(box)
-            title = f"{room.name}  ({room.count} modules, {room.lines:,} lines)"
+            title = f"{room.name}  ({room.count} module{'s' * (room.count != 1)}, {room.lines:,} lines)"
             ax.text(x + 0.6, top - 0.8, title, fontsize=8.5, weight="bold", va="center")
             y = top - 1.6
             for line in _label(room):
