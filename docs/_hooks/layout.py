@@ -322,9 +322,16 @@ def figure_layout(package: Path = PACKAGE) -> Figure:
                 y -= sh
         ax.text(0.0, top - heights[layer] / 2, f"{layer}", fontsize=11, color="#888888", va="center")
         top -= heights[layer] + gap
-    for name, targets in sorted(_reduced(found).items()):
+    layer_of = {r.name: r.layer for r in found}
+    reduced = _reduced(found)
+    for (
+        room
+    ) in found:  # an import that runs back up is always drawn, and in black (tests/test_layers.py fails)
+        reduced[room.name] |= {t for t in room.imports if layer_of[t] > room.layer}
+    for name, targets in sorted(reduced.items()):
         x0, b0, w0, t0 = boxes[name]
         for target in sorted(targets):
+            up = layer_of[target] > layer_of[name]
             x1, b1, w1, t1 = boxes[target]
             start, end = (x0 + w0 / 2, b0 - 0.2), (x1 + w1 / 2, t1 + 0.2)
             if b1 < t0 and b0 < t1:  # side by side, in one row: from one's side to the other's
@@ -336,9 +343,9 @@ def figure_layout(package: Path = PACKAGE) -> Figure:
                 end,
                 arrowstyle="-|>",
                 mutation_scale=10,
-                color="#c0504d",
-                alpha=0.7,
-                lw=1.0,
+                color="black" if up else "#c0504d",
+                alpha=1.0 if up else 0.7,
+                lw=2.0 if up else 1.0,
                 connectionstyle="arc3,rad=0.08",
             )
             ax.add_patch(arrow)
