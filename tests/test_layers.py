@@ -10,33 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from backfill._layers import LAYERS  # the table, shared with the architecture page's generator
 from backfill._moved import MOVED
 
 ROOT = Path(__file__).resolve().parents[1] / "backfill"
 
-#: Each part of the package and its layer: a module may import only from its own layer or lower ones.
-LAYERS: dict[str, int] = {
-    "errors": 0,
-    "_validators": 0,
-    "_moved": 0,
-    "_version": 0,
-    "_files": 0,
-    "workloads": 1,
-    "profile": 2,
-    "kernel": 2,
-    "schedulers": 3,
-    "schedule": 4,
-    "simulator": 4,
-    "partitions": 4,
-    "_compiled_runs": 4,
-    "_compiled_forks": 4,
-    "measures": 5,
-    "testing": 5,
-    "experiments": 6,
-    "cli": 7,
-    "__init__": 8,
-    "__main__": 8,
-}
 MAX_LINES = 600
 
 

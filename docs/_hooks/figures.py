@@ -16,8 +16,11 @@ Enable it in ``mkdocs.yml`` with ``hooks: [docs/_hooks/figures.py]``; it needs m
 
 from __future__ import annotations
 
+import importlib.util
 import io
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from backfill import (
@@ -366,6 +369,20 @@ def figure_utilization_queue() -> Figure:
     )
 
 
+def _layout_figure() -> Callable[[], Figure]:
+    """The layout figure of ``docs/architecture.md``, drawn by the sibling module ``layout.py``."""
+    spec = importlib.util.spec_from_file_location("_doc_layout_hook", Path(__file__).with_name("layout.py"))
+    assert spec is not None and spec.loader is not None
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # its dataclass looks it up
+    before, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # leave no __pycache__ in docs/
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = before
+    draw: Callable[[], Figure] = module.figure_layout
+    return draw
+
+
 #: Path of each figure in the site -> (function drawing it, alt text).
 FIGURES: dict[str, tuple[Callable[[], Figure], str]] = {
     "figures/fcfs.png": (figure_fcfs, "FCFS: processors idle while the head job waits"),
@@ -379,6 +396,10 @@ FIGURES: dict[str, tuple[Callable[[], Figure], str]] = {
     "figures/utilization-queue.png": (
         figure_utilization_queue,
         "Daily mean utilization and queue length of FCFS, EASY and Conservative over ten weeks",
+    ),
+    "figures/layout.png": (
+        _layout_figure(),
+        "The package's rooms by layer, their largest modules, and the arrows of their imports",
     ),
 }
 
