@@ -326,6 +326,10 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    """Run ``backfill simulate``: every check first, then the workload, the runs, the tables, the files.
+
+    An interrupt keeps the runs finished: printed and written, then :class:`Stopped` says which.
+    """
     plan = _Plan(args)
     _check_outputs(args, plan.names)
     show_progress = progress_wanted(args)
