@@ -140,62 +140,16 @@ class Schedule:
             ([5.0, 10.0], [0.0, 5.0], [9.0])
             >>> validate_schedule(mine)
         """
-        ids = workload.column("id")
-        row_of = {int(job_id): row for row, job_id in enumerate(ids.tolist())}
-
-        def unknown(what: str, job_id: object) -> ScheduleError:
-            return ScheduleError(f"{name}: {what} names job {job_id}, which is not in the workload")
-
-        def column(values: Mapping[int, float] | npt.ArrayLike, what: str, default: float) -> FloatArray:
-            if isinstance(values, Mapping):
-                out = np.full(len(ids), default)
-                for job_id, value in values.items():
-                    row = row_of.get(job_id)
-                    if row is None:
-                        raise ScheduleError(
-                            f"{name}: {what} names job {job_id}, which is not in the workload"
-                        )
-                    try:
-                        out[row] = float(value)
-                    except (TypeError, ValueError):
-                        raise ScheduleError(
-                            f"{name}: {what} of job {job_id} is {value!r}, not a number"
-                        ) from None
-                return out
-            array = np.asarray(values, dtype=np.float64)
-            if array.shape != (len(ids),):
-                raise ScheduleError(
-                    f"{name}: {what} has shape {array.shape}, but the workload has {len(ids)} jobs"
-                )
-            return array.copy()
-
-        run = column(runtime, "runtime", math.nan) if runtime is not None else workload.column("runtime")
+        host = _HostColumns(workload, name)
+        run = host.column(runtime, "runtime") if runtime is not None else workload.column("runtime")
         run = np.asarray(run, dtype=np.float64)
-        starts = column(start, "start", math.nan)
-        ends = starts + run if end is None else column(end, "end", math.nan)
-        plans = workload.column("estimate") if estimate is None else column(estimate, "estimate", math.nan)
+        starts = host.column(start, "start")
+        ends = starts + run if end is None else host.column(end, "end")
+        plans = workload.column("estimate") if estimate is None else host.column(estimate, "estimate")
         reasons = dict(rejected or {})
         for job_id in reasons:
-            if job_id not in row_of:
-                raise unknown("rejected", job_id)
-        if start_order is None:
-            begun = np.flatnonzero(~np.isnan(starts))
-            order = begun[np.argsort(starts[begun], kind="stable")]
-        else:
-            rows = []
-            for job_id in start_order:
-                if job_id not in row_of:
-                    raise ScheduleError(
-                        f"{name}: start_order names job {job_id}, which is not in the workload"
-                    )
-                rows.append(row_of[job_id])
-            order = np.asarray(rows, dtype=np.int64)
-        if isinstance(reservations, np.ndarray) and reservations.dtype == RESERVATION_DTYPE:
-            log = reservations.copy()
-        else:
-            log = np.array([tuple(map(float, change)) for change in reservations], dtype=RESERVATION_DTYPE)
-        if log.size and (stray := np.setdiff1d(log["job_id"], ids)).size:
-            raise unknown("the reservation log", int(stray[0]))
+            if job_id not in host.row_of:
+                raise host.unknown("rejected", job_id)
         return cls(
             workload=workload,
             scheduler=name,
@@ -203,10 +157,10 @@ class Schedule:
             end=ends,
             runtime=run,
             estimate=np.asarray(plans, dtype=np.float64),
-            start_order=np.asarray(order, dtype=np.int64),
+            start_order=np.asarray(host.order(start_order, starts), dtype=np.int64),
             rejected=reasons,
             altered={},
-            reservations=log,
+            reservations=host.log(reservations),
             resources=check_resources(resources),
         )
 
@@ -335,6 +289,64 @@ class Schedule:
         if "Note" not in header:
             header = {"Note": note, **header}
         write_swf(target, self.workload, wait=np.where(self.started, self.wait, -1.0), header=header)
+
+
+class _HostColumns:
+    """Reads a host's columns for :meth:`Schedule.from_starts`: by job id or by row, each id checked."""
+
+    def __init__(self, workload: Workload, name: str) -> None:
+        self.ids, self.name = workload.column("id"), name
+        self.row_of = {int(job_id): row for row, job_id in enumerate(self.ids.tolist())}
+
+    def unknown(self, what: str, job_id: object) -> ScheduleError:
+        return ScheduleError(f"{self.name}: {what} names job {job_id}, which is not in the workload")
+
+    def column(self, values: Mapping[int, float] | npt.ArrayLike, what: str) -> FloatArray:
+        """A column by job id (NaN for the jobs missing) or aligned with the workload's rows."""
+        name, ids = self.name, self.ids
+        if isinstance(values, Mapping):
+            out = np.full(len(ids), math.nan)
+            for job_id, value in values.items():
+                row = self.row_of.get(job_id)
+                if row is None:
+                    raise self.unknown(what, job_id)
+                try:
+                    out[row] = float(value)
+                except (TypeError, ValueError):
+                    raise ScheduleError(
+                        f"{name}: {what} of job {job_id} is {value!r}, not a number"
+                    ) from None
+            return out
+        array = np.asarray(values, dtype=np.float64)
+        if array.shape != (len(ids),):
+            raise ScheduleError(
+                f"{name}: {what} has shape {array.shape}, but the workload has {len(ids)} jobs"
+            )
+        return array.copy()
+
+    def order(self, start_order: Iterable[int] | None, starts: FloatArray) -> npt.NDArray[Any]:
+        """The rows in the order they started: as given by job id, else by start time, then row."""
+        if start_order is None:
+            begun = np.flatnonzero(~np.isnan(starts))
+            return begun[np.argsort(starts[begun], kind="stable")]
+        rows = []
+        for job_id in start_order:
+            if job_id not in self.row_of:
+                raise self.unknown("start_order", job_id)
+            rows.append(self.row_of[job_id])
+        return np.asarray(rows, dtype=np.int64)
+
+    def log(
+        self, reservations: Iterable[tuple[float, int, float]] | npt.NDArray[np.void]
+    ) -> npt.NDArray[np.void]:
+        """The reservation log as an array of :data:`RESERVATION_DTYPE`, every job id checked."""
+        if isinstance(reservations, np.ndarray) and reservations.dtype == RESERVATION_DTYPE:
+            log = reservations.copy()
+        else:
+            log = np.array([tuple(map(float, change)) for change in reservations], dtype=RESERVATION_DTYPE)
+        if log.size and (stray := np.setdiff1d(log["job_id"], self.ids)).size:
+            raise self.unknown("the reservation log", int(stray[0]))
+        return log
 
 
 def _schedule_from(state: dict[str, Any]) -> Schedule:

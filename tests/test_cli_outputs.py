@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import backfill.cli._simulate_runs as simulate_runs
 import backfill.cli.simulate as cli_simulate
 from backfill import kernel
 from backfill.cli import build_parser, main
@@ -436,7 +437,7 @@ def test_output_paths_are_checked_before_simulating(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("simulated before checking the output path")
 
-    monkeypatch.setattr(cli_simulate, "simulate", never)
+    monkeypatch.setattr(simulate_runs, "simulate", never)
     (tmp_path / "file").write_text("")
     target = tmp_path / "file" / "missing" / "out.txt"
     code, out, err = run(capsys, "simulate", "--jobs", "20", option, str(target))
@@ -584,7 +585,7 @@ def test_simulate_interrupted_says_so_in_one_line(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
+    monkeypatch.setattr(simulate_runs, "simulate", interrupted)
     code, _, err = run(capsys, "simulate", "--jobs", "20")
     assert code == 130
     assert err == "backfill: interrupted (SIGINT): 0 of 3 schedules finished; nothing written\n"
@@ -606,7 +607,7 @@ def interactive_sigint() -> Iterator[None]:
 
 def _interrupt_the_second_run(monkeypatch: pytest.MonkeyPatch, signum: int) -> None:
     """Make ``simulate``'s second run receive ``signum`` as it starts."""
-    real, calls = cli_simulate.simulate, []
+    real, calls = simulate_runs.simulate, []
 
     def signalled_in_the_second_run(*args: object, **kwargs: object) -> object:
         calls.append(1)
@@ -616,7 +617,7 @@ def _interrupt_the_second_run(monkeypatch: pytest.MonkeyPatch, signum: int) -> N
             signal.raise_signal(signum)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_simulate, "simulate", signalled_in_the_second_run)
+    monkeypatch.setattr(simulate_runs, "simulate", signalled_in_the_second_run)
 
 
 @pytest.mark.usefixtures("interactive_sigint")
@@ -661,7 +662,7 @@ def _interrupted_before_any_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_simulate, "simulate", interrupted)
+    monkeypatch.setattr(simulate_runs, "simulate", interrupted)
 
 
 def test_a_simulate_interrupted_before_any_schedule_leaves_no_folder(

@@ -95,6 +95,22 @@ def add_compare_command(commands: Any) -> None:
             "Give the workloads first, then the options."
         ),
     )
+    _add_workloads_argument(cmp)
+    add_run_options(cmp, sweep=True)
+    add_resources_option(cmp)
+    cmp.add_argument(
+        "--baseline",
+        metavar="LABEL",
+        help="scheduler to compare with (a label or a SPEC); default Conservative if given, else the first",
+    )
+    add_metric_option(cmp, f"default {' '.join(DEFAULT_COMPARE_METRICS)}")
+    _add_replication_options(cmp)
+    _add_pool_options(cmp)
+    add_partitions_option(cmp)
+
+
+def _add_workloads_argument(cmp: argparse.ArgumentParser) -> None:
+    """The workloads of the sweep: logs and synthetic models."""
     cmp.add_argument(
         "workloads",
         nargs="+",
@@ -107,14 +123,10 @@ def add_compare_command(commands: Any) -> None:
             "f-model estimates; labelled by the text given unless name= says otherwise)"
         ),
     )
-    add_run_options(cmp, sweep=True)
-    add_resources_option(cmp)
-    cmp.add_argument(
-        "--baseline",
-        metavar="LABEL",
-        help="scheduler to compare with (a label or a SPEC); default Conservative if given, else the first",
-    )
-    add_metric_option(cmp, f"default {' '.join(DEFAULT_COMPARE_METRICS)}")
+
+
+def _add_replication_options(cmp: argparse.ArgumentParser) -> None:
+    """Replications (seeds, samples, windows), the measures' trim, and the summary over them."""
     cmp.add_argument(
         "--seeds",
         nargs="+",
@@ -166,6 +178,10 @@ def add_compare_command(commands: Any) -> None:
             "measure as CSV"
         ),
     )
+
+
+def _add_pool_options(cmp: argparse.ArgumentParser) -> None:
+    """Where the cells run and what keeps them: the worker processes and the cache."""
     cmp.add_argument(
         "--workers",
         type=positive_int,
@@ -176,7 +192,6 @@ def add_compare_command(commands: Any) -> None:
     cmp.add_argument(
         "--cache", type=Path, default=None, metavar="DIR", help="cache finished cells in DIR and reuse them"
     )
-    add_partitions_option(cmp)
 
 
 _MODEL_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -297,29 +312,62 @@ def _improvement_markdown(result: SweepResult, metrics: Sequence[str], baseline:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``backfill compare`` with the parsed ``args`` and return its exit status."""
-    if not args.workloads:
-        # Options of many values take every word after them, workloads included.
-        raise CommandLineError(f"no workload: {ORDER_HINT}")
-    workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
-    bare = scheduler_specs(args)
-    specs = with_resources(args, bare)
-    orders = priorities(args)
-    metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
-    check_resource_metrics(metrics, specs)
-    processors_only = processors_only_note(metrics, specs)
-    trim = trim_wanted(args)
-    workloads, configuration_of = replicated_workloads(args, workloads)
-    replicated = bool(configuration_of)
-    if args.summary_csv is not None and not replicated:
-        raise CommandLineError("--summary-csv needs replications: give --seeds, --windows or --samples")
-    logs = [str(w.path) for w in workloads if isinstance(w, TraceWorkload)]
-    estimates = estimate_policies(args, logs)
-    labels = [s.label for s in specs]
-    # The baseline is named as on the command line, without the resources every scheduler plans.
-    baseline = labels[[s.label for s in bare].index(_baseline(args.baseline, [s.label for s in bare]))]
+    plan = _Plan(args)
     # Everything that can fail is checked before the sweep, which may run for hours.
+    _check_before(args, plan)
+    grid = _grid(args, plan)
+    names = _cell_names([cell.description() for cell in grid.cells()])
+    given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
+    given.append(("--summary-csv", args.summary_csv))
+    inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
+    check_outputs(_output_files(args, names, plan.metrics), inputs, [args.figures], given=given)
+    show_progress = progress_wanted(args)
+    partition_lines = _read_workloads(args, plan)
+    _print_notes(plan)
+    result, elapsed = _sweep(args, grid, show_progress)
+    _print_tables(args, plan, result, elapsed, partition_lines)
+    summary = _print_replications(args, plan, result)
+    _write_outputs(args, result, names, plan.metrics, plan.baseline, summary, plan.trim)
+    if result.unsaved:
+        raise CommandLineError(
+            f"the cache {args.cache} could not keep {result.unsaved} of the {result.computed} cells "
+            f"simulated ({result.cache_error}); the results above are complete"
+        )
+    return 0
+
+
+class _Plan:
+    """The sweep asked for: workloads (replicated), schedulers, metrics, trim, estimates, baseline."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        if not args.workloads:
+            # Options of many values take every word after them, workloads included.
+            raise CommandLineError(f"no workload: {ORDER_HINT}")
+        workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
+        bare = scheduler_specs(args)
+        self.specs = specs = with_resources(args, bare)
+        self.orders = priorities(args)
+        self.metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
+        check_resource_metrics(self.metrics, specs)
+        self.processors_only = processors_only_note(self.metrics, specs)
+        self.trim = trim_wanted(args)
+        self.workloads, self.configuration_of = replicated_workloads(args, workloads)
+        self.replicated = bool(self.configuration_of)
+        if args.summary_csv is not None and not self.replicated:
+            raise CommandLineError("--summary-csv needs replications: give --seeds, --windows or --samples")
+        logs = [str(w.path) for w in self.workloads if isinstance(w, TraceWorkload)]
+        self.estimates = estimate_policies(args, logs)
+        labels = [s.label for s in specs]
+        # The baseline is named as on the command line, without the resources every scheduler plans.
+        self.baseline = labels[
+            [s.label for s in bare].index(_baseline(args.baseline, [s.label for s in bare]))
+        ]
+
+
+def _check_before(args: argparse.Namespace, plan: _Plan) -> None:
+    """Refuse figures that cannot be drawn and partitions the sweep cannot run."""
     if args.figures is not None:
-        if len(specs) < 2:
+        if len(plan.specs) < 2:
             raise CommandLineError("--figures needs a scheduler besides the baseline to compare")
         try:
             require_matplotlib()
@@ -327,37 +375,47 @@ def run_compare(args: argparse.Namespace) -> int:
             raise CommandLineError(f"--figures: {e}") from None
     if args.partitions is not None:
         check_partitioned_compare(args)
-    grid = Grid(
-        workloads,
-        specs,
-        priorities=orders,
+
+
+def _grid(args: argparse.Namespace, plan: _Plan) -> Grid:
+    """The sweep's grid: every workload x scheduler x priority x load x estimates."""
+    return Grid(
+        plan.workloads,
+        plan.specs,
+        priorities=plan.orders,
         loads=loads(args),
-        estimates=estimates,
+        estimates=plan.estimates,
         bound=args.bound,
-        measures=[m for m in metrics if m in EXTRA_COLUMNS],
-        trim=trim,
+        measures=[m for m in plan.metrics if m in EXTRA_COLUMNS],
+        trim=plan.trim,
         partitions=args.partitions,
     )
-    names = _cell_names([cell.description() for cell in grid.cells()])
-    given = [("--csv", args.csv), ("--json", args.json), ("--jobs-csv", args.jobs_csv)]
-    given.append(("--summary-csv", args.summary_csv))
-    inputs = [t for t in args.workloads if t != "model" and not t.startswith("model:")]
-    check_outputs(_output_files(args, names, metrics), inputs, [args.figures], given=given)
-    show_progress = progress_wanted(args)
-    for workload in workloads:
+
+
+def _read_workloads(args: argparse.Namespace, plan: _Plan) -> list[str]:
+    """Read every workload, refuse one without jobs or too big, and return each log's partition lines."""
+    for workload in plan.workloads:
         # Read (and cached for the workers of a fork) now: a workload with no job is an error, not
         # a table of dashes after the sweep.
         if len(workload.load()) == 0:
             name = workload.path if isinstance(workload, TraceWorkload) else workload.label
             raise CommandLineError(no_jobs(str(name), workload.load().provenance))
-    check_capacities(args, specs, [(w.label, w.load()) for w in workloads])
+    check_capacities(args, plan.specs, [(w.label, w.load()) for w in plan.workloads])
     # Each log's partitions, chosen now: a log they cannot serve stops here, before any cell runs.
-    partition_lines = log_partition_lines(args.partitions, workloads) if args.partitions is not None else []
-    ignoring = [s.label for s in specs if not s.takes_priority]
-    if ignoring and orders != ["fcfs"]:
+    return log_partition_lines(args.partitions, plan.workloads) if args.partitions is not None else []
+
+
+def _print_notes(plan: _Plan) -> None:
+    """Note the schedulers that take no priority, and the metrics of processors only."""
+    ignoring = [s.label for s in plan.specs if not s.takes_priority]
+    if ignoring and plan.orders != ["fcfs"]:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
-    if processors_only:
-        print(processors_only)
+    if plan.processors_only:
+        print(plan.processors_only)
+
+
+def _sweep(args: argparse.Namespace, grid: Grid, show_progress: bool) -> tuple[SweepResult, float]:
+    """Run the sweep; return its result and the seconds it took."""
     started = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -373,10 +431,17 @@ def run_compare(args: argparse.Namespace) -> int:
     except BackfillError as e:
         where = "; ".join(getattr(e, "__notes__", ()))
         raise CommandLineError(f"{e} ({where})" if where else str(e)) from None
-    elapsed = time.perf_counter() - started
+    return result, time.perf_counter() - started
+
+
+def _print_tables(
+    args: argparse.Namespace, plan: _Plan, result: SweepResult, elapsed: float, partition_lines: list[str]
+) -> None:
+    """Print the sweep's line, the metrics, the accounting of jobs, the partitions and the improvements."""
+    metrics, specs, baseline = plan.metrics, plan.specs, plan.baseline
     print(_summary(result, elapsed))
     print()
-    trimmed = trim_words(trim)
+    trimmed = trim_words(plan.trim)
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
     print()
     # Each planned resource's utilization is shown beside the metrics chosen.
@@ -395,29 +460,26 @@ def run_compare(args: argparse.Namespace) -> int:
         print(_improvement_markdown(result, metrics, baseline))
     else:
         print(f"no scheduler besides the baseline {baseline} to compare")
-    summary: list[dict[str, Any]] = []
-    if replicated:
-        summary = replication_summary(
-            result, metrics, configuration_of, baseline=baseline if len(specs) > 1 else None
-        )
+
+
+def _print_replications(args: argparse.Namespace, plan: _Plan, result: SweepResult) -> list[dict[str, Any]]:
+    """With replications, print and return each configuration's summary over them; else return none."""
+    if not plan.replicated:
+        return []
+    metrics, baseline, several = plan.metrics, plan.baseline, len(plan.specs) > 1
+    summary = replication_summary(
+        result, metrics, plan.configuration_of, baseline=baseline if several else None
+    )
+    print()
+    print(replications_words(summary, args, plan.workloads))
+    print()
+    print(summary_markdown(summary, metrics, "value"))
+    if several:
         print()
-        print(replications_words(summary, args, workloads))
+        print(f"percent improvement over {baseline}, paired per replication: mean ± 95 % half-width (sd):")
         print()
-        print(summary_markdown(summary, metrics, "value"))
-        if len(specs) > 1:
-            print()
-            print(
-                f"percent improvement over {baseline}, paired per replication: mean ± 95 % half-width (sd):"
-            )
-            print()
-            print(summary_markdown(summary, metrics, "improvement"))
-    _write_outputs(args, result, names, metrics, baseline, summary, trim)
-    if result.unsaved:
-        raise CommandLineError(
-            f"the cache {args.cache} could not keep {result.unsaved} of the {result.computed} cells "
-            f"simulated ({result.cache_error}); the results above are complete"
-        )
-    return 0
+        print(summary_markdown(summary, metrics, "improvement"))
+    return summary
 
 
 def _summary(result: SweepResult, elapsed: float) -> str:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,17 +18,12 @@ from backfill.cli._outputs import OutputsInterrupted, check_outputs
 from backfill.cli._partitions import (
     add_partitions_option,
     chosen_partitions,
-    partition_lines,
-    partition_measures,
-    partitions_planning,
-    simulate_partitioned,
 )
 from backfill.cli._resources import (
     add_resources_option,
     check_capacities,
     check_resource_metrics,
     processors_only_note,
-    resource_columns,
     with_resources,
 )
 from backfill.cli._simulate_outputs import (
@@ -39,7 +32,7 @@ from backfill.cli._simulate_outputs import (
     check_batsim_version,
     write_simulate_outputs,
 )
-from backfill.cli._tables import chosen_table, planning_measures
+from backfill.cli._simulate_runs import PLANNING_PARAMETERS, Stopped, print_results, run_all
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
     DEFAULT_JOBS,
@@ -62,7 +55,7 @@ from backfill.cli.options import (
 )
 from backfill.errors import BackfillError
 from backfill.experiments.cache import file_digest, library_version
-from backfill.experiments.columns import EXTRA_COLUMNS, extra_measures, needs_reservations
+from backfill.experiments.columns import EXTRA_COLUMNS
 from backfill.experiments.outputs import (
     MODEL_SOURCE,
     provenance,
@@ -70,17 +63,9 @@ from backfill.experiments.outputs import (
     run_provenance,
 )
 from backfill.experiments.plots import require_matplotlib
-from backfill.experiments.progress import progress_bar
-from backfill.experiments.specs import ModelWorkload, SchedulerSpec, TraceWorkload
-from backfill.experiments.sweep import SweepInterrupted, summary_row
-from backfill.measures.metrics import DEFAULT_COLUMNS, metrics_table
-from backfill.measures.partitions import partition_held_back, validate_partitions
-from backfill.measures.resource_use import held_back_column
-from backfill.measures.validation import validate_schedule
-from backfill.schedule import Schedule
-from backfill.schedulers.protocol import scheduler_name
-from backfill.schedulers.registry import PLANNING_OPTIONS, scheduler_entry
-from backfill.simulator import simulate
+from backfill.experiments.specs import ModelWorkload, TraceWorkload
+from backfill.experiments.sweep import SweepInterrupted
+from backfill.schedulers.registry import scheduler_entry
 from backfill.workloads.batsim import (
     BATSIM_POLICY,
     is_batsim_path,
@@ -102,10 +87,6 @@ __all__ = [
 
 #: The schedulers ``simulate`` runs when ``--scheduler`` is not given.
 DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
-#: The parameters that make a run plan with a predictor or a limit, whose planning measures
-#: ``simulate`` prints: the planning options and Slurm's window and test limit. The reservation
-#: depth is left out: it predates them, and runs with it print what they always printed.
-PLANNING_PARAMETERS = frozenset({p.name for p in PLANNING_OPTIONS} | {"planning_window", "max_tested"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {library_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_simulate_command(commands)
+    add_compare_command(commands)
+    return parser
+
+
+def _add_simulate_command(commands: Any) -> None:
+    """Add the ``simulate`` subcommand: its log, the run options, the workload's and the outputs'."""
     sim = commands.add_parser(
         "simulate",
         help="simulate schedulers on a workload and print a metrics table",
@@ -143,6 +131,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
     add_resources_option(sim)
     add_metric_option(sim, "default: the standard table")
+    _add_model_options(sim)
+    _add_schedule_outputs(sim)
+    sim.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip malformed lines of the SWF log (counted in its report) instead of stopping at the first",
+    )
+    add_partitions_option(sim)
+
+
+def _add_model_options(sim: argparse.ArgumentParser) -> None:
+    """The synthetic workload's options (``--jobs`` and ``--machine-size`` also cut or resize a log)."""
     sim.add_argument(
         "--jobs",
         type=positive_int,
@@ -173,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="parameter set of the synthetic workload (default batch; all: the typeless set)",
     )
+
+
+def _add_schedule_outputs(sim: argparse.ArgumentParser) -> None:
+    """The outputs only ``simulate`` writes: the schedules as SWF or Batsim, and the figures' bin."""
     sim.add_argument(
         "--output-swf",
         type=Path,
@@ -195,14 +199,6 @@ def build_parser() -> argparse.ArgumentParser:
             "default chosen from the span, from a minute to a week"
         ),
     )
-    sim.add_argument(
-        "--lenient",
-        action="store_true",
-        help="skip malformed lines of the SWF log (counted in its report) instead of stopping at the first",
-    )
-    add_partitions_option(sim)
-    add_compare_command(commands)
-    return parser
 
 
 class _Input:
@@ -330,190 +326,94 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    specs = with_resources(args, scheduler_specs(args, DEFAULT_SCHEDULERS))
-    orders = priorities(args)
-    chosen = metrics_wanted(args, ()) if args.metric else []
-    check_resource_metrics(chosen, specs)
-    processors_only = processors_only_note(chosen, specs)
-    extra = [m for m in chosen if m in EXTRA_COLUMNS]
-    load = _one(loads(args), "--load")
-    estimates = _one(
-        estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"
-    )
-    runs = [(spec, p) for spec in specs for p in (orders if spec.takes_priority else ["fcfs"])]
-    # The name of each schedule's output files, when there are several.
-    names = [
-        slug(spec.label) + (f"-{priority}" if len(orders) > 1 and spec.takes_priority else "")
-        for spec, priority in runs
-    ]
-    _check_outputs(args, names)
+    """Run ``backfill simulate``: every check first, then the workload, the runs, the tables, the files.
+
+    An interrupt keeps the runs finished: printed and written, then :class:`Stopped` says which.
+    """
+    plan = _Plan(args)
+    _check_outputs(args, plan.names)
     show_progress = progress_wanted(args)
     given = _load_workload(args)
+    workload, description, parts = _prepare(args, plan, given)
+    _print_before(args, plan, given, workload, description)
+    run_fields = {"workload": given.label, "load": plan.load, "estimates": plan.estimates}
+    done = run_all(
+        args, plan.runs, plan.names, workload, parts, plan.extra, run_fields, given.origin, show_progress
+    )
+    if done.stopped is not None and not done.schedules:
+        raise done.stopped
+    print_results(args, plan.specs, plan.chosen, parts, given.report, done)
+    # Named as planned (and checked) for every run, also when an interrupt left one finished.
+    write_simulate_outputs(
+        args, list(done.schedules.values()), done.rows, done.finished, several=len(plan.names) > 1
+    )
+    if done.stopped is not None:
+        raise done.stopped
+    return 0
+
+
+class _Plan:
+    """The schedulers, priorities, metrics, load and estimates asked for, and the runs they make.
+
+    Read from the arguments before any workload is read.
+    """
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.specs = with_resources(args, scheduler_specs(args, DEFAULT_SCHEDULERS))
+        self.orders = priorities(args)
+        self.chosen = metrics_wanted(args, ()) if args.metric else []
+        check_resource_metrics(self.chosen, self.specs)
+        self.processors_only = processors_only_note(self.chosen, self.specs)
+        self.extra = [m for m in self.chosen if m in EXTRA_COLUMNS]
+        self.load = _one(loads(args), "--load")
+        self.estimates = _one(
+            estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"
+        )
+        orders = self.orders
+        self.runs = [(spec, p) for spec in self.specs for p in (orders if spec.takes_priority else ["fcfs"])]
+        # The name of each schedule's output files, when there are several.
+        self.names = [
+            slug(spec.label) + (f"-{priority}" if len(orders) > 1 and spec.takes_priority else "")
+            for spec, priority in self.runs
+        ]
+
+
+def _prepare(args: argparse.Namespace, plan: _Plan, given: _Input) -> tuple[Workload, str, Any]:
+    """The workload as run (exact estimates, scaled), its description, and the partitions chosen.
+
+    A workload without jobs, or with a job no scheduler's resources can hold, is refused.
+    """
     workload, description = given.workload, given.description
     if len(workload) == 0:
         source = args.swf_path if args.swf_path is not None else "the synthetic workload"
         raise CommandLineError(no_jobs(str(source), workload.provenance))
-    check_capacities(args, specs, [(given.label, workload)])
+    check_capacities(args, plan.specs, [(given.label, workload)])
     parts = chosen_partitions(args.partitions, workload, args.swf_path)  # sizes from the log as read
-    if estimates == "exact":
+    if plan.estimates == "exact":
         workload = workload.with_exact_estimates()
         description += ", exact estimates (set to the runtimes)"
-    if load != 1.0:
-        workload = workload.scaled(load)
-        description += f", load x{load:g}"
+    if plan.load != 1.0:
+        workload = workload.scaled(plan.load)
+        description += f", load x{plan.load:g}"
+    return workload, description, parts
+
+
+def _print_before(
+    args: argparse.Namespace, plan: _Plan, given: _Input, workload: Workload, description: str
+) -> None:
+    """Print the reader's report, the workload's line and the notes on options that apply to none."""
     if given.report is not None:
         print(given.report.summary())
     print(f"workload: {description}, offered load {workload.offered_load():.3f}")
-    if orders != ["fcfs"]:
-        ignoring = [spec.label.lower() for spec in specs if not spec.takes_priority]
+    if plan.orders != ["fcfs"]:
+        ignoring = [spec.label.lower() for spec in plan.specs if not spec.takes_priority]
         if ignoring:
             print(f"note: {', '.join(ignoring)} takes no priority; --priority applies to the others")
-    unused = unused_options(args, [scheduler_entry(s.name) for s in specs])
+    unused = unused_options(args, [scheduler_entry(s.name) for s in plan.specs])
     if unused:
         print(f"note: {', '.join(unused)} applies to none of the schedulers chosen")
-    if processors_only:
-        print(processors_only)
-
-    schedules: dict[str, Schedule] = {}
-    planned: list[Schedule] = []  # of the runs that plan with a predictor or a limit
-    rows: list[dict[str, Any]] = []
-    started = time.perf_counter()
-    bar = progress_bar(len(workload) * len(runs), "simulate", "job") if show_progress else None
-    finished: list[str] = []  # the output names of the runs done, in order
-    try:
-        for (spec, priority), name in zip(runs, names, strict=True):
-            done = [0]
-
-            def advance(n: int, done: list[int] = done) -> None:
-                assert bar is not None
-                bar.update(n - done[0])
-                done[0] = n
-
-            # Broken guarantees and unreserved waits are read from the reservation log.
-            plans = any(name in PLANNING_PARAMETERS for name, _ in spec.params)
-            t0 = time.perf_counter()
-            scheduler = spec.build(priority, workload)
-            # Each partition plans the scheduler's resources at its share of their capacity.
-            own_parts = partitions_planning(parts, scheduler, workload.machine_size)
-            if own_parts:
-                schedule = simulate_partitioned(
-                    workload,
-                    scheduler,
-                    own_parts,
-                    record_reservations=plans or needs_reservations(extra),
-                    progress=advance if bar else None,
-                )
-            else:
-                schedule = simulate(
-                    workload,
-                    scheduler,
-                    record_reservations=plans or needs_reservations(extra),
-                    progress=advance if bar else None,
-                )
-            seconds = time.perf_counter() - t0
-            validate_schedule(schedule)
-            if own_parts:
-                validate_partitions(schedule, own_parts)
-            run = {"workload": given.label, "scheduler": spec.label, "scheduler_name": spec.name}
-            run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
-            run |= {"load": load, "estimates": estimates}
-            row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
-            if own_parts:  # each partition a machine of its own, not the merged pools
-                row |= {held_back_column(k): v for k, v in partition_held_back(schedule, own_parts).items()}
-            if extra and own_parts:
-                row |= partition_measures(
-                    schedule,
-                    own_parts,
-                    spec.build(priority, workload),
-                    extra,
-                    args.bound,
-                    progress=show_progress,
-                )
-            elif extra:
-                row |= extra_measures(
-                    schedule,
-                    extra,
-                    scheduler=spec.build(priority, workload),
-                    bound=args.bound,
-                    progress=show_progress,
-                )
-            row |= given.origin | {"path": schedule.path} | getattr(args, "stamp", {})
-            # Kept together, once the run is whole: an interrupt before here leaves no trace of it.
-            schedules[schedule.scheduler] = schedule
-            rows.append(row)
-            finished.append(name)
-            if plans:
-                planned.append(schedule)
-    except KeyboardInterrupt:
-        stopped: _Stopped | None = _Stopped(
-            list(schedules), [_run_label(spec, p, workload) for spec, p in runs[len(finished) :]]
-        )
-    else:
-        stopped = None
-    finally:
-        if bar is not None:
-            bar.close()
-    elapsed = time.perf_counter() - started
-    if stopped is not None and not schedules:
-        raise stopped
-
-    print()
-    held = resource_columns(specs)
-    if chosen or not held:
-        print(chosen_table(rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
-    else:
-        # The default columns, and each planned resource's utilization beside the processors'.
-        print(chosen_table(rows, [*DEFAULT_COLUMNS, *held]))
-    print()
-    if planned:
-        print(planning_measures(planned))
-        print()
-    lines = {s.accounting() for s in schedules.values()}
-    if len(lines) == 1:
-        print(f"jobs: {lines.pop()}")
-    else:
-        for label, s in schedules.items():
-            print(f"jobs ({label}): {s.accounting()}")
-    if parts and schedules:
-        print("\n".join(partition_lines(next(iter(schedules.values())), parts)))
-    if given.report is not None:
-        report = given.report
-        dropped = sum(report.dropped.values())
-        print(
-            f"log: {report.lines} data lines = {report.kept} kept + {dropped} dropped by the "
-            f"cleaning policy + {len(report.skipped_lines)} malformed"
-        )
-    print(
-        f"times in seconds; bounded slowdown with a {args.bound:g} s bound; "
-        f"{len(schedules)} schedule(s) valid, simulated in {elapsed:.2f} s"
-    )
-    # Named as planned (and checked) for every run, also when an interrupt left one finished.
-    write_simulate_outputs(args, list(schedules.values()), rows, finished, several=len(names) > 1)
-    if stopped is not None:
-        raise stopped
-    return 0
-
-
-class _Stopped(KeyboardInterrupt):
-    """``simulate`` interrupted: the schedulers that finished (printed and written) and the others."""
-
-    def __init__(self, finished: list[str], unfinished: list[str]) -> None:
-        super().__init__(finished, unfinished)
-        self.finished, self.unfinished = finished, unfinished
-
-    def __str__(self) -> str:
-        total = len(self.finished) + len(self.unfinished)
-        if not self.finished:
-            return f"0 of {total} schedules finished; nothing written"
-        return (
-            f"{len(self.finished)} of {total} schedules finished ({', '.join(self.finished)}), "
-            f"printed and written; not finished: {', '.join(self.unfinished)}"
-        )
-
-
-def _run_label(spec: SchedulerSpec, priority: str, workload: Workload) -> str:
-    """The label of a run not made, as its schedule would have been labelled."""
-    return scheduler_name(spec.build(priority, workload))
+    if plan.processors_only:
+        print(plan.processors_only)
 
 
 @contextmanager
@@ -580,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         signum = received[0] if received else signal.SIGINT
         name = signal.Signals(signum).name
-        if isinstance(e, (_Stopped, OutputsInterrupted)):
+        if isinstance(e, (Stopped, OutputsInterrupted)):
             print(f"backfill: interrupted ({name}): {e}", file=sys.stderr)
         elif isinstance(e, SweepInterrupted):
             kept = (

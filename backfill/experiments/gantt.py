@@ -195,6 +195,41 @@ def schedule_window(
         >>> type(schedule_window(s, start=0.0, end=20_000.0)).__name__
         'Figure'
     """
+    at = _checked_at(schedule, start, end, at)
+    lanes = processor_lanes(schedule, start=start, end=end)
+    require_matplotlib()
+    from matplotlib.patches import Patch
+
+    fig, ax = figure_axes(ax, (10.0, 5.0))
+    origin = float(np.min(schedule.submit)) if len(schedule) else 0.0
+    unit, unit_name = readable_time_axis(ax, start, end, origin)
+    at_text = format_time(at - origin, unit, unit_name)
+    begin, finish = _job_span(schedule)
+    held = _held_reservations(schedule, at) if reservations else []
+    boxes = _Boxes(ax, schedule, start, end, labels=labels and len(lanes) + len(held) <= 60)
+    for i, blocks in lanes.items():
+        boxes.draw(i, float(begin[i]), float(finish[i]), blocks, "later" if held and begin[i] > at else "job")
+    handles = [Patch(facecolor="lightgray", edgecolor="black", label="job as run")]
+    if held:
+        handles.append(
+            Patch(facecolor="lightgray", edgecolor="black", alpha=0.35, label=f"started after {at_text}")
+        )
+        _draw_plan(boxes, schedule, lanes, held, at, begin, finish)
+        handles.append(Patch(fill=False, hatch="//", linestyle="--", label=f"reservation held at {at_text}"))
+        ax.axvline(at, color="black", linestyle=":", linewidth=1.0)
+    ax.set_xlim(start, end)
+    ax.set_ylim(0, schedule.workload.machine_size)
+    others = ", ".join(r.name for r in schedule.resources)
+    ax.set_ylabel(f"processors ({others} not drawn)" if others else "processors")
+    if held:  # one kind of box needs no key
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    window = _window_words(start, end, origin, unit, unit_name)
+    ax.set_title(title if title is not None else f"{schedule.scheduler}: jobs running from {window}")
+    return fig
+
+
+def _checked_at(schedule: Schedule, start: float, end: float, at: float | None) -> float:
+    """The instant of the plan (default ``start``), once the schedule, window and instant are checked."""
     if not isinstance(schedule, Schedule):
         raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
     if not (math.isfinite(start) and math.isfinite(end) and start < end):
@@ -202,28 +237,28 @@ def schedule_window(
     at = start if at is None else at
     if not (start <= at < end):
         raise BackfillError(f"at={at!r} must lie in the window [{start:g}, {end:g})")
-    lanes = processor_lanes(schedule, start=start, end=end)
-    require_matplotlib()
-    from matplotlib import colormaps
-    from matplotlib.patches import Patch, Rectangle
+    return at
 
-    fig, ax = figure_axes(ax, (10.0, 5.0))
-    origin = float(np.min(schedule.submit)) if len(schedule) else 0.0
-    unit, unit_name = readable_time_axis(ax, start, end, origin)
-    at_text = format_time(at - origin, unit, unit_name)
-    size = schedule.workload.machine_size
-    ids = schedule.workload.column("id").tolist()
-    palette = colormaps["tab20"]
-    begin, finish = _job_span(schedule)
 
-    held = _held_reservations(schedule, at) if reservations else []
-    shown = len(lanes) + len(held)
+class _Boxes:
+    """Draws a job's or a reservation's rectangles, clipped to the window, with its id as label."""
 
-    def box(i: int, t0: float, t1: float, blocks: list[tuple[int, int]], kind: str) -> None:
+    def __init__(self, ax: Axes, schedule: Schedule, start: float, end: float, *, labels: bool) -> None:
+        from matplotlib import colormaps
+
+        self.ax, self.start, self.end, self.labels = ax, start, end, labels
+        self.ids = schedule.workload.column("id").tolist()
+        self.palette = colormaps["tab20"]
+
+    def draw(self, i: int, t0: float, t1: float, blocks: list[tuple[int, int]], kind: str) -> None:
+        """Draw job ``i`` from ``t0`` to ``t1`` on ``blocks`` of lanes, as a job, later or a reservation."""
+        from matplotlib.patches import Rectangle
+
+        ax, start, end, ids = self.ax, self.start, self.end, self.ids
         lo, hi = max(t0, start), min(t1, end)
         if hi <= lo:
             return
-        color = palette(ids[i] % 20)
+        color = self.palette(ids[i] % 20)
         for first, n in blocks:
             if kind == "reservation":
                 patch = Rectangle(
@@ -238,51 +273,51 @@ def schedule_window(
             patch.set_gid(f"{'reservation' if kind == 'reservation' else 'job'}:{ids[i]}")
             ax.add_patch(patch)
         first, n = max(blocks, key=lambda b: b[1])
-        if not (labels and shown <= 60 and hi - lo >= 0.03 * (end - start)):
+        if not (self.labels and hi - lo >= 0.03 * (end - start)):
             return
         if kind == "reservation":  # in a corner, not over the job's own label when it ran as planned
             ax.text(lo, first + n, f" {ids[i]}", ha="left", va="top", fontsize="x-small", style="italic")
         else:
             ax.text((lo + hi) / 2, first + n / 2, str(ids[i]), ha="center", va="center", fontsize="x-small")
 
+
+def _draw_plan(
+    boxes: _Boxes,
+    schedule: Schedule,
+    lanes: dict[int, list[tuple[int, int]]],
+    held: list[tuple[float, int]],
+    at: float,
+    begin: np.ndarray[Any, Any],
+    finish: np.ndarray[Any, Any],
+) -> None:
+    """Draw the reservations held at ``at``, packed after the jobs running then as planned."""
+    size = schedule.workload.machine_size
+    free_at = np.full(size, at)
     for i, blocks in lanes.items():
-        box(i, float(begin[i]), float(finish[i]), blocks, "later" if held and begin[i] > at else "job")
-    handles = [Patch(facecolor="lightgray", edgecolor="black", label="job as run")]
-    if held:
-        handles.append(
-            Patch(facecolor="lightgray", edgecolor="black", alpha=0.35, label=f"started after {at_text}")
-        )
-        free_at = np.full(size, at)
-        for i, blocks in lanes.items():
-            if begin[i] <= at < finish[i]:
-                planned_end = max(at, float(begin[i] + schedule.estimate[i]))
-                for first, n in blocks:
-                    free_at[first : first + n] = planned_end
-        for reserved, i in held:
-            width = int(schedule.processors[i])
-            free = free_at <= reserved
-            if int(np.count_nonzero(free)) < width:
-                # The plan does not fit this packing: take the lanes that free first.
-                free = np.zeros(size, dtype=bool)
-                free[np.argsort(free_at, kind="stable")[:width]] = True
-            blocks = _take(free, width)
-            stop = reserved + float(schedule.estimate[i])
+        if begin[i] <= at < finish[i]:
+            planned_end = max(at, float(begin[i] + schedule.estimate[i]))
             for first, n in blocks:
-                free_at[first : first + n] = stop
-            box(i, reserved, stop, blocks, "reservation")
-        handles.append(Patch(fill=False, hatch="//", linestyle="--", label=f"reservation held at {at_text}"))
-        ax.axvline(at, color="black", linestyle=":", linewidth=1.0)
-    ax.set_xlim(start, end)
-    ax.set_ylim(0, size)
-    others = ", ".join(r.name for r in schedule.resources)
-    ax.set_ylabel(f"processors ({others} not drawn)" if others else "processors")
-    if held:  # one kind of box needs no key
-        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+                free_at[first : first + n] = planned_end
+    for reserved, i in held:
+        width = int(schedule.processors[i])
+        free = free_at <= reserved
+        if int(np.count_nonzero(free)) < width:
+            # The plan does not fit this packing: take the lanes that free first.
+            free = np.zeros(size, dtype=bool)
+            free[np.argsort(free_at, kind="stable")[:width]] = True
+        blocks = _take(free, width)
+        stop = reserved + float(schedule.estimate[i])
+        for first, n in blocks:
+            free_at[first : first + n] = stop
+        boxes.draw(i, reserved, stop, blocks, "reservation")
+
+
+def _window_words(start: float, end: float, origin: float, unit: float, unit_name: str) -> str:
+    """The window in the title: in the axis's unit, and far into a trace where it falls in a coarser one."""
     window = f"{_number((start - origin) / unit)} to {_number((end - origin) / unit)} {unit_name}"
     if start - origin >= 10 * (end - start):
         # Far into a trace, thousands of hours say less than where they fall in a coarser unit.
         coarse, coarse_name = time_unit(start - origin)
         if coarse > unit:
             window += f" ({format_time(start - origin, coarse, coarse_name)} in)"
-    ax.set_title(title if title is not None else f"{schedule.scheduler}: jobs running from {window}")
-    return fig
+    return window

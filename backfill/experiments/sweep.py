@@ -435,47 +435,19 @@ def run_sweep(
         >>> [(row["scheduler"], row["jobs"]) for row in result.rows]
         [('Conservative', 50), ('EASY', 50)]
     """
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise BackfillError(f"workers must be a positive integer, got {workers!r}")
-    if not isinstance(grid, Grid):
-        raise BackfillError(f"run_sweep needs a Grid, got {grid!r}")
+    _check_run(grid, workers)
     cells = list(grid.cells())
     # One identity per workload: hashing a trace once, not once per cell.
     identities = {w: w.identity() for w in grid.workloads}
     key_data = [cell._key_data(identities[cell.workload]) for cell in cells]
     keys = [content_key(data) for data in key_data]
     store = CellStore(cache) if cache is not None else None
-    metrics: list[dict[str, Any] | None] = [None] * len(cells)
-    damaged = 0
-    if store is not None:
-        for i, key in enumerate(keys):
-            planned = tuple(
-                c
-                for r in cells[i].scheduler.resources
-                for c in (utilization_column(r.name), held_back_column(r.name))
-            )
-            metrics[i], damaged_now = _read_cached(store, key, jobs, planned + grid.measures)
-            damaged += damaged_now
+    metrics, damaged = _cached_metrics(store, cells, keys, jobs, grid.measures)
     todo = [i for i, m in enumerate(metrics) if m is None]
     if store is not None and todo:
         store.check_writable()  # refused now, not after hours of simulations it could not keep
-    failures: list[OSError] = []
-
-    def finish(i: int, m: dict[str, Any]) -> None:
-        # Saved first, counted after: an interrupt between the two must not count a cell the cache lacks.
-        if store is not None:
-            try:
-                store.save(keys[i], key_data[i], {k: v for k, v in m.items() if k != _JOBS})
-                if jobs:
-                    store.save_jobs(keys[i], m[_JOBS])
-            except OSError as e:
-                # A full disk loses the cache, not the results: the sweep goes on and says so.
-                failures.append(e)
-        metrics[i] = m
-        if bar is not None:
-            bar.update(1)
-
-    bar = progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
+    finish = _Finish(store, keys, key_data, jobs, metrics)
+    finish.bar = progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
     # The fair start times cost a fork per job: their own bar counts the jobs, as the workers report them.
     fst_bar = None
     if progress and todo and any(MEASURE_GROUPS[m] == "fair_start" for m in grid.measures):
@@ -490,11 +462,81 @@ def run_sweep(
             run_parallel(cells, todo, identities, executor, workers, finish, jobs, fst_bar, run=_run)
     except KeyboardInterrupt:
         done = sum(m is not None for m in metrics)
-        raise SweepInterrupted(done, len(cells), cache, unsaved=len(failures)) from None
+        raise SweepInterrupted(done, len(cells), cache, unsaved=len(finish.failures)) from None
     finally:
-        for b in (fst_bar, bar):
+        for b in (fst_bar, finish.bar):
             if b is not None:
                 b.close()
+    return _result(cells, metrics, identities, todo, jobs, damaged, finish.failures, cache)
+
+
+def _check_run(grid: Grid, workers: int | None) -> None:
+    """Refuse a bad ``workers`` or a grid that is not a :class:`Grid`."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise BackfillError(f"workers must be a positive integer, got {workers!r}")
+    if not isinstance(grid, Grid):
+        raise BackfillError(f"run_sweep needs a Grid, got {grid!r}")
+
+
+def _cached_metrics(
+    store: CellStore | None, cells: list[Cell], keys: list[str], jobs: bool, measures: tuple[str, ...]
+) -> tuple[list[dict[str, Any] | None], int]:
+    """Every cell's cached metrics (None where it must run), and how many cached cells were damaged."""
+    metrics: list[dict[str, Any] | None] = [None] * len(cells)
+    damaged = 0
+    if store is not None:
+        for i, key in enumerate(keys):
+            planned = tuple(
+                c
+                for r in cells[i].scheduler.resources
+                for c in (utilization_column(r.name), held_back_column(r.name))
+            )
+            metrics[i], damaged_now = _read_cached(store, key, jobs, planned + measures)
+            damaged += damaged_now
+    return metrics, damaged
+
+
+class _Finish:
+    """Called with each cell's metrics as it finishes: saved in the cache, kept, counted on the bar."""
+
+    def __init__(
+        self,
+        store: CellStore | None,
+        keys: list[str],
+        key_data: list[Any],
+        jobs: bool,
+        metrics: list[dict[str, Any] | None],
+    ) -> None:
+        self.store, self.keys, self.key_data, self.jobs, self.metrics = store, keys, key_data, jobs, metrics
+        self.failures: list[OSError] = []
+        self.bar: Any = None
+
+    def __call__(self, i: int, m: dict[str, Any]) -> None:
+        # Saved first, counted after: an interrupt between the two must not count a cell the cache lacks.
+        if self.store is not None:
+            try:
+                self.store.save(self.keys[i], self.key_data[i], {k: v for k, v in m.items() if k != _JOBS})
+                if self.jobs:
+                    self.store.save_jobs(self.keys[i], m[_JOBS])
+            except OSError as e:
+                # A full disk loses the cache, not the results: the sweep goes on and says so.
+                self.failures.append(e)
+        self.metrics[i] = m
+        if self.bar is not None:
+            self.bar.update(1)
+
+
+def _result(
+    cells: list[Cell],
+    metrics: list[dict[str, Any] | None],
+    identities: Mapping[WorkloadSpec, Mapping[str, Any]],
+    todo: list[int],
+    jobs: bool,
+    damaged: int,
+    failures: list[OSError],
+    cache: str | os.PathLike[str] | None,
+) -> SweepResult:
+    """The sweep's rows in grid order, with a warning when the cache could not keep some cells."""
     rows, texts = [], []
     for cell, m in zip(cells, metrics, strict=True):
         assert m is not None
@@ -508,7 +550,7 @@ def run_sweep(
             f"the sweep cache {os.fspath(cache or '')} could not keep {len(failures)} of the "
             f"{len(todo)} cells computed ({problem}); the results are complete",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     return SweepResult(
         rows,

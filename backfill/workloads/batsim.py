@@ -321,30 +321,9 @@ def read_batsim_workload(
         >>> dict(report.dropped), dict(report.altered)
         ({'unknown_runtime': 1}, {'runtime_truncated_to_estimate': 1})
     """
-    if machine_size is not None and (
-        not isinstance(machine_size, numbers.Integral) or isinstance(machine_size, bool)
-    ):
-        raise ParameterError(f"machine_size must be an integer, got {machine_size!r}")
-    if machine_size is not None and not 0 < machine_size < MAX_INT:
-        raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
-    if not isinstance(policy, CleaningPolicy):
-        raise ParameterError(f"policy must be a CleaningPolicy, got {type(policy).__name__}")
-    if not isinstance(source, str | os.PathLike) and not callable(getattr(source, "read", None)):
-        raise ParameterError(f"source must be a path or an open file, got {type(source).__name__}")
+    _check_arguments(source, policy, machine_size)
     where, base = _names(source)
-    doc = load_document(source, where)
-    if not isinstance(doc, dict):
-        raise BatsimError(f"a Batsim workload is a JSON object, got {type(doc).__name__}", path=where)
-    for key in ("nb_res", "jobs", "profiles"):
-        if key not in doc:
-            raise BatsimError(f"the {key!r} field is missing", path=where)
-    nb_res, jobs, profiles = doc["nb_res"], doc["jobs"], doc["profiles"]
-    if not (is_int(nb_res) and 0 < nb_res < MAX_INT):
-        raise BatsimError(f"'nb_res' must be a positive integer, got {shown(nb_res)}", path=where)
-    if not isinstance(jobs, list):
-        raise BatsimError(f"'jobs' must be an array, got {shown(jobs)}", path=where)
-    if not isinstance(profiles, dict):
-        raise BatsimError(f"'profiles' must be an object, got {shown(profiles)}", path=where)
+    nb_res, jobs, profiles = _document(source, where)
     ids, given, names, numbered = job_ids(jobs, where)
     delays = profile_runtimes(profiles, where)
     rows = [
@@ -352,41 +331,13 @@ def read_batsim_workload(
         for raw, job_id, name in zip(jobs, ids, given, strict=True)
     ]
     users, user_note = _users([row[5] for row in rows], ids, where)
-
-    values = np.full((len(rows), len(SWF_FIELDS)), -1.0)
-    if rows:
-        columns = np.array([row[:5] for row in rows], dtype=np.float64).reshape(len(rows), 5)
-        for i, name in enumerate(("id", "submit", "runtime", "estimate", "processors")):
-            values[:, _COL[name]] = columns[:, i]
-    values[:, _COL["requested_processors"]] = values[:, _COL["processors"]]
-    values[:, _COL["status"]] = 1
-    values[:, _COL["user"]] = users
-    values[:, _COL["requested_memory"]] = [row[7] for row in rows]
+    values = _swf_values(rows, users)
     size = machine_size if machine_size is not None else nb_res
     # One implementation of the cleaning rules: the jobs, checked above, are the SWF reader's rows
     # in file order (so that it counts the jobs it reorders), cleaned by its own step.
     records, _, _, dropped, dropped_ids, altered = clean_rows(values, {}, policy, size)
     size_from = "argument" if machine_size is not None else "nb_res"
-
-    notes = []
     others = Counter(row[6] for row in rows if row[6] is not None)
-    if others:
-        kinds = ", ".join(f"{kind}: {n}" for kind, n in others.most_common())
-        notes.append(
-            f"jobs whose profile is of another type than delay, so their runtime is unknown: "
-            f"{others.total()} ({kinds})"
-        )
-    id_note = names_note(names, numbered)
-    if id_note:
-        notes.append(id_note)
-    if user_note:
-        notes.append(user_note)
-    with_memory = sum(row[7] >= 0 for row in rows)
-    if with_memory:
-        notes.append(
-            f"memory: {with_memory} of {len(rows)} jobs carry a memory field (kB for the job), read as "
-            "requested memory per processor (SWF field 10)"
-        )
     report = ReadReport(
         source=base,
         lines=len(rows),
@@ -396,7 +347,7 @@ def read_batsim_workload(
         dropped=dropped,
         dropped_ids=dropped_ids,
         altered=altered,
-        notes=notes,
+        notes=_notes(rows, others, names_note(names, numbered), user_note),
     )
     provenance = {
         "source": base,
@@ -413,6 +364,74 @@ def read_batsim_workload(
     if names:
         provenance[NAMES_KEY] = names
     return Workload(records, size, provenance), report
+
+
+def _check_arguments(source: Source, policy: CleaningPolicy, machine_size: int | None) -> None:
+    """Refuse a machine size that is not an integer from 1, a policy or a source of the wrong type."""
+    if machine_size is not None and (
+        not isinstance(machine_size, numbers.Integral) or isinstance(machine_size, bool)
+    ):
+        raise ParameterError(f"machine_size must be an integer, got {machine_size!r}")
+    if machine_size is not None and not 0 < machine_size < MAX_INT:
+        raise ParameterError(f"machine_size must be from 1 to 2**53 - 1 processors, got {machine_size}")
+    if not isinstance(policy, CleaningPolicy):
+        raise ParameterError(f"policy must be a CleaningPolicy, got {type(policy).__name__}")
+    if not isinstance(source, str | os.PathLike) and not callable(getattr(source, "read", None)):
+        raise ParameterError(f"source must be a path or an open file, got {type(source).__name__}")
+
+
+def _document(source: Source, where: str) -> tuple[int, list[Any], dict[str, Any]]:
+    """The file's ``nb_res``, ``jobs`` and ``profiles``, each checked for its type."""
+    doc = load_document(source, where)
+    if not isinstance(doc, dict):
+        raise BatsimError(f"a Batsim workload is a JSON object, got {type(doc).__name__}", path=where)
+    for key in ("nb_res", "jobs", "profiles"):
+        if key not in doc:
+            raise BatsimError(f"the {key!r} field is missing", path=where)
+    nb_res, jobs, profiles = doc["nb_res"], doc["jobs"], doc["profiles"]
+    if not (is_int(nb_res) and 0 < nb_res < MAX_INT):
+        raise BatsimError(f"'nb_res' must be a positive integer, got {shown(nb_res)}", path=where)
+    if not isinstance(jobs, list):
+        raise BatsimError(f"'jobs' must be an array, got {shown(jobs)}", path=where)
+    if not isinstance(profiles, dict):
+        raise BatsimError(f"'profiles' must be an object, got {shown(profiles)}", path=where)
+    return nb_res, jobs, profiles
+
+
+def _swf_values(rows: list[Any], users: Any) -> np.ndarray[Any, Any]:
+    """The jobs as the SWF reader's rows: one per job, its 18 fields, -1 where Batsim has none."""
+    values = np.full((len(rows), len(SWF_FIELDS)), -1.0)
+    if rows:
+        columns = np.array([row[:5] for row in rows], dtype=np.float64).reshape(len(rows), 5)
+        for i, name in enumerate(("id", "submit", "runtime", "estimate", "processors")):
+            values[:, _COL[name]] = columns[:, i]
+    values[:, _COL["requested_processors"]] = values[:, _COL["processors"]]
+    values[:, _COL["status"]] = 1
+    values[:, _COL["user"]] = users
+    values[:, _COL["requested_memory"]] = [row[7] for row in rows]
+    return values
+
+
+def _notes(rows: list[Any], others: Counter[Any], id_note: str | None, user_note: str | None) -> list[str]:
+    """The report's notes: profiles without a runtime, how ids and users were numbered, memory read."""
+    notes = []
+    if others:
+        kinds = ", ".join(f"{kind}: {n}" for kind, n in others.most_common())
+        notes.append(
+            f"jobs whose profile is of another type than delay, so their runtime is unknown: "
+            f"{others.total()} ({kinds})"
+        )
+    if id_note:
+        notes.append(id_note)
+    if user_note:
+        notes.append(user_note)
+    with_memory = sum(row[7] >= 0 for row in rows)
+    if with_memory:
+        notes.append(
+            f"memory: {with_memory} of {len(rows)} jobs carry a memory field (kB for the job), read as "
+            "requested memory per processor (SWF field 10)"
+        )
+    return notes
 
 
 # --------------------------------------------------------------------------------------------------

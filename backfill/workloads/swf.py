@@ -365,17 +365,44 @@ def clean_rows(
         >>> records["id"].tolist(), size, dropped, altered
         ([1], 4, {'unknown_runtime': 1}, {'estimate_from_runtime': 1})
     """
-    runtime = values[:, _COL["runtime"]]
-    status = values[:, _COL["status"]]
+    width = _widths(values, policy)
+    reason, size, size_from = _drop_reasons(values, width, header, policy, given)
+    kept, runtime, estimate, altered = _repair(values, reason, policy)
+    dropped, dropped_ids = _dropped(values, reason)
+    records = _kept_records(values, kept, width[kept], runtime, estimate)
+    # Jobs listed after a later submit time: sorted into place (stably), and counted, so that a log
+    # out of order does not pass unnoticed.
+    submits = records["submit"]
+    if len(submits) > 1:
+        late = np.count_nonzero(submits[1:] < np.maximum.accumulate(submits)[:-1])
+        if late:
+            altered["reordered_by_submit_time"] = int(late)
+            records = records[np.argsort(submits, kind="stable")]
+    altered = {k: v for k, v in altered.items() if v}
+    return records, size, size_from, dropped, dropped_ids, altered
+
+
+def _widths(values: npt.NDArray[np.float64], policy: CleaningPolicy) -> npt.NDArray[np.float64]:
+    """Each job's processors: allocated, requested, or allocated where known, as the policy says."""
     allocated = values[:, _COL["processors"]]
     requested = values[:, _COL["requested_processors"]]
     if policy.processors == "allocated":
-        width = allocated
-    elif policy.processors == "requested":
-        width = requested
-    else:
-        width = np.where(allocated > 0, allocated, requested)
+        return allocated
+    if policy.processors == "requested":
+        return requested
+    return np.where(allocated > 0, allocated, requested)
 
+
+def _drop_reasons(
+    values: npt.NDArray[np.float64],
+    width: npt.NDArray[np.float64],
+    header: Mapping[str, str],
+    policy: CleaningPolicy,
+    given: int | None,
+) -> tuple[npt.NDArray[np.int8], int, str]:
+    """Each job's first reason to be dropped (0: kept), the machine size and where it came from."""
+    runtime = values[:, _COL["runtime"]]
+    status = values[:, _COL["status"]]
     reason = np.zeros(len(values), dtype=np.int8)
 
     def drop(name: str, mask: npt.NDArray[np.bool_]) -> None:
@@ -392,9 +419,18 @@ def clean_rows(
         drop("no_processors", width <= 0)
     size, size_from = _machine_size(header, width[reason == 0], given)
     drop("wider_than_machine", width > size)
+    return reason, size, size_from
 
+
+def _repair(
+    values: npt.NDArray[np.float64], reason: npt.NDArray[np.int8], policy: CleaningPolicy
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], npt.NDArray[np.float64], dict[str, int]]:
+    """The rows kept, their runtimes and estimates as the policy repairs them, and the counts altered.
+
+    With the ``drop`` overrun policy, a job running past its estimate gets its reason in ``reason``.
+    """
     kept = np.flatnonzero(reason == 0)
-    runtime, estimate = runtime[kept], values[kept, _COL["estimate"]]
+    runtime, estimate = values[kept, _COL["runtime"]], values[kept, _COL["estimate"]]
     altered: dict[str, int] = {}
     if policy.fill_missing_estimate:
         missing = (estimate <= 0) & (runtime >= 0) & (estimate != runtime)
@@ -411,7 +447,13 @@ def clean_rows(
     elif policy.overrun == "drop":
         reason[kept[overrun]] = REASON_CODES["runtime_over_estimate"]
         kept, runtime, estimate = kept[~overrun], runtime[~overrun], estimate[~overrun]
+    return kept, runtime, estimate, altered
 
+
+def _dropped(
+    values: npt.NDArray[np.float64], reason: npt.NDArray[np.int8]
+) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """How many jobs each reason dropped, and their ids."""
     ids = values[:, _COL["id"]]
     dropped: dict[str, int] = {}
     dropped_ids: dict[str, list[int]] = {}
@@ -420,7 +462,17 @@ def clean_rows(
         if mask.any():
             dropped[name] = int(mask.sum())
             dropped_ids[name] = ids[mask].astype(np.int64).tolist()
-    width = width[kept]
+    return dropped, dropped_ids
+
+
+def _kept_records(
+    values: npt.NDArray[np.float64],
+    kept: npt.NDArray[np.intp],
+    width: npt.NDArray[np.float64],
+    runtime: npt.NDArray[np.float64],
+    estimate: npt.NDArray[np.float64],
+) -> npt.NDArray[np.void]:
+    """The rows kept, with their widths, runtimes and estimates, as records."""
     # The rows kept become the records in place: without a copy when every job is kept (the usual
     # case), else moved to the front of the array, unless so few are kept that the array's unused
     # tail, which the workload would hold on to, is worth a copy of the rest.
@@ -433,17 +485,7 @@ def clean_rows(
     rows[:, _COL["processors"]] = width
     rows[:, _COL["runtime"]] = runtime
     rows[:, _COL["estimate"]] = estimate
-    records = _as_records(rows)
-    # Jobs listed after a later submit time: sorted into place (stably), and counted, so that a log
-    # out of order does not pass unnoticed.
-    submits = records["submit"]
-    if len(submits) > 1:
-        late = np.count_nonzero(submits[1:] < np.maximum.accumulate(submits)[:-1])
-        if late:
-            altered["reordered_by_submit_time"] = int(late)
-            records = records[np.argsort(submits, kind="stable")]
-    altered = {k: v for k, v in altered.items() if v}
-    return records, size, size_from, dropped, dropped_ids, altered
+    return _as_records(rows)
 
 
 # --------------------------------------------------------------------------------------------------
