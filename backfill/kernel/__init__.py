@@ -1,8 +1,9 @@
 """The optional compiled kernel: whether it is in use, and how to run the pure-Python reference instead.
 
-``pip install`` compiles ``backfill/kernel/_steps.pyx`` and ``backfill/kernel/_loops.pyx`` (Cython) where a C
-compiler is present; without one, or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed
-or imported, the library runs its pure-Python code alone. The kernel ports the hottest loops to C: the
+``pip install`` compiles the Cython sources beside this module (``_steps.pyx``, ``_loops.pyx``,
+``_wholerun.pyx``, listed in the docs' performance page) where a C compiler is present; without
+one, or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed or imported, the library
+runs its pure-Python code alone. The kernel ports the hottest loops to C: the
 searches and updates of :class:`~backfill.profile.Profile`, the compression loops of Conservative, PC
 and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page);
 and for FCFS, EASY (any depth), PC and DC under a built-in static priority and for Conservative,
