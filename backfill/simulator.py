@@ -32,9 +32,9 @@ from typing import Any, Literal
 import attrs
 import numpy as np
 
-from backfill._compiled_runs import settle, whole_run
 from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
+from backfill.kernel._runs import settle, whole_run
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
@@ -435,7 +435,7 @@ class Simulator:
         """The kernel's whole run of this simulation, if it implements the configuration exactly.
 
         Only :func:`simulate` asks, before the first instant: a simulation stepped, forked or read
-        on the way runs the Python path (see ``backfill/_compiled_runs.py`` for what runs compiled).
+        on the way runs the Python path (see ``backfill/kernel/_runs.py`` for what runs compiled).
         """
         if self.now != -math.inf:
             return None

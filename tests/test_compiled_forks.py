@@ -1,7 +1,7 @@
 """Fair start times on the compiled path: forks of a kernel run decide as forks of the Python simulator.
 
-``fair_start_times`` forks a :class:`~backfill._compiled_forks.CompiledSimulation` where the kernel runs
-the configuration whole (FCFS, EASY, Conservative, PC, DC; ``backfill/_compiled_runs.py``). Each test
+``fair_start_times`` forks a :class:`~backfill.kernel._forks.CompiledSimulation` where the kernel runs
+the configuration whole (FCFS, EASY, Conservative, PC, DC; ``backfill/kernel/_runs.py``). Each test
 computes the same thing on both paths and requires identical values: serially, on a process pool
 (the runs are pickled), and from a fork taken in the middle of a run.
 """
@@ -33,8 +33,8 @@ from backfill import (
     lublin_feitelson,
     sjf,
 )
-from backfill._compiled_forks import CompiledSimulation, compiled_simulation
 from backfill.kernel import compiled, pure_python, python_path
+from backfill.kernel._forks import CompiledSimulation, compiled_simulation
 from backfill.workloads.limits import MAX_TIME
 
 needs_kernel = pytest.mark.skipif(

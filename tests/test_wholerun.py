@@ -1,8 +1,8 @@
 """The compiled whole-run path against the pure-Python path: the same decisions, and only where it may run.
 
 ``simulate`` runs FCFS and EASY under a built-in static priority, Conservative, and PC and DC under
-a built-in static priority, whole in the kernel (``backfill/_wholerun.pyx``, chosen by
-``backfill/_compiled_runs.py``). Each test here runs a configuration as installed and inside
+a built-in static priority, whole in the kernel (``backfill/kernel/_wholerun.pyx``, chosen by
+``backfill/kernel/_runs.py``). Each test here runs a configuration as installed and inside
 :func:`backfill.kernel.pure_python`, and requires the same start times, start order and reservation
 log, byte for byte, and the same work counts (``events_examined``, PC's and DC's ``moves``); and that
 everything else (a subclass, another priority, a deeper EASY, a stepped simulation) runs the Python
@@ -324,7 +324,7 @@ def test_pc_without_restart_runs_compiled() -> None:
 def test_a_job_running_past_its_estimate_sends_conservative_pc_and_dc_to_the_python_path() -> None:
     # No overrun policy lets one through simulate; whole_run still refuses to port what Conservative,
     # PC and DC refuse (a completion after the planned end), so that the Python path raises its error.
-    from backfill._compiled_runs import whole_run
+    from backfill.kernel._runs import whole_run
 
     w = lublin_feitelson(20, seed=9)
     runtime = w.column("runtime").astype(float)

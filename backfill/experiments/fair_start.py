@@ -30,11 +30,11 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from backfill._compiled_forks import CompiledSimulation, PastMaxClock, compiled_simulation
 from backfill.errors import BackfillError
 from backfill.experiments._checkpoint import Checkpoint, fingerprint
 from backfill.experiments._pool import exit_with_parent
 from backfill.experiments.progress import progress_bar
+from backfill.kernel._forks import CompiledSimulation, PastMaxClock, compiled_simulation
 from backfill.schedule import Schedule
 from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator
@@ -43,7 +43,7 @@ from backfill.workloads.workload import Workload
 __all__ = ["FairStartTimes", "fair_start_times", "srinivasan_fair_starts"]
 
 FloatArray = npt.NDArray[np.float64]
-#: A simulation on either path: the Python one, or a run in the compiled kernel (``_compiled_forks``).
+#: A simulation on either path: the Python one, or a run in the compiled kernel (``backfill.kernel._forks``).
 Simulation = Simulator | CompiledSimulation
 
 #: Rows per task when the forks run in parallel, unless ``chunks`` says otherwise: enough tasks to

@@ -34,7 +34,7 @@ __all__ = ["GuaranteeScheduler"]
 def compression_thresholds() -> tuple[int, int, int]:
     """``NARROW``, ``PER_WIDTH`` and ``TRIM`` as the compression reads them now.
 
-    For PC's compiled whole run (``backfill/_compiled_runs.py``), which must use the same ones: a
+    For PC's compiled whole run (``backfill/kernel/_runs.py``), which must use the same ones: a
     test lowers the first two to send small queues down the long-queue branches.
     """
     return long_queues.NARROW, long_queues.PER_WIDTH, TRIM

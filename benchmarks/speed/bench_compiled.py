@@ -7,7 +7,7 @@ Usage: python benchmarks/speed/bench_compiled.py [--traces NAME ...] [--configs 
                                            [--ricc-limit SECONDS] [--trace-dir DIR] [--json PATH]
 
 ``simulate`` runs a configuration whole in the compiled kernel where the kernel implements it exactly
-(``backfill/_compiled_runs.py``), else on the Python path, whose profile searches and compression
+(``backfill/kernel/_runs.py``), else on the Python path, whose profile searches and compression
 loops the kernel still speeds up. Each table comes from this one run, with each trace read once
 (``read_swf``, default cleaning):
 

@@ -12,14 +12,21 @@ order if it is one of them, :class:`backfill.schedulers.Conservative` (``submit`
 ``schedule`` and its accelerated compression, ``LongQueueConservative._compress_long_queue``),
 :class:`backfill.schedulers.PC` under such a key (``submit``, ``complete``, ``schedule``,
 ``next_wakeup``, and its accelerated compression ``LongQueueCompression._compress_long_queue``,
-ported in ``_cguarantee.pxd``), or :class:`backfill.schedulers.DC` under such a key (``submit``,
+ported in ``_guarantee.pxd``), or :class:`backfill.schedulers.DC` under such a key (``submit``,
 ``_admit``, ``complete``, ``schedule``, ``next_wakeup``, the same compression under the arriving
-job's cap, and its hole filling ``LongQueueCompression._fill_long_queue``, ported in ``_cdc.pxd``)
-over a profile of C arrays (``_cprofile.pxd``). Every comparison is the reference's on the same IEEE
+job's cap, and its hole filling ``LongQueueCompression._fill_long_queue``, ported in ``_dc_fill.pxd``)
+over a profile of C arrays (``_profile.pxd``). Every comparison is the reference's on the same IEEE
 doubles, and the log is written as the simulator writes it, so starts, their order, the reservation
-log, the events examined of Conservative, PC and DC and the moves of PC and DC are identical (``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the schedule digests
-of the archive traces). What may run here is decided by ``backfill._compiled_runs``; nothing
-imports this module directly.
+log, the events examined of Conservative, PC and DC and the moves of PC and DC are identical
+(``tests/test_wholerun.py``, ``tests/test_compiled_forks.py``; the schedule digests of the archive
+traces). What may run here is decided by ``backfill.kernel._runs``; nothing imports this module
+directly.
+
+This file holds the run itself (the state, the event loop, the queue, the planned ends, the
+completions, forks and pickling); the schedulers' decisions are functions of the run in two files it
+includes, so that they compile into this one module: ``_queue_runs.pxi`` (FCFS, EASY at depth 1 and
+at depth k) and ``_guarantee_runs.pxi`` (Conservative, PC and DC, and the wake-ups PC and DC ask
+for).
 
 The state is plain C arrays: the queue as a sorted array of (key, arrival, row) (for Conservative
 the key is the planned start; PC and DC keep each queued job's guarantee and search range in a
@@ -34,7 +41,7 @@ from libc.stdlib cimport free as c_free
 from libc.stdlib cimport malloc, qsort, realloc
 from libc.string cimport memcpy, memmove, memset
 
-from backfill._cprofile cimport (
+from backfill.kernel._profile cimport (
     Freed,
     Steps,
     freed_pop,
@@ -51,8 +58,8 @@ from backfill._cprofile cimport (
     steps_release,
     steps_reserve,
 )
-from backfill._cdc cimport fill
-from backfill._cguarantee cimport (
+from backfill.kernel._dc_fill cimport fill
+from backfill.kernel._guarantee cimport (
     FreedLog,
     Guar,
     PCWork,
@@ -605,54 +612,19 @@ cdef class QueueRun:
             i += 1
         self.next_row = i
         while self.wn and self.wakes[0] == now:
-            self._pop_wake()
+            _pop_wake(self)
         self._settle(now)
-
-    # -- wake-ups (PC's next_wakeup, its earliest guarantee; the simulator's _WAKEUP events) -----------
-
-    cdef void _wake_at(self, double time) except *:
-        """Push a wake-up (the simulator pushes each pending time once; a repeat changes no instant)."""
-        if time == self.last_wake and self.wn:
-            return
-        self.last_wake = time
-        self.wakes = <double*>_grow(self.wakes, &self.wcap, self.wn + 1, sizeof(double))
-        cdef Py_ssize_t i = self.wn, parent
-        self.wn += 1
-        while i > 0:
-            parent = (i - 1) >> 1
-            if not time < self.wakes[parent]:
-                break
-            self.wakes[i] = self.wakes[parent]
-            i = parent
-        self.wakes[i] = time
-
-    cdef void _pop_wake(self) noexcept:
-        self.wn -= 1
-        cdef double last = self.wakes[self.wn]
-        cdef Py_ssize_t i = 0, child
-        while True:
-            child = 2 * i + 1
-            if child >= self.wn:
-                break
-            if child + 1 < self.wn and self.wakes[child + 1] < self.wakes[child]:
-                child += 1
-            if not self.wakes[child] < last:
-                break
-            self.wakes[i] = self.wakes[child]
-            i = child
-        if self.wn:
-            self.wakes[i] = last
 
     cdef void _submit(self, Py_ssize_t row, double now) except *:
         cdef _Entry e
         if self.kind == CONSERVATIVE:
-            self._arrive(row, now)
+            _arrive(self, row, now)
             return
         if self.kind == PC:
-            self._arrive_pc(row, now)
+            _arrive_pc(self, row, now)
             return
         if self.kind == DC:
-            self._arrive_dc(row, now)
+            _arrive_dc(self, row, now)
             return
         self._enqueue(row)
         if self.kind == EASY_DEEP and self.has_head:
@@ -667,17 +639,17 @@ cdef class QueueRun:
         """Schedule until nothing more starts (a job of zero runtime ends in the instant it starts)."""
         while True:
             if self.kind == EASY:
-                self._schedule_easy(now)
+                _schedule_easy(self, now)
             elif self.kind == EASY_DEEP:
-                self._schedule_deep(now)
+                _schedule_deep(self, now)
             elif self.kind == CONSERVATIVE:
-                self._schedule_conservative(now)
+                _schedule_conservative(self, now)
             elif self.kind == PC:
-                self._schedule_pc(now)
+                _schedule_pc(self, now)
             elif self.kind == DC:
-                self._schedule_dc(now)
+                _schedule_dc(self, now)
             else:
-                self._schedule_fcfs(now)
+                _schedule_fcfs(self, now)
             if self.hn and self.heap[0].time == now:
                 self._complete_due(now)
                 continue
@@ -685,7 +657,7 @@ cdef class QueueRun:
         if (self.kind == PC or self.kind == DC) and self.due > now and self.due != INFINITY:
             # PC's and DC's next_wakeup: a job must start at its guarantee even if nothing else
             # happens then.
-            self._wake_at(self.due)
+            _wake_at(self, self.due)
 
     cdef void _complete_due(self, double now) except *:
         cdef _Event e
@@ -702,11 +674,11 @@ cdef class QueueRun:
                 if now < e.planned:
                     steps_release(&self.prof, now, e.planned, self._held_procs(e.row))
             elif self.kind == CONSERVATIVE:
-                self._complete_conservative(e.row, e.planned, now)
+                _complete_conservative(self, e.row, e.planned, now)
             elif self.kind == PC:
-                self._complete_pc(e.row, e.planned, now)
+                _complete_pc(self, e.row, e.planned, now)
             elif self.kind == DC:
-                self._complete_dc(e.row, e.planned, now)
+                _complete_dc(self, e.row, e.planned, now)
 
     cdef void _start(self, _Entry* entry, double now) except *:
         """QueueScheduler._start (and EASY's insort of the planned end), then the simulator's start."""
@@ -865,553 +837,6 @@ cdef class QueueRun:
             self.heap[i] = last
         return top
 
-    # -- the schedulers' decisions --------------------------------------------------------------------
-
-    cdef void _schedule_fcfs(self, double now) except *:
-        """FCFS.schedule: start queue heads while they fit."""
-        cdef Py_ssize_t k = 0
-        cdef long long row
-        while k < self.qn:
-            row = self.queue[k].row
-            if self.procs[row] > self.free:
-                break
-            self._start(&self.queue[k], now)
-            k += 1
-        self._drop_head(k)
-
-    cdef void _schedule_easy(self, double now) except *:
-        """EASY.schedule, the plain path: start in order, reserve for the head, backfill the rest."""
-        self._room_for_marks()
-        cdef Py_ssize_t k = 0, head = -1, first = -1
-        cdef long long row, p
-        # 1. Jobs start in queue order while they fit; the previous head loses its reservation if a
-        # job ahead of it starts first.
-        cdef bint previous = self.has_res, overtaken = False
-        cdef long long prev_row = self.res_row
-        while k < self.qn:
-            row = self.queue[k].row
-            if self.procs[row] <= self.free:
-                self._start(&self.queue[k], now)
-                self.taken[k] = 1
-                if first < 0:
-                    first = k
-                if previous and row == prev_row:
-                    previous = False
-                elif previous:
-                    overtaken = True
-                k += 1
-            else:
-                head = k
-                break
-        # 2. The head's reservation at its shadow time, and the extra processors then.
-        cdef bint old_has = self.has_res
-        cdef long long old_row = self.res_row
-        cdef double old_start = self.res_start
-        cdef double shadow = 0.0
-        cdef long long extra = 0, avail, need
-        cdef bint found
-        cdef Py_ssize_t j
-        cdef long long head_row = -1
-        if head >= 0:
-            head_row = self.queue[head].row
-            need = self.procs[head_row]
-            avail = self.free
-            found = False
-            for j in range(self.en):
-                if found and self.ends[j].end > shadow:
-                    break
-                avail += self.ends[j].procs
-                if not found and avail >= need:
-                    shadow = self.ends[j].end
-                    found = True
-            if not found:
-                raise AssertionError("a job no wider than the machine always fits once all jobs end")
-            extra = avail - need
-        # _log_changes
-        if previous and (overtaken or head < 0 or head_row != prev_row):
-            self._note(now, prev_row, NAN)
-            old_has = False
-        if head >= 0 and not (old_has and old_row == head_row and old_start == shadow):
-            self._note(now, head_row, shadow)
-        self.has_res = head >= 0
-        self.res_row = head_row
-        self.res_start = shadow
-        # 3. Backfill the jobs behind the head, in queue order or, given a backfill order, stably
-        # sorted by its key (ties keep the queue order).
-        cdef long long f
-        cdef Py_ssize_t i, count = 0
-        if head >= 0:
-            if self.by_order:
-                count = self.qn - head - 1
-                self.ranked = <_Ranked*>_grow(self.ranked, &self.rcap, count + 1, sizeof(_Ranked))
-                for i in range(count):
-                    self.ranked[i].pos = head + 1 + i
-                    self.ranked[i].key = self.bkeys[self.queue[head + 1 + i].row]
-                qsort(self.ranked, count, sizeof(_Ranked), _ranked_cmp)
-            f = self.free
-            for i in range(self.qn - head - 1):
-                if f == 0:
-                    break
-                j = self.ranked[i].pos if self.by_order else head + 1 + i
-                row = self.queue[j].row
-                p = self.procs[row]
-                if p > f:
-                    continue
-                if now + self.estimate[row] <= shadow:
-                    pass
-                elif p <= extra:
-                    extra -= p
-                else:
-                    continue
-                self._start(&self.queue[j], now)
-                f -= p
-                self.taken[j] = 1
-                if first < 0 or j < first:
-                    first = j
-        if first >= 0:
-            self._dequeue(first)
-
-    # -- Conservative (Conservative.submit, _arrive, complete, schedule; the accelerated compression) -
-
-    cdef void _arrive(self, Py_ssize_t row, double now) except *:
-        """Conservative.submit: compress if a job ended early, then reserve at the earliest fit."""
-        if self.dirty:
-            self._compress(now)
-        self.arrivals += 1
-        cdef double est = self.estimate[row]
-        cdef double start = steps_earliest_fit(&self.prof, now, self.procs[row], est)
-        steps_reserve(&self.prof, start, start + est, self.procs[row])
-        self._insert(start, self.arrivals, row)
-        self._note(now, row, start)
-
-    cdef void _complete_conservative(self, long long row, double end, double now) except *:
-        """Conservative.complete: release the unused part of the reservation (until ``end``, as
-        planned at the start), compress later."""
-        if now < end:
-            steps_release(&self.prof, now, end, self.procs[row])
-            self.freed = <Freed*>_grow(self.freed, &self.fcap, self.fn + 1, sizeof(Freed))
-            self.freed[self.fn].a = now
-            self.freed[self.fn].b = end
-            self.fn += 1
-            self.dirty = True
-
-    cdef void _schedule_conservative(self, double now) except *:
-        """Conservative.schedule: compress if a job ended early, then start every job now due."""
-        if self.dirty:
-            self._compress(now)
-        steps_advance(&self.prof, now)
-        cdef Py_ssize_t k = 0
-        while k < self.qn and self.queue[k].key <= now:
-            self._start(&self.queue[k], now)
-            k += 1
-        self._drop_head(k)
-
-    cdef void _compress(self, double now) except *:
-        """LongQueueConservative._compress_long_queue (as _kernel.compress_conservative) on the arrays.
-
-        Every queued job in planned-start order moves to its earliest fit if that is earlier; jobs
-        that no interval freed before their start can help, or that a failed job as wide and as long
-        rules out, are passed over without a search (see the reference for why that is exact).
-        """
-        cdef Steps* s = &self.prof
-        cdef _Entry* queue = self.queue
-        cdef Py_ssize_t n = self.qn, i, j, k, m, nfailed = 0, npending = 0, nmoved = 0
-        cdef double start, new = 0.0, est, reach = now, frontier, origin, b, low_e, v0, v1
-        cdef long long p, low_p, row
-        cdef bint found
-        cdef long long fp[4]
-        cdef double fe[4]
-        cdef double ff[4]
-        self._room_for_marks()
-        # At most one freed interval per early completion and one per move.
-        self.pending = <Freed*>_grow(self.pending, &self.pcap, self.fn + n + 1, sizeof(Freed))
-        cdef Freed* pending = self.pending
-        for k in range(self.fn):
-            if self.freed[k].b > now:
-                freed_push(pending, &npending, self.freed[k].a, self.freed[k].b)
-        i = 0
-        while i < n:
-            start = queue[i].key
-            while npending and pending[0].a < start:
-                b = freed_pop(pending, &npending)
-                if b > reach:
-                    reach = b
-            if reach <= now or start <= now:
-                i += 1
-                continue
-            if nfailed and start <= ff[nfailed - 1]:
-                # Entries from i on have not moved yet: their keys are the pass's starts.
-                j = i + 1
-                while j < n and not ff[nfailed - 1] < queue[j].key:
-                    j += 1
-                if j - i > 1:
-                    low_p = self.procs[queue[i].row]
-                    low_e = self.estimate[queue[i].row]
-                    for m in range(i + 1, j):
-                        row = queue[m].row
-                        if self.procs[row] < low_p:
-                            low_p = self.procs[row]
-                        if self.estimate[row] < low_e:
-                            low_e = self.estimate[row]
-                    if fp[nfailed - 1] <= low_p and fe[nfailed - 1] <= low_e:
-                        i = j
-                        continue
-            row = queue[i].row
-            p = self.procs[row]
-            est = self.estimate[row]
-            frontier = reach if reach < start else start
-            origin = now
-            for k in range(nfailed - 1, -1, -1):
-                if fp[k] <= p and fe[k] <= est:
-                    origin = ff[k]
-                    break
-            found = False
-            if origin < frontier:
-                new = steps_earliest_move(s, origin, p, est, start, reach, &found)
-            if not found:
-                while nfailed and fp[nfailed - 1] >= p and fe[nfailed - 1] >= est:
-                    nfailed -= 1
-                if nfailed == 4:
-                    for k in range(3):
-                        fp[k] = fp[k + 1]
-                        fe[k] = fe[k + 1]
-                        ff[k] = ff[k + 1]
-                    nfailed = 3
-                fp[nfailed] = p
-                fe[nfailed] = est
-                ff[nfailed] = frontier
-                nfailed += 1
-            else:
-                nfailed = 0
-                if not steps_move(s, start, start + est, new, new + est, p):
-                    raise AssertionError(f"job {self.ids[row]}: its earliest move to {new} does not fit")
-                self._note(now, row, new)
-                queue[i].key = new
-                self.taken[i] = 1
-                nmoved += 1
-                v0 = start if start > new + est else new + est
-                v1 = start + est
-                if v0 < v1:
-                    freed_push(pending, &npending, v0, v1)
-            i += 1
-        if nmoved:
-            self._resort(nmoved)
-        self.fn = 0
-        self.dirty = False
-
-    cdef void _resort(self, Py_ssize_t nmoved) except *:
-        """Restore planned-start order after a pass: the marked entries moved earlier, the rest kept
-        their order, so sorting the few moved ones and merging them back is the SortedList rebuilt."""
-        self.scratch = <_Entry*>_grow(self.scratch, &self.scap, nmoved + 1, sizeof(_Entry))
-        cdef _Entry* queue = self.queue
-        cdef Py_ssize_t k, kept = 0, m = 0, w
-        for k in range(self.qn):
-            if self.taken[k]:
-                self.taken[k] = 0
-                self.scratch[m] = queue[k]
-                m += 1
-            else:
-                queue[kept] = queue[k]
-                kept += 1
-        qsort(self.scratch, m, sizeof(_Entry), _entry_cmp)
-        w = self.qn - 1
-        kept -= 1
-        m -= 1
-        while m >= 0:
-            if kept >= 0 and _entry_less(self.scratch[m], queue[kept]):
-                queue[w] = queue[kept]
-                kept -= 1
-            else:
-                queue[w] = self.scratch[m]
-                m -= 1
-            w -= 1
-
-
-    # -- PC (PC.submit, complete, schedule; GuaranteeScheduler._place, _release, _start_due, _trim) ---
-    # The compression is LongQueueCompression's, in _cguarantee.pxd.
-
-    cdef void _work_queue(self, Py_ssize_t n) except *:
-        """The widths and estimates of the first ``n`` queued jobs, by position, for a compression."""
-        cdef Py_ssize_t k
-        cdef long long row
-        work_queue_room(&self.work, n)
-        for k in range(n):
-            row = self.queue[k].row
-            self.work.widths[k] = self.procs[row]
-            self.work.ests[k] = self.estimate[row]
-
-    cdef void _note_moves(self, double now) except *:
-        """Log the moves the last compression or filling made, in order, and count them."""
-        cdef PCWork* w = &self.work
-        cdef Py_ssize_t k
-        for k in range(w.nmoved):
-            self._note(now, self.queue[w.mk[k]].row, w.mnew[k])
-            if w.mnew[k] < self.due:
-                self.due = w.mnew[k]
-        self.nmoves += w.nmoved
-
-    cdef void _guarantee(self, Py_ssize_t k, Py_ssize_t row, double start, double now) except *:
-        """Give the queued job at position ``k`` its guarantee ``start`` (GuaranteeScheduler._place):
-        its search range starts there, the log of freed intervals is read from here on, it may be the
-        earliest guarantee to wake for, and the reservation is logged."""
-        self.guar[k].start = start
-        self.guar[k].low = start
-        self.guar[k].high = -INFINITY
-        self.guar[k].seen = self.flog.base + self.flog.n
-        if start < self.due:
-            self.due = start
-        self._note(now, row, start)
-
-    cdef void _arrive_pc(self, Py_ssize_t row, double now) except *:
-        """PC.submit: compress if a job ended early, then queue the job with its guarantee, its
-        earliest fit (GuaranteeScheduler._place)."""
-        if self.dirty:
-            self._compress_pc(now)
-        self.arrivals += 1
-        cdef double est = self.estimate[row]
-        cdef double start = steps_earliest_fit(&self.prof, now, self.procs[row], est)
-        steps_reserve(&self.prof, start, start + est, self.procs[row])
-        cdef Py_ssize_t k = self._insert(self.keys[row], self.arrivals, row)
-        self.guar = <Guar*>_grow(self.guar, &self.gcap, self.qn, sizeof(Guar))
-        memmove(&self.guar[k + 1], &self.guar[k], (self.qn - 1 - k) * sizeof(Guar))
-        self._guarantee(k, row, start, now)
-
-    cdef void _complete_pc(self, long long row, double end, double now) except *:
-        """PC.complete (GuaranteeScheduler._release): free and log the unused part of the reservation,
-        which the next decision compresses into."""
-        if now < end:
-            steps_release(&self.prof, now, end, self.procs[row])
-            log_push(&self.flog, now, end)
-            self.freed = <Freed*>_grow(self.freed, &self.fcap, self.fn + 1, sizeof(Freed))
-            self.freed[self.fn].a = now
-            self.freed[self.fn].b = end
-            self.fn += 1
-            self.dirty = True
-
-    cdef void _compress_pc(self, double now) except *:
-        """PC._compress_pending: the accelerated compression of the queue, in priority order, after the
-        early completions since the last one (``self.freed``); every move is logged in order."""
-        self.dirty = False
-        self._work_queue(self.qn)
-        compress(&self.prof, self.guar, self.qn, &self.flog, self.freed, self.fn, now, self.restart,
-                 self.narrow, self.per_width, &self.work)
-        self._note_moves(now)
-        self.fn = 0
-
-    cdef void _schedule_pc(self, double now) except *:
-        """PC.schedule: compress if a job ended early, then start every job whose guarantee has come,
-        in planned-start order (GuaranteeScheduler._start_due), and trim the freed log if it is long."""
-        if self.dirty:
-            self._compress_pc(now)
-        self._start_due(now)
-
-    cdef void _start_due(self, double now) except *:
-        """GuaranteeScheduler._start_due: start every job whose guarantee has come, in planned-start
-        order, and trim the freed log if it is long."""
-        steps_advance(&self.prof, now)
-        if not self.qn or self.due > now:
-            return
-        cdef Py_ssize_t k, m = 0, kept = 0
-        self._room_for_marks()
-        self.scratch = <_Entry*>_grow(self.scratch, &self.scap, self.qn + 1, sizeof(_Entry))
-        for k in range(self.qn):
-            if self.guar[k].start <= now:
-                self.scratch[m].key = self.guar[k].start
-                self.scratch[m].seq = self.queue[k].seq
-                self.scratch[m].row = k
-                m += 1
-        qsort(self.scratch, m, sizeof(_Entry), _entry_cmp)
-        for k in range(m):
-            self._start(&self.queue[self.scratch[k].row], now)
-            self.taken[self.scratch[k].row] = 1
-        self.due = INFINITY
-        for k in range(self.qn):
-            if self.taken[k]:
-                self.taken[k] = 0
-            else:
-                self.queue[kept] = self.queue[k]
-                self.guar[kept] = self.guar[k]
-                if self.guar[kept].start < self.due:
-                    self.due = self.guar[kept].start
-                kept += 1
-        self.qn = kept
-        if self.flog.n > 2 * self.qn + self.trim:
-            self._work_queue(self.qn)
-            trim(self.guar, self.qn, self.work.ests, &self.flog, self.prof.t[0])
-
-    # -- DC (DC.submit, _arrive, _admit, complete, schedule, _fill; GuaranteeScheduler._place) --------
-    # ``dirty`` is DC's ``_idle_check``: processors may be idle now, fill them before the next step.
-    # The compression with a cap and the hole filling are LongQueueCompression's, in
-    # _cguarantee.pxd and _cdc.pxd.
-
-    cdef void _fill_dc(self, double now) except *:
-        """DC._fill (_fill_long_queue): move the queued jobs that fit now to now, in priority order."""
-        self.dirty = False
-        self._work_queue(self.qn)
-        fill(&self.prof, self.guar, self.qn, &self.flog, now, &self.work)
-        self._note_moves(now)
-
-    cdef void _arrive_dc(self, Py_ssize_t row, double now) except *:
-        """DC.submit: fill idle processors if a completion or a move may have left some; queue the job;
-        move the higher-priority jobs it could delay (DC._admit, a compression capped by the end of
-        the job's earliest fit); then give it its guarantee (GuaranteeScheduler._place)."""
-        if self.dirty:
-            self._fill_dc(now)
-        self.arrivals += 1
-        cdef long long p = self.procs[row]
-        cdef double est = self.estimate[row]
-        cdef Py_ssize_t k = self._insert(self.keys[row], self.arrivals, row)
-        self.guar = <Guar*>_grow(self.guar, &self.gcap, self.qn, sizeof(Guar))
-        memmove(&self.guar[k + 1], &self.guar[k], (self.qn - 1 - k) * sizeof(Guar))
-        if k:
-            # The jobs ahead of it in the queue, every one a candidate, none moving past the cap.
-            self._work_queue(k)
-            compress(&self.prof, self.guar, k, &self.flog, NULL, 0, now, True, self.narrow,
-                     self.per_width, &self.work, True, True, p, est)
-            self._note_moves(now)
-            if self.work.nmoved:
-                self.dirty = True
-        cdef double start = steps_earliest_fit(&self.prof, now, p, est)
-        steps_reserve(&self.prof, start, start + est, p)
-        self._guarantee(k, row, start, now)
-
-    cdef void _complete_dc(self, long long row, double end, double now) except *:
-        """DC.complete (GuaranteeScheduler._release): free and log the unused part of the reservation;
-        idle processors are filled before the next step."""
-        if now < end:
-            steps_release(&self.prof, now, end, self.procs[row])
-            log_push(&self.flog, now, end)
-        self.dirty = True
-
-    cdef void _schedule_dc(self, double now) except *:
-        """DC.schedule: fill idle processors if a completion or a move may have left some, then start
-        every job whose guarantee has come."""
-        if self.dirty:
-            self._fill_dc(now)
-        self._start_due(now)
-
-    # -- EASY at depth k (_easy_depth.DeepReservations with EASY.accelerated False: a full pass) ------
-
-    cdef Py_ssize_t _find(self, _Held* entries, Py_ssize_t lo, Py_ssize_t hi, _Entry e) noexcept:
-        """bisect_left of the entry ``e`` in ``entries[lo:hi]`` (sorted by key and arrival)."""
-        cdef Py_ssize_t mid
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if _entry_less(_key_of(entries[mid]), e):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-    cdef Py_ssize_t _held_at(self, _Held* entries, Py_ssize_t lo, Py_ssize_t hi, _Entry e) noexcept:
-        cdef Py_ssize_t k = self._find(entries, lo, hi, e)
-        if k >= hi or entries[k].seq != e.seq:
-            return -1
-        return k
-
-    cdef Py_ssize_t _queued_at(self, _Entry e) noexcept:
-        cdef Py_ssize_t lo = 0, hi = self.qn, mid
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if _entry_less(self.queue[mid], e):
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < self.qn and self.queue[lo].seq == e.seq:
-            return lo
-        return -1
-
-    cdef void _schedule_deep(self, double now) except *:
-        """DeepReservations._schedule_deep, a full pass: start or reserve the queue in order."""
-        steps_advance(&self.prof, now)
-        steps_copy(&self.plan, &self.prof)
-        self._room_for_marks()
-        # The last pass's reservations become ``old``; those an arrival came ahead of are lost.
-        cdef _Held* swap = self.old
-        cdef Py_ssize_t oldn = self.holdn, k, lost_from = self.holdn, i, swap_cap
-        self.old = self.held
-        self.held = swap
-        swap_cap = self.oldcap
-        self.oldcap = self.holdcap
-        self.holdcap = swap_cap
-        self.holdn = 0
-        cdef _Held* old = self.old
-        cdef _Entry e
-        if self.has_over and oldn:
-            # bisect_right(held, overtaker)
-            lost_from = self._find(old, 0, oldn, self.over)
-            while lost_from < oldn and not _entry_less(self.over, _key_of(old[lost_from])):
-                lost_from += 1
-        self.has_head = False
-        self.has_over = False
-        cdef double first = INFINITY, end, start, est
-        cdef long long count = 0, p, row
-        cdef bint fits
-        cdef Py_ssize_t first_taken = -1, j
-        for k in range(self.qn):
-            row = self.queue[k].row
-            p = self.procs[row]
-            est = self.estimate[row]
-            if p <= self.free or not est > 0:
-                end = now + est
-                if end <= first:
-                    fits = True
-                elif count < self.limit:
-                    fits = False
-                else:
-                    if steps_min_free(&self.plan, now, end) < p:
-                        continue
-                    fits = True
-                if fits:
-                    if est > 0:
-                        steps_add(&self.plan, now, end, -p)
-                        steps_add(&self.prof, now, end, -p)
-                    self._start(&self.queue[k], now)
-                    self.taken[k] = 1
-                    if first_taken < 0:
-                        first_taken = k
-                    continue
-            elif count >= self.limit:
-                continue
-            start = steps_earliest_fit(&self.plan, now, p, est)
-            end = start + est
-            steps_add(&self.plan, start, end, -p)
-            if start == now:
-                steps_add(&self.prof, now, end, -p)
-                self._start(&self.queue[k], now)
-                self.taken[k] = 1
-                if first_taken < 0:
-                    first_taken = k
-                continue
-            self.held = <_Held*>_grow(self.held, &self.holdcap, self.holdn + 1, sizeof(_Held))
-            self.held[self.holdn].key = self.queue[k].key
-            self.held[self.holdn].seq = self.queue[k].seq
-            self.held[self.holdn].row = row
-            self.held[self.holdn].start = start
-            self.holdn += 1
-            e = self.queue[k]
-            j = self._held_at(old, 0, lost_from, e)
-            if j < 0 or old[j].start != start:
-                if self._held_at(old, lost_from, oldn, e) >= 0:
-                    self._note(now, row, NAN)
-                self._note(now, row, start)
-            count += 1
-            self.head = e
-            self.has_head = True
-            if start < first:
-                first = start
-        # A job reserved in the last pass that neither holds a reservation now nor started lost it.
-        for i in range(oldn):
-            e = _key_of(old[i])
-            if self._held_at(self.held, 0, self.holdn, e) >= 0:
-                continue
-            k = self._queued_at(e)
-            if k >= 0 and not self.taken[k]:
-                self._note(now, old[i].row, NAN)
-        if first_taken >= 0:
-            self._dequeue(first_taken)
-
-
 def _restored(dict arrays, tuple scalars, tuple blobs):
     """A run rebuilt from ``QueueRun.__reduce__``."""
     cdef QueueRun o = QueueRun.__new__(QueueRun)
@@ -1467,3 +892,9 @@ def _restored(dict arrays, tuple scalars, tuple blobs):
         o.wakes = <double*>_copied(<void*>&b[0] if len(b) else NULL, len(b) // sizeof(double), sizeof(double),
                                    &o.wn, &o.wcap)
     return o
+
+
+# The schedulers' decisions, as functions of the run (a cdef class body cannot include a file):
+# FCFS and EASY at any depth over the queue, and Conservative, PC and DC with their guarantees.
+include "_queue_runs.pxi"
+include "_guarantee_runs.pxi"

@@ -6,12 +6,12 @@ A line-by-line port of ``LongQueueCompression._fill_long_queue``
 priority order whose window from now up to its own guarantee has room all the way moves to now. The
 test for the whole queue is one ``Profile.free_run_end`` from now (counted in ``examined`` as the
 reference counts it), answered per job by a binary search over the prefix minima of the free
-counts. DC's arrivals compress with ``compress`` of ``_cguarantee.pxd`` under a cap. Inline, as
-``_cprofile.pxd``: the module that cimports it compiles its own copy.
+counts. DC's arrivals compress with ``compress`` of ``_guarantee.pxd`` under a cap. Inline, as
+``_profile.pxd``: the module that cimports it compiles its own copy.
 """
 
-from backfill._cguarantee cimport FreedLog, Guar, PCWork, free_run_end, jobs_that_fit, move_job
-from backfill._cprofile cimport Steps, steps_free_at
+from backfill.kernel._guarantee cimport FreedLog, Guar, PCWork, free_run_end, jobs_that_fit, move_job
+from backfill.kernel._profile cimport Steps, steps_free_at
 
 
 cdef inline int fill(Steps* s, Guar* g, Py_ssize_t n, FreedLog* log, double now, PCWork* w) except -1:

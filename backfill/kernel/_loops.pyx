@@ -19,8 +19,8 @@ whether the kernel is in use.
 from libc.stdlib cimport free as c_free
 from libc.stdlib cimport malloc
 
-from backfill._cprofile cimport Freed, freed_pop, freed_push
-from backfill._steps cimport (
+from backfill.kernel._profile cimport Freed, freed_pop, freed_push
+from backfill.kernel._steps cimport (
     _add,
     _bisect_left,
     _bisect_right,
@@ -34,7 +34,7 @@ from backfill._steps cimport (
 )
 
 # What _steps.pyx defines, re-exported so that this module is the whole kernel.
-from backfill._steps import (
+from backfill.kernel._steps import (
     add,
     earliest_fit,
     earliest_move,
@@ -48,7 +48,7 @@ from backfill._steps import (
     queue_arrays,
     start_unreserved,
 )
-from backfill._wholerun import QueueRun
+from backfill.kernel._wholerun import QueueRun
 
 
 cdef inline int _shape(list entries, Py_ssize_t i, long* widths, double* lengths) except -1:

@@ -3,8 +3,8 @@
 
 Line-by-line ports of ``Profile``'s methods that work in place on its two lists, and of the loops
 over PC's and DC's queue and Selective's entry queue that need nothing else; see
-:mod:`backfill._kernel` for the promise they keep, and ``_steps.pxd`` for what the compression loops
-of ``_kernel.pyx`` call directly.
+:mod:`backfill.kernel._loops` for the promise they keep, and ``_steps.pxd`` for what the compression loops
+of ``_loops.pyx`` call directly.
 """
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Which simulations run whole in the compiled kernel: built-in configurations it implements exactly.
 
 :func:`~backfill.simulator.simulate` asks :func:`whole_run` before it runs a simulation. The compiled
-whole-run path (``backfill/_wholerun.pyx``) ports the simulator's event loop together with a
+whole-run path (``backfill/kernel/_wholerun.pyx``) ports the simulator's event loop together with a
 scheduler's decisions, so it may run only what it ports decision for decision; everything else runs
 the pure-Python path unchanged. It runs:
 
@@ -61,7 +61,7 @@ def compiled_kind(scheduler: Scheduler) -> int | None:
     """The compiled scheduler that makes exactly this scheduler's decisions, or None.
 
     0 for FCFS, 1 for classic EASY, 2 for Conservative, 3 for EASY at depth k, 4 for PC and 5 for
-    DC (``backfill/_wholerun.pyx``'s constants). The class must be the built-in one itself, not a
+    DC (``backfill/kernel/_wholerun.pyx``'s constants). The class must be the built-in one itself, not a
     subclass, and its priority one of the built-in static ones.
     """
     cls = type(scheduler)

@@ -1,7 +1,7 @@
 """A simulation run in the compiled kernel and forked there: fair start times without the Python path.
 
 :func:`~backfill.experiments.fair_start_times` forks a simulation at every arrival and runs each fork
-until one job starts. Where the kernel runs the configuration whole (``backfill/_compiled_runs.py``),
+until one job starts. Where the kernel runs the configuration whole (``backfill/kernel/_runs.py``),
 :func:`compiled_simulation` gives it a :class:`CompiledSimulation` instead of a
 :class:`~backfill.simulator.Simulator`: the same steps, forks and late deliveries that it uses, on a
 kernel run, so that a fork is a copy of C arrays (the queue, the running jobs, the pending

@@ -6,7 +6,7 @@ A line-by-line port of :class:`backfill.profile.Profile` (``_add``, ``_min_free`
 ``earliest_move`` of ``backfill/profile/_search.py`` and ``_move``), over two arrays instead of two
 lists: the same steps, the same comparisons on the same doubles, the same ``examined`` counts. The
 functions are defined here, inline, so that every module that cimports them compiles its own copy
-and calls them directly (``_wholerun.pyx``; ``_kernel.pyx`` uses the heap of freed intervals).
+and calls them directly (``_wholerun.pyx``; ``_loops.pyx`` uses the heap of freed intervals).
 """
 
 from libc.stdlib cimport free as c_free

@@ -6,11 +6,11 @@ DC run it: ``_compress_long_queue`` and its candidate loop (with DC's cap, the e
 job's earliest fit, and the jobs it cut short), ``_search_range``,
 ``_record_no_fit``, ``_search_range_then_profile``, ``_spread_vacated`` with ``_widen_ranges``, the
 single walk of ``restart=False``, and ``Profile.earliest_moves`` (as the kernel's ``_steps.pyx``
-computes it), over the C profile of ``_cprofile.pxd``. The queue is the scheduler's, in priority
+computes it), over the C profile of ``_profile.pxd``. The queue is the scheduler's, in priority
 order; each queued job has a ``Guar`` at the same position (its guarantee, its search range and how
 much of the freed log it has read). Every comparison is the reference's on the same doubles, and
 every search adds the steps it looks at to the profile's ``examined`` as the reference does, so the
-moves, their order and ``events_examined`` are identical. Inline, as ``_cprofile.pxd``: the module
+moves, their order and ``events_examined`` are identical. Inline, as ``_profile.pxd``: the module
 that cimports it compiles its own copy.
 """
 
@@ -19,7 +19,7 @@ from libc.math cimport INFINITY, fabs
 from libc.stdlib cimport free as c_free
 from libc.stdlib cimport qsort, realloc
 
-from backfill._cprofile cimport (
+from backfill.kernel._profile cimport (
     Freed,
     Steps,
     steps_bisect_left,

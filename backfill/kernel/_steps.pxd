@@ -1,4 +1,4 @@
-# Shared by _steps.pyx (which defines them) and _kernel.pyx (whose loops call them directly).
+# Shared by _steps.pyx (which defines them) and _loops.pyx (whose loops call them directly).
 cimport cython
 
 

@@ -1,8 +1,9 @@
 """The optional compiled kernel: whether it is in use, and how to run the pure-Python reference instead.
 
-``pip install`` compiles ``backfill/_steps.pyx`` and ``backfill/_kernel.pyx`` (Cython) where a C
-compiler is present; without one, or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed
-or imported, the library runs its pure-Python code alone. The kernel ports the hottest loops to C: the
+``pip install`` compiles the Cython sources beside this module (``_steps.pyx``, ``_loops.pyx``,
+``_wholerun.pyx``, listed in the docs' performance page) where a C compiler is present; without
+one, or with ``BACKFILL_PURE_PYTHON=1`` set when the library is installed or imported, the library
+runs its pure-Python code alone. The kernel ports the hottest loops to C: the
 searches and updates of :class:`~backfill.profile.Profile`, the compression loops of Conservative, PC
 and DC, and Selective's promotion times and entry queue (the list is in the docs' performance page);
 and for FCFS, EASY (any depth), PC and DC under a built-in static priority and for Conservative,
@@ -40,7 +41,7 @@ ENVIRONMENT_VARIABLE = "BACKFILL_PURE_PYTHON"
 
 
 class _Kernel(Protocol):
-    """What ``backfill._kernel`` provides; each function is named after the reference it ports."""
+    """What ``backfill.kernel._loops`` provides; each function is named after the reference it ports."""
 
     def earliest_fit(self, profile: Any, time: float, processors: int, duration: float) -> float: ...
 
@@ -112,7 +113,7 @@ class _Kernel(Protocol):
         changes: Any,
     ) -> bool: ...
 
-    # The whole runs of ``backfill/_wholerun.pyx`` (see ``backfill/_compiled_runs.py``).
+    # The whole runs of ``backfill/kernel/_wholerun.pyx`` (see ``backfill/kernel/_runs.py``).
     QueueRun: Any
 
 
@@ -124,7 +125,7 @@ def _load() -> _Kernel | None:
     if os.environ.get(ENVIRONMENT_VARIABLE, "") not in ("", "0"):
         return None
     try:
-        module = importlib.import_module("backfill._kernel")
+        module = importlib.import_module("backfill.kernel._loops")
     except ImportError:  # not built: no compiler at install time, or a source checkout
         return None
     # A kernel built from an older checkout lacks what this code calls: run the pure path (the same
