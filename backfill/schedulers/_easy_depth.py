@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from backfill.profile import Profile
 from backfill.schedulers._window import reach_time
-from backfill.schedulers.queue import Entry
+from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
 
 __all__ = ["DeepReservations"]

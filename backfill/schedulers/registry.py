@@ -18,8 +18,8 @@ value) and take a value for another: :meth:`Registry.register` refuses that, nam
 
 Every entry also takes the :data:`PLANNING_OPTIONS` (``predictor``, ``resolution``, ``correction``):
 they are not constructor parameters but the options of
-:func:`~backfill.schedulers.planning.planning`, which :meth:`Entry.build` wraps the scheduler in when
-one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
+:func:`~backfill.schedulers.prediction.planning.planning`, which :meth:`Entry.build` wraps the scheduler in
+when one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
 minutes, ``bf_resolution``, ``bf_max_job_test``, ``bf_job_part_count_reserve``): an entry reads them
 as the parameter they set (:meth:`Entry.read`, :meth:`Entry.canonical`), so one setting has one
 spelling in a spec. A Slurm name applies only to a scheduler whose parameter of that name means
@@ -85,10 +85,10 @@ from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.lookahead import G1, G2, LookaheadSlack
+from backfill.schedulers.machinery.priorities import PRIORITIES, Priority
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.schedulers.pc import PC
-from backfill.schedulers.planning import planning
-from backfill.schedulers.priorities import PRIORITIES, Priority
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.prediction.planning import planning
 from backfill.schedulers.relshare import RelShare
 from backfill.schedulers.selective import AdaptiveThreshold, Selective
 from backfill.schedulers.slack import SlackBackfill
