@@ -215,7 +215,7 @@ class LongQueueCompression:
         self._freed = []
         self._base = top
 
-    # -- compression loops ---------------------------------------------------------------------------
+    # -- compression loops (kept one loop each: the hot path, exempt from the size of a function) -----
 
     def _compress_long_queue(
         self,
@@ -493,6 +493,7 @@ class LongQueueConservative:
     _dirty: bool
     _changes: Any
 
+    # Kept one loop: Conservative's hot path on long queues, exempt from the size of a function.
     def _compress_long_queue(self, now: float) -> None:
         """Conservative's compression pass with fewer searches: the moves of ``_compress_plain``.
 

@@ -26,7 +26,9 @@ spelling in a spec. A Slurm name applies only to a scheduler whose parameter of 
 what Slurm's setting means (the built-ins' ``planning_window``, ``max_tested`` and ``depth``). The
 command line's options, the sweep specs and the tests read all three tables from here.
 
-Adding a built-in scheduler is its module and one entry in :data:`SCHEDULERS`, plus the files
+Adding a built-in scheduler is its module, ``backfill/schedulers/NAME.py`` beside the other
+algorithms (on the bases of :mod:`backfill.schedulers.machinery`), and one entry in
+:data:`SCHEDULERS`, plus the files
 ``docs/contributing.md`` lists (its exports, reference stub, docs section, README row and tests,
 which ``tests/test_builtin_checklist.py`` checks): ``backfill simulate --scheduler`` and ``backfill
 compare --scheduler`` offer it with its options, :class:`~backfill.experiments.specs.SchedulerSpec`
