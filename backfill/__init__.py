@@ -99,16 +99,8 @@ from backfill.schedulers import (
     guarded,
     scheduler_name,
 )
-from backfill.schedulers.entitlement import entitled_processors
-from backfill.schedulers.planning import PlanningScheduler, Replanning, planning
-from backfill.schedulers.predictors import (
-    StatefulPredictor,
-    UserHistory,
-    exact_runtime,
-    predictor_name,
-    user_estimate,
-)
-from backfill.schedulers.priorities import (
+from backfill.schedulers.machinery.entitlement import entitled_processors
+from backfill.schedulers.machinery.priorities import (
     PRIORITIES,
     RecentUsage,
     StatefulPriority,
@@ -119,6 +111,14 @@ from backfill.schedulers.priorities import (
     priority_name,
     sjf,
     wjf,
+)
+from backfill.schedulers.prediction.planning import PlanningScheduler, Replanning, planning
+from backfill.schedulers.prediction.predictors import (
+    StatefulPredictor,
+    UserHistory,
+    exact_runtime,
+    predictor_name,
+    user_estimate,
 )
 from backfill.simulator import Simulator, simulate
 from backfill.workloads.amounts import Amounts, amount_of

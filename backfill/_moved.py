@@ -1,7 +1,8 @@
 """Old module paths: ``backfill.metrics`` and the like still import, with a warning naming the new one.
 
 The modules moved into the layer subpackages (``workloads``, ``schedulers``, ``measures``,
-``experiments``); code that imports an old path gets the same module object under the new name and a
+``experiments``), and the schedulers' shared machinery and planning into ``schedulers.machinery`` and
+``schedulers.prediction``; code that imports an old path gets the same module object under the new name and a
 :class:`DeprecationWarning` saying where it went. Names imported from ``backfill`` itself never moved.
 """
 
@@ -18,7 +19,7 @@ from types import ModuleType
 #: Old module path -> the module it is now.
 MOVED: dict[str, str] = {
     "backfill.cleaning": "backfill.workloads.cleaning",
-    "backfill.entitlement": "backfill.schedulers.entitlement",
+    "backfill.entitlement": "backfill.schedulers.machinery.entitlement",
     "backfill.fair_start": "backfill.experiments.fair_start",
     "backfill.fairness": "backfill.measures.fairness",
     "backfill.fairshare": "backfill.measures.fairshare",
@@ -27,7 +28,18 @@ MOVED: dict[str, str] = {
     "backfill.metrics": "backfill.measures.metrics",
     "backfill.phases": "backfill.measures.phases",
     "backfill.plots": "backfill.experiments.plots",
-    "backfill.priorities": "backfill.schedulers.priorities",
+    "backfill.priorities": "backfill.schedulers.machinery.priorities",
+    "backfill.schedulers.base": "backfill.schedulers.machinery.base",
+    "backfill.schedulers.door": "backfill.schedulers.machinery.door",
+    "backfill.schedulers.entitlement": "backfill.schedulers.machinery.entitlement",
+    "backfill.schedulers.guarantee": "backfill.schedulers.machinery.guarantee",
+    "backfill.schedulers.guard": "backfill.schedulers.machinery.guard",
+    "backfill.schedulers.priorities": "backfill.schedulers.machinery.priorities",
+    "backfill.schedulers.protocol": "backfill.schedulers.machinery.protocol",
+    "backfill.schedulers.queue": "backfill.schedulers.machinery.queue",
+    "backfill.schedulers.thresholds": "backfill.schedulers.machinery.thresholds",
+    "backfill.schedulers.planning": "backfill.schedulers.prediction.planning",
+    "backfill.schedulers.predictors": "backfill.schedulers.prediction.predictors",
     "backfill.sweep": "backfill.experiments.sweep",
     "backfill.swf": "backfill.workloads.swf",
     "backfill.usershares": "backfill.measures.usershares",
@@ -61,6 +73,25 @@ def moved_name(module: str, name: str) -> object:
         stacklevel=3,
     )
     return getattr(importlib.import_module(new), name)
+
+
+class _KeepsNames(ModuleType):
+    """A package whose own names an old submodule path, imported through the alias, does not replace.
+
+    ``backfill.schedulers.planning`` is the function :func:`~backfill.schedulers.prediction.planning.planning`
+    and was the module's old path: importing that path binds the module on the package after loading
+    it, which would hide the function. This keeps the function.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, ModuleType) and f"{self.__name__}.{name}" in MOVED and name in self.__dict__:
+            return
+        super().__setattr__(name, value)
+
+
+def keep_names(package: str) -> None:
+    """Let no alias of :data:`MOVED` replace a name the package ``package`` defines (:class:`_KeepsNames`)."""
+    sys.modules[package].__class__ = _KeepsNames
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -44,7 +44,7 @@ import numpy.typing as npt
 
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedule import RESERVATION_DTYPE, Schedule
-from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, simulate
 from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.workload import Workload

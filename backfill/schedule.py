@@ -65,7 +65,7 @@ class Schedule:
         altered: How many jobs the overrun policy changed, by reason.
         reservations: Every reservation change, as an array of :data:`RESERVATION_DTYPE`.
         predicted: The runtime each job was first planned with, if a predictor planned the run
-            (:func:`~backfill.schedulers.planning.planning`; NaN for jobs never submitted), else
+            (:func:`~backfill.schedulers.prediction.planning.planning`; NaN for jobs never submitted), else
             None: the scheduler planned with :attr:`estimate`. See :attr:`planned`.
         path: Which code made it: ``"python"``, the pure-Python reference (and any schedule built
             with :meth:`from_starts`), or ``"compiled"``, the kernel's whole-run path, which makes

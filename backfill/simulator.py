@@ -10,7 +10,7 @@ come from the workload in row order (submit time, then file order). At each inst
    complete at the same instant, so steps 1 and 4 repeat until nothing more happens at ``now``;
 5. asks ``next_wakeup()`` and queues a wake-up if it names a future time not already queued;
 6. records every reservation that changed (if ``record_reservations``): from the scheduler's own
-   log if it keeps one (:class:`~backfill.schedulers.protocol.ReservationLog`), else by comparing
+   log if it keeps one (:class:`~backfill.schedulers.machinery.protocol.ReservationLog`), else by comparing
    ``reservations()`` with the previous instant's. A subclass of the library's bases that answers
    ``reservations()`` its own way is compared by its base's log itself (see
    :attr:`~backfill.schedulers.SchedulerBase.logs_reservations`), so what is recorded always
@@ -36,7 +36,7 @@ from backfill._validators import one_of
 from backfill.errors import BackfillError, ScheduleError
 from backfill.kernel._runs import settle, whole_run
 from backfill.schedule import RESERVATION_DTYPE, Schedule
-from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
+from backfill.schedulers.machinery.protocol import ReservationLog, Scheduler, scheduler_name
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
 __all__ = ["Simulator", "simulate"]

@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from backfill.schedulers import GuaranteeScheduler, QueueScheduler, _long_queues
-from backfill.schedulers.priorities import PRIORITIES
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.machinery.priorities import PRIORITIES
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.schedulers.registry import SCHEDULERS
 from backfill.testing import workloads
 from backfill.workloads.limits import MAX_INT, MAX_TIME

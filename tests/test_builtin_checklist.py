@@ -33,7 +33,7 @@ from backfill import Job
 from backfill.cli import build_parser
 from backfill.cli.options import scheduler_specs
 from backfill.experiments.specs import SchedulerSpec
-from backfill.schedulers.queue import QueueScheduler
+from backfill.schedulers.machinery.queue import QueueScheduler
 from backfill.schedulers.registry import SCHEDULERS, Entry
 
 ROOT = Path(__file__).resolve().parents[1]

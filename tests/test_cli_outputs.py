@@ -254,7 +254,7 @@ def test_simulate_writes_metrics_as_csv_and_json_with_provenance(
     assert data["data"][0]["params"] == {"depth": 2}
     # The table's numbers are those of a direct simulation.
     workload = read_swf(log)[0].with_exact_estimates().scaled(1.2)
-    from backfill.schedulers.priorities import PRIORITIES
+    from backfill.schedulers.machinery.priorities import PRIORITIES
 
     direct = simulate(workload, EASY(depth=2, priority=PRIORITIES["sjf"]))
     assert rows[0]["mean_wait"] == pytest.approx(float(np.mean(direct.wait)))

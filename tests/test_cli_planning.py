@@ -15,8 +15,8 @@ from backfill.errors import BackfillError
 from backfill.experiments.cache import content_key
 from backfill.experiments.sweep import Cell, Grid, ModelWorkload, SchedulerSpec, run_sweep
 from backfill.schedulers import EASY, planning
-from backfill.schedulers.predictors import UserHistory, exact_runtime
-from backfill.schedulers.priorities import sjf
+from backfill.schedulers.machinery.priorities import sjf
+from backfill.schedulers.prediction.predictors import UserHistory, exact_runtime
 from backfill.schedulers.registry import PLANNING_OPTIONS, SCHEDULERS, SLURM_ALIASES, scheduler_entry
 
 #: Three jobs on 3 processors: planned by estimates job 3 waits until 60; by runtimes it backfills at 2.

@@ -33,7 +33,7 @@ from backfill import (
     read_swf,
     simulate,
 )
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 

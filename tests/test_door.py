@@ -39,9 +39,9 @@ from backfill import (
     validate_schedule,
 )
 from backfill.schedulers import relshare
-from backfill.schedulers.door import Door
-from backfill.schedulers.planning import planning
-from backfill.schedulers.predictors import exact_runtime
+from backfill.schedulers.machinery.door import Door
+from backfill.schedulers.prediction.planning import planning
+from backfill.schedulers.prediction.predictors import exact_runtime
 from backfill.schedulers.registry import SCHEDULERS as SCHEDULERS_REGISTRY
 from backfill.workloads.limits import MAX_CLOCK, MAX_TIME
 

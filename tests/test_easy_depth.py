@@ -16,7 +16,7 @@ from naive import NaiveProfile
 from strategies import make, workloads
 
 from backfill import EASY, Job, ParameterError, ScheduleError, Scheduler, Workload, simulate
-from backfill.schedulers.priorities import Priority, fcfs, ljf, lxf, njf, sjf, wjf
+from backfill.schedulers.machinery.priorities import Priority, fcfs, ljf, lxf, njf, sjf, wjf
 from backfill.testing import check_holds, check_scheduler
 
 PRIORITIES = [fcfs, sjf, lxf]

@@ -27,7 +27,7 @@ from strategies import workloads
 
 from backfill import EASY, Job, Schedule, Scheduler, Workload, lublin_feitelson, planning, read_swf, simulate
 from backfill.kernel import pure_python
-from backfill.schedulers.priorities import Priority, fcfs, lxf, sjf
+from backfill.schedulers.machinery.priorities import Priority, fcfs, lxf, sjf
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backfill import BackfillError
-from backfill.schedulers.entitlement import entitled_processors
+from backfill.schedulers.machinery.entitlement import entitled_processors
 
 
 def recursive_division(requests: list[float], shares: list[float], capacity: float) -> list[float]:

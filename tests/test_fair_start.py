@@ -16,7 +16,7 @@ from backfill.errors import BackfillError, ScheduleError
 from backfill.experiments.fair_start import fair_start_times, srinivasan_fair_starts
 from backfill.measures.fairness import unfairness
 from backfill.schedule import Schedule
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 from backfill.testing import check_feasible
 from backfill.workloads.workload import Job, Workload
 

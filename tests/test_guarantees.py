@@ -26,7 +26,7 @@ from backfill import (
     Workload,
 )
 from backfill.schedulers import scheduler_name
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 from backfill.testing import check_scheduler, workloads
 
 OVERRUNS = ["raise_estimate", "kill"]

@@ -68,7 +68,7 @@ from backfill import (
 from backfill.measures.planning import guarantee_violations
 from backfill.measures.validation import check_reservations
 from backfill.schedulers import scheduler_name
-from backfill.schedulers.priorities import PRIORITIES, depends_on_time, fcfs
+from backfill.schedulers.machinery.priorities import PRIORITIES, depends_on_time, fcfs
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 from backfill.testing import (
     _describe,

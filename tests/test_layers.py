@@ -165,3 +165,40 @@ def test_names_from_old_paths_are_the_same_objects() -> None:
     from backfill.measures.metrics import summarize as moved
 
     assert summarize is moved
+
+
+def test_old_planning_path_leaves_the_planning_function() -> None:
+    import backfill.schedulers
+
+    function = backfill.schedulers.planning
+    sys.modules.pop("backfill.schedulers.planning", None)
+    with pytest.warns(DeprecationWarning):
+        importlib.import_module("backfill.schedulers.planning")
+    assert backfill.schedulers.planning is function
+
+
+#: Inside the schedulers: the machinery every scheduler shares imports no algorithm and no planning;
+#: the planning with predicted runtimes builds on the machinery only. Either may use the schedulers
+#: package's private helpers (``backfill.schedulers._window`` and the like) that themselves keep to it.
+_ROOMS = {"backfill.schedulers.machinery": 0, "backfill.schedulers.prediction": 1}
+
+
+def _keeps_to(module: str, rooms: tuple[str, ...]) -> bool:
+    """Whether ``module`` lies in ``rooms``, or is a private helper of the schedulers that imports only
+    those."""
+    if module.startswith(rooms):
+        return True
+    if not module.startswith("backfill.schedulers._"):
+        return False
+    inside = [i for i, _, _ in _imports(_sources()[module]) if i.startswith("backfill.schedulers")]
+    return all(_keeps_to(i, rooms) for i in inside)
+
+
+@pytest.mark.parametrize("room", sorted(_ROOMS))
+def test_the_schedulers_machinery_and_planning_import_no_algorithm(room: str) -> None:
+    below = tuple(r for r, n in _ROOMS.items() if n <= _ROOMS[room])
+    for module, tree in _sources().items():
+        if module == room or module.startswith(room + "."):
+            for imported, _, line in _imports(tree):
+                if imported.startswith("backfill.schedulers"):
+                    assert _keeps_to(imported, below), f"{module}:{line} imports {imported}"

@@ -25,7 +25,7 @@ from backfill import (
 )
 from backfill.profile import Profile
 from backfill.schedulers import scheduler_name
-from backfill.schedulers.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
+from backfill.schedulers.machinery.priorities import PRIORITIES, fcfs, ljf, lxf, sjf, wjf
 
 PRIORITY_NAMES = sorted(PRIORITIES)
 

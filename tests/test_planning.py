@@ -42,7 +42,7 @@ from backfill.measures.planning import (
     underprediction_rate,
 )
 from backfill.measures.validation import check_reservations, same_schedule
-from backfill.schedulers.planning import STEPS, PlanningScheduler
+from backfill.schedulers.prediction.planning import STEPS, PlanningScheduler
 from backfill.simulator import Simulator
 
 SCHEDULERS = registered_schedulers()

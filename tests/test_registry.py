@@ -14,9 +14,9 @@ from backfill.cli import build_parser, main
 from backfill.cli.options import scheduler_specs
 from backfill.experiments.sweep import Grid, ModelWorkload, SchedulerSpec, run_sweep
 from backfill.schedulers import EASY, FCFS, SchedulerBase
-from backfill.schedulers.planning import PlanningScheduler
-from backfill.schedulers.predictors import UserHistory
-from backfill.schedulers.queue import QueueScheduler
+from backfill.schedulers.machinery.queue import QueueScheduler
+from backfill.schedulers.prediction.planning import PlanningScheduler
+from backfill.schedulers.prediction.predictors import UserHistory
 from backfill.schedulers.registry import (
     PLANNING_OPTIONS,
     SCHEDULERS,

@@ -22,8 +22,8 @@ from backfill.cli.options import CommandLineError, scheduler_specs
 from backfill.experiments import sweep
 from backfill.experiments.cache import content_key
 from backfill.experiments.sweep import Cell, ModelWorkload, SchedulerSpec
-from backfill.schedulers.priorities import priority_name
-from backfill.schedulers.queue import QueueScheduler
+from backfill.schedulers.machinery.priorities import priority_name
+from backfill.schedulers.machinery.queue import QueueScheduler
 from backfill.schedulers.registry import (
     SCHEDULERS,
     Entry,

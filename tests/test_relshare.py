@@ -13,7 +13,7 @@ from strategies import make
 
 from backfill import EASY, Job, ParameterError, Workload, check_reservations, simulate, validate_schedule
 from backfill.schedulers import RelShare
-from backfill.schedulers.entitlement import entitled_processors
+from backfill.schedulers.machinery.entitlement import entitled_processors
 from backfill.testing import workloads
 
 

@@ -37,7 +37,7 @@ from backfill import (
     validate_schedule,
 )
 from backfill.schedule import Schedule
-from backfill.schedulers.priorities import fcfs, lxf, sjf
+from backfill.schedulers.machinery.priorities import fcfs, lxf, sjf
 from backfill.workloads.amounts import Amounts
 
 Decision = tuple[float, list[int], dict[int, float]]

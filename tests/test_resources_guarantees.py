@@ -34,8 +34,8 @@ from backfill import (
 )
 from backfill.measures.validation import check_reservations, validate_schedule
 from backfill.schedule import Schedule
-from backfill.schedulers.predictors import UserHistory
-from backfill.schedulers.priorities import fcfs, ljf, sjf
+from backfill.schedulers.machinery.priorities import fcfs, ljf, sjf
+from backfill.schedulers.prediction.predictors import UserHistory
 from backfill.simulator import Simulator
 from backfill.workloads.amounts import Amounts
 

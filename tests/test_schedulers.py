@@ -27,7 +27,7 @@ from backfill import (
     simulate,
     validate_schedule,
 )
-from backfill.schedulers.priorities import PRIORITIES, fcfs, lxf, sjf
+from backfill.schedulers.machinery.priorities import PRIORITIES, fcfs, lxf, sjf
 from backfill.schedulers.registry import SCHEDULERS
 
 PRIORITY_NAMES = sorted(PRIORITIES)

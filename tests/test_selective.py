@@ -12,7 +12,7 @@ from strategies import make, workloads
 
 from backfill import BackfillError, Conservative, Job, ParameterError, Schedule, Scheduler, Workload, simulate
 from backfill.measures.calibration import category_thresholds, starvation_threshold
-from backfill.schedulers.priorities import fcfs, lxf, sjf
+from backfill.schedulers.machinery.priorities import fcfs, lxf, sjf
 from backfill.schedulers.selective import AdaptiveThreshold, CategoryThresholds, Selective
 from backfill.testing import check_scheduler
 

@@ -25,7 +25,7 @@ from backfill.measures.usershares import (
 )
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers import EASY, FCFS, Conservative, Scheduler
-from backfill.schedulers.entitlement import entitled_processors
+from backfill.schedulers.machinery.entitlement import entitled_processors
 
 SCHEDULERS: list[Scheduler] = [FCFS(), EASY(), Conservative()]
 HOUR = 3600.0

@@ -21,7 +21,7 @@ from backfill.experiments.partitioned import PartitionSpec, partition_measures, 
 from backfill.experiments.specs import TraceWorkload, WorkloadSpec
 from backfill.partitions import Partition, jobs_per_partition, simulate_partitions
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.workloads.workload import Workload
 
 __all__ = [

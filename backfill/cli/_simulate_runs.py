@@ -25,7 +25,7 @@ from backfill.measures.partitions import partition_held_back, validate_partition
 from backfill.measures.resource_use import held_back_column
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import scheduler_name
+from backfill.schedulers.machinery.protocol import scheduler_name
 from backfill.schedulers.registry import PLANNING_OPTIONS
 from backfill.simulator import simulate
 from backfill.workloads.swf import ReadReport

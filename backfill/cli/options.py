@@ -25,7 +25,7 @@ from backfill.cli._parser import Parser
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 from backfill.schedulers.registry import (
     PLANNING_OPTIONS,
     SCHEDULERS,

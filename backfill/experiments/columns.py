@@ -59,7 +59,7 @@ from backfill.measures.resource_use import held_back_column, utilization_column
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.usershares import share_balance, share_deviation
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.machinery.protocol import Scheduler
 
 __all__ = [
     "EXTRA_COLUMNS",

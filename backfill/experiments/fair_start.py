@@ -36,7 +36,7 @@ from backfill.experiments._pool import exit_with_parent
 from backfill.experiments.progress import progress_bar
 from backfill.kernel._forks import CompiledSimulation, PastMaxClock, compiled_simulation
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator
 from backfill.workloads.workload import Workload
 

@@ -30,7 +30,7 @@ from backfill.partitions import (
     partitioned_workload,
 )
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.workloads.resources import Resource
 from backfill.workloads.workload import Workload
 

@@ -20,8 +20,8 @@ import attrs
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments._resource_specs import ResourceSpec, memory_size, resource_specs
 from backfill.experiments.cache import file_digest
-from backfill.schedulers.priorities import PRIORITIES
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.machinery.priorities import PRIORITIES
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 from backfill.schedulers.registry import scheduler_entry
 from backfill.workloads.batsim import BATSIM_POLICY, is_batsim_path, read_batsim_workload
@@ -138,7 +138,7 @@ class SchedulerSpec:
     two schedulers' parameters of one name never share a key.
 
     Every scheduler also takes the registry's planning options (``predictor``, ``resolution``,
-    ``correction``), which wrap it in :func:`~backfill.schedulers.planning.planning`, and Slurm's
+    ``correction``), which wrap it in :func:`~backfill.schedulers.prediction.planning.planning`, and Slurm's
     names for planning settings in Slurm's units (``bf_window=1440`` minutes), which the spec holds as
     the parameter they set (``planning_window=86400.0``): two spellings of one setting are one spec.
 

@@ -76,7 +76,7 @@ from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.partitions import simulate_partitions
 from backfill.schedule import Schedule
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 from backfill.simulator import simulate
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import Any
 
 from backfill.errors import BackfillError
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.simulator import Simulator
 from backfill.workloads.workload import Workload
 

@@ -24,7 +24,7 @@ the pure-Python path unchanged. It runs:
   ``max_tested``, its accelerated compression and hole filling (``DC.accelerated``) and no job
   running past its estimate; its ``events_examined`` and ``moves`` are the Python path's;
 
-where the built-in static priorities are :func:`~backfill.schedulers.priorities.fcfs`, ``sjf``,
+where the built-in static priorities are :func:`~backfill.schedulers.machinery.priorities.fcfs`, ``sjf``,
 ``ljf``, ``wjf`` and ``njf`` themselves. It never runs a subclass (whatever it overrides), another
 priority (a time-dependent one such as ``lxf``, a stateful one, or a user's function, even one that
 computes the same keys), a scheduler wrapped by ``planning`` or ``guarded``, or a simulation that is
@@ -45,10 +45,10 @@ from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
-from backfill.schedulers.guarantee import compression_thresholds
+from backfill.schedulers.machinery.guarantee import compression_thresholds
+from backfill.schedulers.machinery.priorities import fcfs, ljf, njf, sjf, wjf
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.schedulers.pc import PC
-from backfill.schedulers.priorities import fcfs, ljf, njf, sjf, wjf
-from backfill.schedulers.protocol import Scheduler
 from backfill.workloads.limits import MAX_CLOCK
 
 __all__ = ["compiled_kind", "settle", "whole_run"]

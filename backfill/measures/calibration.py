@@ -16,7 +16,7 @@ from backfill.errors import BackfillError
 from backfill.measures.groups import job_categories
 from backfill.measures.metrics import DEFAULT_BOUND, bounded_slowdowns
 from backfill.schedule import Schedule
-from backfill.schedulers.thresholds import CategoryThresholds, is_number
+from backfill.schedulers.machinery.thresholds import CategoryThresholds, is_number
 from backfill.workloads.conventions import CATEGORIES
 
 __all__ = ["category_thresholds", "starvation_threshold"]

@@ -1,7 +1,7 @@
 """What planning with predictions and limits costs: prediction accuracy, broken guarantees, unreserved jobs.
 
 Pure functions of a finished :class:`~backfill.schedule.Schedule`. A schedule planned by a predictor
-(:func:`~backfill.schedulers.planning.planning`) carries each job's first planned runtime
+(:func:`~backfill.schedulers.prediction.planning.planning`) carries each job's first planned runtime
 (:attr:`~backfill.schedule.Schedule.predicted`); any other schedule was planned with the estimates,
 and is measured so (its "predictions" are the user's estimates).
 """

@@ -3,7 +3,8 @@
 Vasupongayya (§III-C, §V), over any period ``[t0, t1)``. The *entitled share* of a user is the
 integral of its entitled processors: at every instant the ``capacity`` is water-filled among the
 *active* users (a job waiting or running, in ``[submit, end)``) by share, nobody getting more than it
-requests (the widths of its active jobs), as :func:`backfill.schedulers.entitlement.entitled_processors` does
+requests (the widths of its active jobs), as
+:func:`backfill.schedulers.machinery.entitlement.entitled_processors` does
 ("10 nodes for 20 minutes then 15 for 40 minutes" is 800 node-minutes). *Usage* is the
 processor-time its jobs ran; *dev* is usage minus entitled share (positive: over-share, negative:
 under-share), which Table V thresholds at 50 node-hours (:func:`share_balance`). Table III's users
@@ -256,8 +257,9 @@ def entitled_usage(
 
     At every instant the ``capacity`` is water-filled among the users with a completed job in
     ``[submit, end)`` (waiting or running), each requesting the widths of those jobs; the result is
-    the integral, exactly that of :func:`~backfill.schedulers.entitlement.entitled_processors` interval by
-    interval. The entitlements of all users add up to the integral of ``min(capacity, total request)``.
+    the integral, exactly that of :func:`~backfill.schedulers.machinery.entitlement.entitled_processors`
+    interval by interval. The entitlements of all users add up to the integral of
+    ``min(capacity, total request)``.
 
     Args:
         s: A simulated schedule.

@@ -1,26 +1,35 @@
-"""Schedulers: one module per algorithm, all satisfying :class:`~backfill.schedulers.protocol.Scheduler`."""
+"""Schedulers: one module per algorithm, all satisfying the protocol :class:`~backfill.Scheduler`.
 
-from backfill._moved import moved_name
-from backfill.schedulers.base import RunningJob, SchedulerBase
+The algorithms sit here, one module each (``fcfs``, ``easy``, ``conservative``, ``pc``, ``dc``,
+``selective``, ``relshare``, ``lookahead``, ``slack``), with the :mod:`~backfill.schedulers.registry`
+that lists them and the private helpers they share (``_window``, ``_replan``, ``_long_queues``,
+``_displace``, ``_easy_depth``, ...). What every scheduler is built on (the protocol, the bases, the
+queue and its priorities, the door and the guard) is in :mod:`backfill.schedulers.machinery`; the
+runtime predictors and the planning wrapper that uses them are in
+:mod:`backfill.schedulers.prediction`. Neither imports an algorithm.
+"""
+
+from backfill._moved import keep_names, moved_name
 from backfill.schedulers.conservative import Conservative
 from backfill.schedulers.dc import DC
-from backfill.schedulers.door import Door
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
-from backfill.schedulers.guarantee import GuaranteeScheduler
-from backfill.schedulers.guard import GuardedScheduler, guarded
 from backfill.schedulers.lookahead import G1, G2, LookaheadSlack, PackingScores, SlackFactor
+from backfill.schedulers.machinery.base import RunningJob, SchedulerBase
+from backfill.schedulers.machinery.door import Door
+from backfill.schedulers.machinery.guarantee import GuaranteeScheduler
+from backfill.schedulers.machinery.guard import GuardedScheduler, guarded
+from backfill.schedulers.machinery.protocol import ReservationLog, Scheduler, scheduler_name
+from backfill.schedulers.machinery.queue import QueueEntry, QueueScheduler
 from backfill.schedulers.pc import PC
-from backfill.schedulers.planning import PlanningScheduler, Replanning, planning
-from backfill.schedulers.predictors import (
+from backfill.schedulers.prediction.planning import PlanningScheduler, Replanning, planning
+from backfill.schedulers.prediction.predictors import (
     StatefulPredictor,
     UserHistory,
     exact_runtime,
     predictor_name,
     user_estimate,
 )
-from backfill.schedulers.protocol import ReservationLog, Scheduler, scheduler_name
-from backfill.schedulers.queue import QueueEntry, QueueScheduler
 from backfill.schedulers.relshare import RelShare
 from backfill.schedulers.selective import (
     AdaptiveThreshold,
@@ -65,6 +74,9 @@ __all__ = [
     "scheduler_name",
     "user_estimate",
 ]
+
+
+keep_names(__name__)  # the old path backfill.schedulers.planning, when imported, leaves planning the function
 
 
 def __getattr__(name: str) -> object:

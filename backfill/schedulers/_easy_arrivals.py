@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from backfill.schedulers.queue import Entry
+from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
 
 __all__ = ["ArrivalsShortcut"]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from backfill.profile import Profile
 from backfill.schedulers._window import reach_time
-from backfill.schedulers.queue import Entry
+from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
 
 __all__ = ["DeepReservations"]
@@ -183,6 +183,8 @@ class DeepReservations:
             insort(ahead, place)
         return lost
 
+    # Kept one loop: EASY's hot path with a depth, where named steps would add function calls per job
+    # per pass to the Python path; the charter exempts speed-ups from the size of a function.
     def _pass(
         self,
         entries: Iterable[Entry],

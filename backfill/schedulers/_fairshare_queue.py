@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import attrs
 
 from backfill.schedulers.easy import EASY
-from backfill.schedulers.queue import Entry
+from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
 
 __all__ = ["FairShareEASY", "FairShareKey"]

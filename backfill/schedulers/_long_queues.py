@@ -1,6 +1,6 @@
 """PC's and DC's compression made fast for long queues: the same moves as the plain loop, fewer searches.
 
-:meth:`~backfill.schedulers.guarantee.GuaranteeScheduler._compress_plain` is the papers' loop: try
+:meth:`~backfill.schedulers.machinery.guarantee.GuaranteeScheduler._compress_plain` is the papers' loop: try
 the queued jobs in priority order, move the first that can start earlier, back to the head, until
 none can. On a queue of thousands of jobs that is thousands of profile searches per move. This module
 makes the same moves in the same order knowing which jobs *cannot* move without searching for them:
@@ -41,7 +41,7 @@ from sortedcontainers import SortedList
 
 import backfill.kernel as kernel
 from backfill.profile import Profile
-from backfill.schedulers.queue import Entry
+from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
 
 __all__ = ["NARROW", "PER_WIDTH", "TRIM", "LongQueueCompression", "LongQueueConservative", "worth_a_pass"]
@@ -215,7 +215,7 @@ class LongQueueCompression:
         self._freed = []
         self._base = top
 
-    # -- compression loops ---------------------------------------------------------------------------
+    # -- compression loops (kept one loop each: the hot path, exempt from the size of a function) -----
 
     def _compress_long_queue(
         self,
@@ -493,6 +493,7 @@ class LongQueueConservative:
     _dirty: bool
     _changes: Any
 
+    # Kept one loop: Conservative's hot path on long queues, exempt from the size of a function.
     def _compress_long_queue(self, now: float) -> None:
         """Conservative's compression pass with fewer searches: the moves of ``_compress_plain``.
 

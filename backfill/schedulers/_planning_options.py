@@ -1,6 +1,6 @@
 """The planning options every registered scheduler takes, and Slurm's names for planning settings.
 
-:func:`~backfill.schedulers.planning.planning` wraps any scheduler, so its options (``predictor``,
+:func:`~backfill.schedulers.prediction.planning.planning` wraps any scheduler, so its options (``predictor``,
 ``resolution``, ``correction``) are not constructor parameters of a scheduler class: the registry
 (:mod:`backfill.schedulers.registry`) offers them for every entry as :data:`PLANNING_OPTIONS`, and
 :meth:`~backfill.schedulers.registry.Entry.build` wraps the scheduler it built with them. A sweep
@@ -30,8 +30,8 @@ from backfill.schedulers._text import (
     optional_int_from_text,
     positive_float_from_text,
 )
-from backfill.schedulers.planning import CORRECTIONS, planning
-from backfill.schedulers.predictors import UserHistory, exact_runtime, user_estimate
+from backfill.schedulers.prediction.planning import CORRECTIONS, planning
+from backfill.schedulers.prediction.predictors import UserHistory, exact_runtime, user_estimate
 
 __all__ = [
     "PLANNING_OPTIONS",
@@ -52,8 +52,8 @@ _HELD_LAST = re.compile(r"last[1-9][0-9]*")
 class PredictorNames(Mapping[str, Callable[[], object]]):
     """The predictors by the name a user types: ``estimate``, ``exact`` and ``lastN`` for any N >= 1.
 
-    ``lastN`` is :class:`~backfill.schedulers.predictors.UserHistory` with ``count=N`` (``last2`` is
-    Tsafrir et al.'s). Iterating lists ``estimate``, ``exact`` and ``last2``, the names the help shows.
+    ``lastN`` is :class:`~backfill.schedulers.prediction.predictors.UserHistory` with ``count=N`` (``last2``
+    is Tsafrir et al.'s). Iterating lists ``estimate``, ``exact`` and ``last2``, the names the help shows.
 
     Examples:
         >>> names = PredictorNames()
@@ -119,7 +119,7 @@ def resolution_from_text(text: str) -> float:
 
 @attrs.frozen
 class PlanningOption(Parameter):
-    """An option of :func:`~backfill.schedulers.planning.planning` that every registered scheduler takes.
+    """An option of :func:`~backfill.schedulers.prediction.planning.planning` all registered schedulers take.
 
     A :class:`~backfill.schedulers.registry.Parameter` whose value goes to ``planning`` rather than
     to the scheduler's constructor. A named value is refused unless it is a name (so that a spec
@@ -137,7 +137,7 @@ class PlanningOption(Parameter):
         return self.named_values[self.from_text(held)]()
 
 
-#: The options of :func:`~backfill.schedulers.planning.planning`, in the order the help lists them.
+#: The options of :func:`~backfill.schedulers.prediction.planning.planning`, in the order the help lists them.
 PLANNING_OPTIONS: tuple[PlanningOption, ...] = (
     PlanningOption(
         "predictor",

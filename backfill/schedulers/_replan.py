@@ -2,7 +2,7 @@
 
 Conservative, PC and DC (and Selective, through Conservative) keep every guarantee in a
 :class:`~backfill.profile.Profile` of running and queued jobs. When a running job is extended
-(:meth:`~backfill.schedulers.planning.Replanning.extend`), its extra time ``[old end, new end)``
+(:meth:`~backfill.schedulers.prediction.planning.Replanning.extend`), its extra time ``[old end, new end)``
 must go into that profile. If it fits, nothing else changes. Otherwise every reservation that
 overlaps the extra time leaves the profile, the extra time goes in, and those jobs come back, in the
 order of their old planned starts (ties by arrival), each at its earliest fit from ``now``: the

@@ -15,7 +15,7 @@ from backfill.profile import Profile
 from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers._window import PlanningWindow
-from backfill.schedulers.base import RunningJob, SchedulerBase
+from backfill.schedulers.machinery.base import RunningJob, SchedulerBase
 from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
@@ -109,8 +109,8 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         """Reserve the job at its earliest fit. O(log n + k) on the profile, O(log q) on the queue.
 
         Raises:
-            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
-                already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.machinery.door`), or
+                is already queued or running.
         """
         # SchedulerBase._door_submit, inline (a hot path); the method raises with the reason.
         # Conditions in an ``if``, not a value: CPython specializes a comparison followed by a jump.
@@ -207,7 +207,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     def extend(self, job: Job, end: float, now: float) -> None:
         """Plan a running job that outlived its planned end to end at ``end``; re-plan what it overlaps.
 
-        The hook of :class:`~backfill.schedulers.planning.Replanning`: see
+        The hook of :class:`~backfill.schedulers.prediction.planning.Replanning`: see
         :mod:`backfill.schedulers._replan` for which reservations move and where. Moved jobs are
         logged; the space they left is compressed into before the next decision.
         O(log n + s) when the extra time fits, else O(k (log n + s) + k log q) for k moved jobs.
@@ -357,7 +357,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
     def running_jobs(self) -> list[RunningJob]:
         """Return the running jobs in order of planned end (ties in the order they started). O(r log r).
 
-        A new list of :class:`~backfill.schedulers.base.RunningJob` each call; the planned end is
+        A new list of :class:`~backfill.schedulers.machinery.base.RunningJob` each call; the planned end is
         start + estimate, or the end given through :meth:`extend`, and ``request`` what the job
         holds (processors, or Amounts with resources; ``processors`` is always the int).
 

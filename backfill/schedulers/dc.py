@@ -6,7 +6,7 @@ import math
 
 import attrs
 
-from backfill.schedulers.guarantee import GuaranteeScheduler
+from backfill.schedulers.machinery.guarantee import GuaranteeScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["DC"]
@@ -43,7 +43,7 @@ class DC(GuaranteeScheduler):
     instant's arrivals one by one.
 
     The plain paths read as the papers state them: the arrivals' loop is
-    :meth:`~backfill.schedulers.guarantee.GuaranteeScheduler._compress_plain` with a cap, the hole
+    :meth:`~backfill.schedulers.machinery.guarantee.GuaranteeScheduler._compress_plain` with a cap, the hole
     check :meth:`_fill_plain`. On long queues the same moves are found with fewer searches
     (``backfill/schedulers/_long_queues.py``, proven equal by ``tests/test_compression_paths.py``;
     ``accelerated = False`` in a subclass runs the plain paths).

@@ -30,8 +30,8 @@ from backfill.profile import Profile
 from backfill.schedulers._easy_arrivals import ArrivalsShortcut
 from backfill.schedulers._easy_depth import DeepReservations
 from backfill.schedulers._window import limit_names
-from backfill.schedulers.priorities import Priority, priority_name
-from backfill.schedulers.queue import Entry, QueueScheduler
+from backfill.schedulers.machinery.priorities import Priority, priority_name
+from backfill.schedulers.machinery.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["EASY"]
@@ -126,8 +126,8 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
 
     Args:
         priority: Queue order (smallest key first, ties by arrival). FCFS gives classic EASY,
-            :func:`~backfill.schedulers.priorities.lxf` gives LXF-backfill,
-            :func:`~backfill.schedulers.priorities.sjf` SJF-EASY.
+            :func:`~backfill.schedulers.machinery.priorities.lxf` gives LXF-backfill,
+            :func:`~backfill.schedulers.machinery.priorities.sjf` SJF-EASY.
         depth: How many blocked jobs get a reservation at each decision: a positive int, or None for
             all of them. 1 (the default) is classic EASY.
         backfill_order: The order in which the jobs behind the head are tried for backfilling (a

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from backfill.schedulers.queue import QueueScheduler
+from backfill.schedulers.machinery.queue import QueueScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["FCFS"]
@@ -14,10 +14,10 @@ __all__ = ["FCFS"]
 class FCFS(QueueScheduler):
     """Start jobs strictly in queue order: the head starts as soon as it fits, nothing passes it.
 
-    With the default :func:`~backfill.schedulers.priorities.fcfs` priority this is first come, first served;
-    any other priority gives list scheduling in that order, still without backfilling. It gives no
-    reservations. With ``resources=[...]`` the head starts once every one of its amounts fits
-    (it waits while any resource is short, however many processors are free).
+    With the default :func:`~backfill.schedulers.machinery.priorities.fcfs` priority this is first come,
+    first served; any other priority gives list scheduling in that order, still without backfilling.
+    It gives no reservations. With ``resources=[...]`` the head starts once every one of its amounts
+    fits (it waits while any resource is short, however many processors are free).
 
     Args:
         priority: Queue order (smallest key first, ties by arrival).

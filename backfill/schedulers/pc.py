@@ -7,7 +7,7 @@ from typing import Any
 import attrs
 
 from backfill._validators import is_bool
-from backfill.schedulers.guarantee import GuaranteeScheduler
+from backfill.schedulers.machinery.guarantee import GuaranteeScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["PC"]
@@ -26,15 +26,15 @@ class PC(GuaranteeScheduler):
     times in one compression (Fig. 2). Compression ends when no queued job can move.
 
     With ``restart=False`` the queue is walked once, each job tried once: with the
-    :func:`~backfill.schedulers.priorities.fcfs` priority this is the arrival-order compression Mu'alem and
-    Feitelson suggest, which can leave a needless gap (Rajbhandary et al. 2013, Fig. 1). It is here to
-    reproduce that figure and for comparison; PC is ``restart=True``.
+    :func:`~backfill.schedulers.machinery.priorities.fcfs` priority this is the arrival-order compression
+    Mu'alem and Feitelson suggest, which can leave a needless gap (Rajbhandary et al. 2013, Fig. 1). It is
+    here to reproduce that figure and for comparison; PC is ``restart=True``.
 
     Ties follow the simulator's order: all completions of an instant free their space first, the
     profile is compressed once, then that instant's arrivals are placed.
 
     The compression reads as the paper states it in
-    :meth:`~backfill.schedulers.guarantee.GuaranteeScheduler._compress_plain`; on long queues the
+    :meth:`~backfill.schedulers.machinery.guarantee.GuaranteeScheduler._compress_plain`; on long queues the
     same moves are found with fewer searches (``backfill/schedulers/_long_queues.py``, proven
     equal by ``tests/test_compression_paths.py``; ``accelerated = False`` in a subclass runs the
     plain path).
@@ -48,7 +48,7 @@ class PC(GuaranteeScheduler):
         restart: Return to the head of the compression queue after every successful move.
 
     Examples:
-        >>> from backfill.schedulers.priorities import ljf
+        >>> from backfill.schedulers.machinery.priorities import ljf
         >>> s = PC(ljf)
         >>> s.reset(4, now=0)
         >>> jobs = [

@@ -18,15 +18,17 @@ value) and take a value for another: :meth:`Registry.register` refuses that, nam
 
 Every entry also takes the :data:`PLANNING_OPTIONS` (``predictor``, ``resolution``, ``correction``):
 they are not constructor parameters but the options of
-:func:`~backfill.schedulers.planning.planning`, which :meth:`Entry.build` wraps the scheduler in when
-one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
+:func:`~backfill.schedulers.prediction.planning.planning`, which :meth:`Entry.build` wraps the scheduler in
+when one is given. :data:`SLURM_ALIASES` are Slurm's names for planning settings (``bf_window`` in
 minutes, ``bf_resolution``, ``bf_max_job_test``, ``bf_job_part_count_reserve``): an entry reads them
 as the parameter they set (:meth:`Entry.read`, :meth:`Entry.canonical`), so one setting has one
 spelling in a spec. A Slurm name applies only to a scheduler whose parameter of that name means
 what Slurm's setting means (the built-ins' ``planning_window``, ``max_tested`` and ``depth``). The
 command line's options, the sweep specs and the tests read all three tables from here.
 
-Adding a built-in scheduler is its module and one entry in :data:`SCHEDULERS`, plus the files
+Adding a built-in scheduler is its module, ``backfill/schedulers/NAME.py`` beside the other
+algorithms (on the bases of :mod:`backfill.schedulers.machinery`), and one entry in
+:data:`SCHEDULERS`, plus the files
 ``docs/contributing.md`` lists (its exports, reference stub, docs section, README row and tests,
 which ``tests/test_builtin_checklist.py`` checks): ``backfill simulate --scheduler`` and ``backfill
 compare --scheduler`` offer it with its options, :class:`~backfill.experiments.specs.SchedulerSpec`
@@ -85,10 +87,10 @@ from backfill.schedulers.dc import DC
 from backfill.schedulers.easy import EASY
 from backfill.schedulers.fcfs import FCFS
 from backfill.schedulers.lookahead import G1, G2, LookaheadSlack
+from backfill.schedulers.machinery.priorities import PRIORITIES, Priority
+from backfill.schedulers.machinery.protocol import Scheduler
 from backfill.schedulers.pc import PC
-from backfill.schedulers.planning import planning
-from backfill.schedulers.priorities import PRIORITIES, Priority
-from backfill.schedulers.protocol import Scheduler
+from backfill.schedulers.prediction.planning import planning
 from backfill.schedulers.relshare import RelShare
 from backfill.schedulers.selective import AdaptiveThreshold, Selective
 from backfill.schedulers.slack import SlackBackfill

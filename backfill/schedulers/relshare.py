@@ -21,8 +21,8 @@ from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._fairshare_queue import FairShareEASY, FairShareKey
 from backfill.schedulers._window import limit_names
-from backfill.schedulers.base import SchedulerBase
-from backfill.schedulers.entitlement import water_fill
+from backfill.schedulers.machinery.base import SchedulerBase
+from backfill.schedulers.machinery.entitlement import water_fill
 from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.workload import Job
 
@@ -79,7 +79,7 @@ class RelShare(SchedulerBase):
     * ``E``, the *cumulated entitled share*: processor-seconds the owner was entitled to since the
       window began. At each instant the machine is divided among the active owners (a job waiting or
       running) in proportion to their shares, each capped at the processors it requests, the rest
-      re-divided (:func:`backfill.schedulers.entitlement.entitled_processors`).
+      re-divided (:func:`backfill.schedulers.machinery.entitlement.entitled_processors`).
     * ``U``, the *cumulated usage*: processor-seconds the owner's jobs used since the window began,
       plus, with ``expected_usage`` (the paper's RelShare(fw)), the processor-seconds its running
       jobs are expected to use (by their estimates) and its reserved jobs to use from their
@@ -257,8 +257,8 @@ class RelShare(SchedulerBase):
         """Queue a new job; its owner becomes active. O(log q).
 
         Raises:
-            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
-                already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.machinery.door`), or
+                is already queued or running.
         """
         self._door_submit(job, now)
         if job.id in self._waiting or job.id in self._running:

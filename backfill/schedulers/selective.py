@@ -22,11 +22,17 @@ import backfill.kernel as kernel
 from backfill._moved import moved_name
 from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ScheduleError
-from backfill.schedulers.base import SchedulerBase
 from backfill.schedulers.conservative import Conservative
-from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
-from backfill.schedulers.queue import Entry, check_priority, own_priority
-from backfill.schedulers.thresholds import (
+from backfill.schedulers.machinery.base import SchedulerBase
+from backfill.schedulers.machinery.priorities import (
+    Priority,
+    StatefulPriority,
+    depends_on_time,
+    fcfs,
+    priority_name,
+)
+from backfill.schedulers.machinery.queue import Entry, check_priority, own_priority
+from backfill.schedulers.machinery.thresholds import (
     AdaptiveThreshold,
     CategoryThresholds,
     Threshold,
@@ -280,8 +286,8 @@ class Selective(SchedulerBase):
         """Put a new job in the entry queue and note its promotion time. O(log q).
 
         Raises:
-            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
-                already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.machinery.door`), or
+                is already queued or running.
         """
         self._door_submit(job, now)
         core = self._core

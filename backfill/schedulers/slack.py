@@ -163,8 +163,8 @@ class SlackBackfill(DisplacingConservative):
 
         Raises:
             BackfillError: If the weight of the job is not a finite number >= 0; the job is not taken.
-            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`), or is
-                already queued or running.
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.machinery.door`), or
+                is already queued or running.
         """
         self._door_submit(job, now)
         weight = 1.0 if self.weight is None else _checked_weight(self.weight, job)

@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 from backfill.errors import BackfillError, ParameterError, ScheduleError
 from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
 from backfill.schedule import Schedule
-from backfill.schedulers.guard import guarded
-from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.machinery.guard import guarded
+from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator
 from backfill.testing._replay import LogReplay, check_fork, take_forks
 from backfill.workloads.resources import Resource, check_resources, memory_request

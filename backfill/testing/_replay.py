@@ -13,7 +13,7 @@ import numpy as np
 
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedule import Schedule
-from backfill.schedulers.protocol import scheduler_name
+from backfill.schedulers.machinery.protocol import scheduler_name
 from backfill.simulator import Simulator
 
 __all__ = ["LogReplay", "check_fork", "take_forks"]

@@ -156,9 +156,9 @@ class Amounts(tuple[int, ...]):
 def amount_of(value: int | Amounts, name: str = "processors", resources: Sequence[_Named | str] = ()) -> int:
     """One resource's amount in ``value``: a count of processors, or an :class:`Amounts` of ``resources``.
 
-    A scheduler's :attr:`~backfill.schedulers.base.SchedulerBase.free` and
-    :attr:`~backfill.schedulers.base.SchedulerBase.capacity` (and a job's
-    :meth:`~backfill.schedulers.base.SchedulerBase.request`) are ints without resources and Amounts
+    A scheduler's :attr:`~backfill.schedulers.machinery.base.SchedulerBase.free` and
+    :attr:`~backfill.schedulers.machinery.base.SchedulerBase.capacity` (and a job's
+    :meth:`~backfill.schedulers.machinery.base.SchedulerBase.request`) are ints without resources and Amounts
     with them; this reads either the same way: ``amount_of(self.free, "memory", self.resources)``.
     ``"processors"`` always works. For a job, ``scheduler.amount(job, name)`` says the same. O(r).
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import DEFAULT_TRACE_DIR, TRACE_STEMS
 
 from backfill.experiments.sweep import SCHEDULERS, Grid, SweepResult, TraceWorkload, run_sweep
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 
 #: The algorithms and the five priorities of Lindsay et al. (§4.1), as reproduce_lindsay.py runs them.
 LINDSAY_SCHEDULERS = ["Conservative", "EASY", "PC", "DC"]

@@ -57,7 +57,7 @@ from backfill import (
     validate_schedule,
 )
 from backfill.measures.metrics import mean_top_wait, mean_wait_of_widest, percent_improvement, wait_times
-from backfill.schedulers.priorities import PRIORITIES
+from backfill.schedulers.machinery.priorities import PRIORITIES
 
 DEFAULT_CACHE = RESULTS / "lindsay"
 

@@ -37,7 +37,7 @@ from backfill import (
     validate_schedule,
 )
 from backfill.measures.groups import runtime_class_labels
-from backfill.schedulers.priorities import sjf
+from backfill.schedulers.machinery.priorities import sjf
 
 HIGH, NORMAL = max(DEFAULT_LOADS), min(DEFAULT_LOADS)
 

@@ -23,7 +23,7 @@ from reproduce_srinivasan import DEFAULT_LOADS, TRACES, _key
 from backfill import Conservative, Job, Schedule, Selective, Workload, read_swf, simulate, validate_schedule
 from backfill.measures.metrics import bounded_slowdowns
 from backfill.schedulers import FCFS
-from backfill.schedulers.thresholds import AdaptiveThreshold
+from backfill.schedulers.machinery.thresholds import AdaptiveThreshold
 
 _Group = dict[str, Any]
 #: §2.1: the machine of each trace, as the paper gives it.

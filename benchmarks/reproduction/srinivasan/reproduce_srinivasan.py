@@ -62,7 +62,7 @@ from backfill import (
 )
 from backfill.measures.groups import CATEGORIES
 from backfill.measures.metrics import percent_improvement
-from backfill.schedulers.priorities import sjf
+from backfill.schedulers.machinery.priorities import sjf
 from backfill.testing import check_guarantees
 
 DEFAULT_CACHE = RESULTS / "srinivasan"

@@ -83,7 +83,7 @@ from backfill import (
     user_measures,
     validate_schedule,
 )
-from backfill.schedulers.priorities import lxf
+from backfill.schedulers.machinery.priorities import lxf
 
 PAPER = "Vasupongayya, Impact of Fair Share and its Configurations on Parallel Job Scheduling Algorithms"
 PAGE = "reproduction-vasupongayya.md"

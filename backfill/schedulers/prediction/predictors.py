@@ -1,8 +1,8 @@
 """Runtime predictors: the runtime a scheduler plans a job with, while its estimate stays its kill time.
 
 A scheduler plans with each job's *estimate* unless it is wrapped by
-:func:`~backfill.schedulers.planning.planning`, which asks a predictor instead. A predictor is, like a
-priority, a plain callable ``(job, now) -> seconds``, called once when the job arrives; one that
+:func:`~backfill.schedulers.prediction.planning.planning`, which asks a predictor instead. A predictor is,
+like a priority, a plain callable ``(job, now) -> seconds``, called once when the job arrives; one that
 learns from history implements :class:`StatefulPredictor`, and the planning scheduler keeps its own
 copy of it (never the object it was given), tells it of every completion with the runtime the job
 had, and copies it along with itself, so forks and copies never share history.

@@ -1,6 +1,6 @@
 """A guard for hosts: a scheduler wrapper that checks, at every call, the duties the protocol gives a driver.
 
-The schedulers check what they can in O(1), always: the door of :mod:`backfill.schedulers.door`
+The schedulers check what they can in O(1), always: the door of :mod:`backfill.schedulers.machinery.door`
 (times, widths, estimates, submit times), a job submitted twice, a job completed that was not
 running or after its start + estimate. What needs a record of the whole run is checked here, at a
 cost: wrap a scheduler with :func:`guarded` while you write or debug a host simulator, or in its
@@ -19,8 +19,8 @@ from typing import Any, Self
 import attrs
 
 from backfill.errors import JobError, ScheduleError
-from backfill.schedulers.priorities import priority_name
-from backfill.schedulers.protocol import Scheduler, scheduler_name
+from backfill.schedulers.machinery.priorities import priority_name
+from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
 from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.resources import Resource, capacities, requests
@@ -264,7 +264,7 @@ class GuardedScheduler:
 
         The priority raised it if a frame of the traceback runs the priority's code (a function, a
         :func:`functools.partial` of one, or a method of a priority object, such as a
-        :class:`~backfill.schedulers.priorities.StatefulPriority`'s hooks); the job is the one that
+        :class:`~backfill.schedulers.machinery.priorities.StatefulPriority`'s hooks); the job is the one that
         frame was given. A priority without Python code (a builtin) is found by keying the job and
         the queued jobs again: the one whose key raises is named.
         """
@@ -403,8 +403,8 @@ def guarded(scheduler: Scheduler) -> GuardedScheduler:
 
     The checks cost O(q log q) per decision for q queued jobs (each key is computed twice) and keep
     every ended job's id, so the guard is for writing and testing hosts, not for long runs.
-    ``backfill.simulate`` passes them all. The scheduler's own door (:mod:`backfill.schedulers.door`)
-    checks what it can in O(1) whether guarded or not.
+    ``backfill.simulate`` passes them all. The scheduler's own door
+    (:mod:`backfill.schedulers.machinery.door`) checks what it can in O(1) whether guarded or not.
 
     Examples:
         >>> from backfill import EASY, Job

@@ -5,14 +5,14 @@
 * :meth:`SchedulerBase.copy`, which returns an object of ``type(self)``, so that a subclass's
   overrides survive the copies that :func:`~backfill.testing.check_scheduler` simulates and the
   forks of :func:`~backfill.experiments.fair_start.fair_start_times`;
-* the optional :class:`~backfill.schedulers.protocol.ReservationLog` protocol: a log of reservation
+* the optional :class:`~backfill.schedulers.machinery.protocol.ReservationLog` protocol: a log of reservation
   changes that is kept only after :meth:`SchedulerBase.log_reservation_changes` turned it on, so that
   a host that never reads it never pays for it. A subclass adds to it with
   :meth:`SchedulerBase.note_reservation`; a subclass that answers ``reservations()`` itself without
   declaring ``logs_reservations = True`` is logged by comparing its ``reservations()`` between
   calls instead (see :attr:`SchedulerBase.logs_reservations`), so the log always agrees with the
   reservations it reports;
-* the door checks of :mod:`backfill.schedulers.door` (``_door_reset``, ``_door_submit``,
+* the door checks of :mod:`backfill.schedulers.machinery.door` (``_door_reset``, ``_door_submit``,
   ``_door_complete``, ``_door_time``), which every built-in scheduler makes first in ``reset``,
   ``submit``, ``complete`` and ``schedule``, and which the public steps of the base classes make
   too, so that a subclass inherits them.
@@ -34,8 +34,8 @@ import attrs
 from backfill.errors import JobError, ParameterError, ScheduleError
 from backfill.profile import Profile
 from backfill.profile.multi import ResourceProfile
-from backfill.schedulers.door import refusal, reset_refusal
-from backfill.schedulers.protocol import scheduler_name
+from backfill.schedulers.machinery.door import refusal, reset_refusal
+from backfill.schedulers.machinery.protocol import scheduler_name
 from backfill.workloads.amounts import Amounts, amount_of
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.resources import Resource, capacities, check_resources, requests
@@ -54,7 +54,7 @@ class RunningJob(_RunningJobFields):
     """A running job as a scheduler plans with it: when it is planned to end, and what it holds.
 
     ``planned_end`` is the job's start plus its estimate, or the end a host gave it since through
-    ``extend`` (see :class:`~backfill.schedulers.planning.Replanning`). The job holds ``request``
+    ``extend`` (see :class:`~backfill.schedulers.prediction.planning.Replanning`). The job holds ``request``
     until the host reports it complete, at the latest at ``planned_end``: its processors (an int)
     for a scheduler without resources, and with resources its
     :class:`~backfill.workloads.amounts.Amounts`, processors first, as
@@ -426,7 +426,7 @@ class SchedulerBase:
         if self._requests is not None:
             self._requests.pop(job.id, None)
 
-    # -- the door (backfill.schedulers.door): O(1) checks of every call, before anything changes -----
+    # -- the door (backfill.schedulers.machinery.door): O(1) checks of every call, before anything changes
 
     def _door_reset(self, machine_size: int, now: float) -> None:
         """Check a reset (a whole number of processors >= 1, a finite time <= MAX_CLOCK) and keep both."""

@@ -12,7 +12,7 @@ A scheduler never sees a simulator. At each instant the driver tells it, always 
 Calling :meth:`Scheduler.schedule` between the notifications of one instant, or delivering arrivals
 before completions, gives valid schedules but not the ones our simulator gives (PC and DC differ most).
 The driver also owes the scheduler jobs it can plan, at sane times: every built-in scheduler checks
-each call at its door (:mod:`backfill.schedulers.door`), always and in O(1), and refuses a time that
+each call at its door (:mod:`backfill.schedulers.machinery.door`), always and in O(1), and refuses a time that
 is not finite, is after ``MAX_CLOCK`` (2**43 s) or goes backwards, and a job that is not a :class:`Job`, needs
 no processors or more than the machine has (the simulator never submits those: it rejects them,
 with a reason), has no known estimate (SWF's -1) or is submitted before its submit time. And it

@@ -11,8 +11,14 @@ from sortedcontainers import SortedList
 
 from backfill.errors import ParameterError, ScheduleError
 from backfill.schedulers._replan import extension_error
-from backfill.schedulers.base import RunningJob, SchedulerBase
-from backfill.schedulers.priorities import Priority, StatefulPriority, depends_on_time, fcfs, priority_name
+from backfill.schedulers.machinery.base import RunningJob, SchedulerBase
+from backfill.schedulers.machinery.priorities import (
+    Priority,
+    StatefulPriority,
+    depends_on_time,
+    fcfs,
+    priority_name,
+)
 from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
@@ -44,9 +50,9 @@ def check_priority(instance: object, attribute: attrs.Attribute[Any], value: obj
 def own_priority(priority: Priority, machine_size: int, now: float) -> Priority:
     """Return the priority a scheduler orders by from ``reset`` on: its own reset copy if it keeps state.
 
-    A :class:`~backfill.schedulers.priorities.StatefulPriority` passed to a scheduler is a template: every
-    scheduler (and every copy of one) works on a copy of its own, so two schedulers, or a simulation
-    and its forks, never share history.
+    A :class:`~backfill.schedulers.machinery.priorities.StatefulPriority` passed to a scheduler is a
+    template: every scheduler (and every copy of one) works on a copy of its own, so two schedulers,
+    or a simulation and its forks, never share history.
     """
     if isinstance(priority, StatefulPriority):
         own = priority.copy()
@@ -63,9 +69,9 @@ class QueueScheduler(SchedulerBase):
     :meth:`submit`, free their processors at :meth:`complete`, and :meth:`copy` returns a scheduler of
     the subclass's type. A subclass decides in :meth:`schedule` which queued jobs start, reading
     :meth:`ordered` (the queue in service order) and :attr:`free`, and starts them with
-    :meth:`start`. Static priorities (see :func:`~backfill.schedulers.priorities.depends_on_time`) are keyed
-    once at submission and kept in a :class:`~sortedcontainers.SortedList`; time-dependent ones and
-    :class:`~backfill.schedulers.priorities.StatefulPriority` objects are re-keyed at each decision.
+    :meth:`start`. Static priorities (see :func:`~backfill.schedulers.machinery.priorities.depends_on_time`)
+    are keyed once at submission and kept in a :class:`~sortedcontainers.SortedList`; time-dependent ones and
+    :class:`~backfill.schedulers.machinery.priorities.StatefulPriority` objects are re-keyed at each decision.
 
     What a subclass reads, all read-only: :meth:`ordered` (the queue in priority order),
     :attr:`free` (processors free now), :meth:`running_jobs` (the running jobs by planned end),
@@ -77,7 +83,7 @@ class QueueScheduler(SchedulerBase):
     **Resources.** Built with ``resources=[...]`` (:mod:`backfill.workloads.resources`), the same
     steps work on :class:`~backfill.workloads.amounts.Amounts`: :attr:`free` and
     :attr:`~SchedulerBase.capacity` are Amounts, :meth:`~SchedulerBase.request` gives a job's
-    amounts, each :class:`~backfill.schedulers.base.RunningJob`'s ``request`` holds its amounts
+    amounts, each :class:`~backfill.schedulers.machinery.base.RunningJob`'s ``request`` holds its amounts
     (``processors`` its processors), :meth:`~SchedulerBase.amount` reads one resource of a job,
     and :meth:`start`
     refuses jobs whose amounts do not all fit. Written with :meth:`~SchedulerBase.request` (an int
@@ -90,7 +96,7 @@ class QueueScheduler(SchedulerBase):
 
     Args:
         priority: Queue order (smallest key first, ties by arrival); any callable
-            ``(job, now) -> key``, or a :class:`~backfill.schedulers.priorities.StatefulPriority`.
+            ``(job, now) -> key``, or a :class:`~backfill.schedulers.machinery.priorities.StatefulPriority`.
         resources: Resources planned besides processors (see "Resources" above).
 
     Examples:
@@ -294,8 +300,8 @@ class QueueScheduler(SchedulerBase):
         """Start queued entries (from :meth:`ordered`) at ``now`` and return their jobs, in order.
 
         They count as running from now on, until :meth:`complete`. The time passes the door's check
-        of a decision (:mod:`backfill.schedulers.door`), so a subclass's :meth:`schedule` that starts
-        its jobs here inherits it.
+        of a decision (:mod:`backfill.schedulers.machinery.door`), so a subclass's :meth:`schedule` that
+        starts its jobs here inherits it.
 
         Raises:
             ScheduleError: If the time goes backwards or is not finite, if an entry's job has not
@@ -382,7 +388,7 @@ class QueueScheduler(SchedulerBase):
     def extend(self, job: Job, end: float, now: float) -> None:
         """Plan a running job that outlived its planned end to end at ``end`` (planning's hook).
 
-        See :class:`~backfill.schedulers.planning.Replanning`. O(1) here; a subclass that plans
+        See :class:`~backfill.schedulers.prediction.planning.Replanning`. O(1) here; a subclass that plans
         with running jobs' ends extends its own records too.
 
         Raises:
@@ -444,7 +450,7 @@ class QueueScheduler(SchedulerBase):
     def running_jobs(self) -> list[RunningJob]:
         """Return the running jobs in order of planned end (ties in the order they started). O(r log r).
 
-        A new list of :class:`~backfill.schedulers.base.RunningJob` ``(job_id, planned_end,
+        A new list of :class:`~backfill.schedulers.machinery.base.RunningJob` ``(job_id, planned_end,
         request)`` each call: the planned end is start + estimate, or the end given through
         :meth:`extend`; ``request`` is what the job holds (:meth:`~SchedulerBase.request`), and the
         requests add up to :attr:`~SchedulerBase.capacity` less :attr:`free`: processors without

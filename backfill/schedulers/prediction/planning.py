@@ -2,7 +2,7 @@
 
 A batch system kills a job at its user's estimate; nothing forces it to *plan* with that estimate.
 :func:`planning` wraps a scheduler so that it plans each job with a runtime from a
-:mod:`~backfill.schedulers.predictors` predictor (Tsafrir, Etsion and Feitelson 2007) and/or with
+:mod:`~backfill.schedulers.prediction.predictors` predictor (Tsafrir, Etsion and Feitelson 2007) and/or with
 planned durations rounded up to a time resolution (Slurm's ``bf_resolution``), while the host still
 runs and kills jobs by their own runtimes and estimates. The wrapped scheduler sees every job with
 ``estimate`` replaced by its *planned runtime*; the host gets its own job objects back.
@@ -32,7 +32,7 @@ has; :class:`Replanning`), unless the predictor is the default: rounding up alon
 
 Examples:
     >>> from backfill import EASY, Job, Workload, simulate
-    >>> from backfill.schedulers.predictors import exact_runtime
+    >>> from backfill.schedulers.prediction.predictors import exact_runtime
     >>> jobs = [Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=100.0),
     ...         Job(id=2, submit=1.0, processors=3, runtime=50.0, estimate=60.0),
     ...         Job(id=3, submit=2.0, processors=1, runtime=5.0, estimate=200.0)]
@@ -55,14 +55,14 @@ from typing import Any, Literal, Protocol, Self, runtime_checkable
 import attrs
 
 from backfill.errors import ParameterError, ScheduleError
-from backfill.schedulers.door import Door
-from backfill.schedulers.predictors import (
+from backfill.schedulers.machinery.door import Door
+from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
+from backfill.schedulers.prediction.predictors import (
     Predictor,
     StatefulPredictor,
     predictor_name,
     user_estimate,
 )
-from backfill.schedulers.protocol import Scheduler, scheduler_name
 from backfill.workloads.limits import MAX_TIME
 from backfill.workloads.resources import Resource
 from backfill.workloads.workload import Job
@@ -144,7 +144,8 @@ class PlanningScheduler:
     _seq: int = attrs.field(init=False, default=0)
     _predicted: dict[int, float] = attrs.field(init=False, factory=dict)
     _extended: dict[int, int] = attrs.field(init=False, factory=dict)
-    # The protocol's door (backfill.schedulers.door), checked before this wrapper's own records change.
+    # The protocol's door (backfill.schedulers.machinery.door), checked before this wrapper's own records
+    # change.
     _door: Door = attrs.field(init=False, factory=lambda: Door(""))
 
     def __attrs_post_init__(self) -> None:
@@ -212,8 +213,8 @@ class PlanningScheduler:
 
         Raises:
             ScheduleError: If the prediction is not a finite number >= 0 (naming the job and the
-                predictor), or the job does not pass the door (:mod:`backfill.schedulers.door`) or is
-                already queued or running.
+                predictor), or the job does not pass the door (:mod:`backfill.schedulers.machinery.door`) or
+                is already queued or running.
         """
         self._door.submit(job, now)
         if job.id in self._jobs:
@@ -376,7 +377,7 @@ def planning(
 
     Args:
         scheduler: Any scheduler; with a predictor, one that has the :class:`Replanning` hook.
-        predictor: A :mod:`~backfill.schedulers.predictors` predictor, or any callable
+        predictor: A :mod:`~backfill.schedulers.prediction.predictors` predictor, or any callable
             ``(job, now) -> seconds``.
         resolution: Round planned runtimes up to a multiple of this many seconds (Slurm's
             ``bf_resolution``); 0 plans them exactly.

@@ -24,8 +24,8 @@ from backfill.profile import Profile
 from backfill.schedulers._long_queues import TRIM, LongQueueCompression
 from backfill.schedulers._replan import replan
 from backfill.schedulers._window import PlanningWindow
-from backfill.schedulers.priorities import priority_name
-from backfill.schedulers.queue import Entry, QueueScheduler
+from backfill.schedulers.machinery.priorities import priority_name
+from backfill.schedulers.machinery.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
 
 __all__ = ["GuaranteeScheduler"]
@@ -199,7 +199,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         """Queue a newly arrived job and give it its guarantee: its earliest fit now. O(log n + k + log q).
 
         Raises:
-            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.door`: its
+            ScheduleError: If the job does not pass the door (:mod:`backfill.schedulers.machinery.door`: its
                 width, estimate, submit time, the time), or is already queued or running.
         """
         self._door_submit(job, now)
@@ -366,7 +366,7 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
     def extend(self, job: Job, end: float, now: float) -> None:
         """Plan a running job that outlived its planned end to end at ``end``; re-plan what it overlaps.
 
-        The hook of :class:`~backfill.schedulers.planning.Replanning`: see
+        The hook of :class:`~backfill.schedulers.prediction.planning.Replanning`: see
         :mod:`backfill.schedulers._replan` for which guarantees move and where. Moved jobs are
         logged, and the space they left is freed for the next compression (:meth:`_vacated`).
         O(log n + s) when the extra time fits, else O(k (log n + s + log q)) for k moved jobs.
