@@ -23,10 +23,6 @@ LAYERS: dict[str, int] = {
     "schedule": 4,
     "simulator": 4,
     "partitions": 4,
-    # The kernel's whole-run dispatch and forks choose between the built-in schedulers and the
-    # simulator's own loop, so they sit above them, in the kernel's package but not its layer.
-    "kernel._runs": 4,
-    "kernel._forks": 4,
     "measures": 5,
     "testing": 5,
     "experiments": 6,

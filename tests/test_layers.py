@@ -25,7 +25,7 @@ KERNEL_CALLERS: dict[str, tuple[str, ...]] = {
 #: Body lines (without the docstring) a function may have: a longer one reads as named steps.
 MAX_FUNCTION_LINES = 80
 #: The compiled kernel's parts (as in ``LAYERS``), whose functions mirror the Cython runs they dispatch.
-KERNEL_PARTS = frozenset({"kernel", "kernel._runs", "kernel._forks"})
+KERNEL_PARTS = frozenset({"kernel"})
 #: Functions allowed past ``MAX_FUNCTION_LINES``, by module name (its last part) and qualified name,
 #: each with the reason: hot paths, where a split costs a call per job per event.
 LONG_FUNCTIONS: dict[str, str] = {

@@ -15,15 +15,34 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from backfill.errors import BackfillError
-from backfill.schedule import Schedule
-from backfill.schedulers.machinery.protocol import Scheduler
-from backfill.simulator import Simulator
 from backfill.workloads.workload import Workload
 
 __all__ = ["CompiledSimulation", "PastMaxClock", "compiled_simulation"]
+
+
+class Prepared(Protocol):
+    """A :class:`~backfill.simulator.Simulator` as a compiled simulation uses it.
+
+    Its workload and scheduler, the rows it rejected, its compiled run and the
+    :class:`~backfill.schedule.Schedule` it makes of one: the kernel sits below the simulator and
+    does not import it.
+    """
+
+    @property
+    def workload(self) -> Workload: ...
+
+    @property
+    def scheduler(self) -> Any: ...
+
+    @property
+    def _bad(self) -> list[bool]: ...
+
+    def _compiled_run(self) -> Any: ...
+
+    def _compiled_result(self, run: Any) -> Any: ...
 
 
 class PastMaxClock(Exception):
@@ -64,7 +83,7 @@ class CompiledSimulation:
 
     __slots__ = ("_delivered", "_run", "_sim")
 
-    def __init__(self, sim: Simulator, run: Any, delivered: frozenset[int] = frozenset()) -> None:
+    def __init__(self, sim: Prepared, run: Any, delivered: frozenset[int] = frozenset()) -> None:
         self._sim = sim
         self._run = run
         self._delivered = delivered  # rows delivered late (the run itself keeps no per-row state)
@@ -75,7 +94,7 @@ class CompiledSimulation:
         return self._sim.workload
 
     @property
-    def scheduler(self) -> Scheduler:
+    def scheduler(self) -> Any:
         """The scheduler whose decisions the kernel makes (reset, never driven)."""
         return self._sim.scheduler
 
@@ -117,8 +136,8 @@ class CompiledSimulation:
         """Record no more reservation changes."""
         self._run.stop_recording()
 
-    def run(self) -> Schedule:
-        """Run to the end and return what happened since the fork (as ``Simulator.run``)."""
+    def run(self) -> Any:
+        """Run to the end; the :class:`~backfill.schedule.Schedule` since the fork (as ``Simulator.run``)."""
         self.run_before(math.inf)
         return self._sim._compiled_result(self._run)
 
@@ -142,7 +161,7 @@ class CompiledSimulation:
         self._delivered |= {row}
 
 
-def compiled_simulation(sim: Simulator) -> CompiledSimulation | None:
+def compiled_simulation(sim: Prepared) -> CompiledSimulation | None:
     """``sim`` (not yet stepped) as a compiled simulation, or None where the Python path must run it."""
     run = sim._compiled_run()
     return None if run is None else CompiledSimulation(sim, run)

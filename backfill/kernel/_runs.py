@@ -1,6 +1,8 @@
 """Which simulations run whole in the compiled kernel: built-in configurations it implements exactly.
 
-:func:`~backfill.simulator.simulate` asks :func:`whole_run` before it runs a simulation. The compiled
+:func:`~backfill.simulator.simulate` asks :func:`whole_run` before it runs a simulation, which asks
+the scheduler (its ``_whole_run()``, :mod:`backfill.schedulers.machinery.compiled`): the kernel sits
+below the schedulers and imports none of them. The compiled
 whole-run path (``backfill/kernel/_wholerun.pyx``) ports the simulator's event loop together with a
 scheduler's decisions, so it may run only what it ports decision for decision; everything else runs
 the pure-Python path unchanged. It runs:
@@ -41,70 +43,23 @@ from typing import Any
 import numpy as np
 
 import backfill.kernel as kernel
-from backfill.schedulers.conservative import Conservative
-from backfill.schedulers.dc import DC
-from backfill.schedulers.easy import EASY
-from backfill.schedulers.fcfs import FCFS
-from backfill.schedulers.machinery.guarantee import compression_thresholds
-from backfill.schedulers.machinery.priorities import fcfs, ljf, njf, sjf, wjf
-from backfill.schedulers.machinery.protocol import Scheduler
-from backfill.schedulers.pc import PC
 from backfill.workloads.limits import MAX_CLOCK
 
-__all__ = ["compiled_kind", "settle", "whole_run"]
+__all__ = ["settle", "whole_run"]
 
-#: The priorities the compiled queue orders by, by the function itself (identity, not name).
-_KEYS = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
+# The kinds of run whose schedulers read back what the run counted (Conservative; PC and DC).
+_COUNTS_EXAMINED = (2, 4, 5)
+_COUNTS_MOVES = (4, 5)
 
 
-def compiled_kind(scheduler: Scheduler) -> int | None:
-    """The compiled scheduler that makes exactly this scheduler's decisions, or None.
-
-    0 for FCFS, 1 for classic EASY, 2 for Conservative, 3 for EASY at depth k, 4 for PC and 5 for
-    DC (``backfill/kernel/_wholerun.pyx``'s constants). The class must be the built-in one itself, not a
-    subclass, and its priority one of the built-in static ones.
-    """
-    cls = type(scheduler)
-    if getattr(scheduler, "resources", ()):
-        return None  # the kernel plans processors alone
-    if cls is Conservative:
-        assert isinstance(scheduler, Conservative)
-        plain = scheduler.planning_window is None and scheduler.max_tested is None
-        return 2 if plain and cls.accelerated else None
-    if cls is PC or cls is DC:
-        assert isinstance(scheduler, (PC, DC))
-        plain = scheduler.planning_window is None and scheduler.max_tested is None
-        if plain and cls.accelerated and scheduler.priority in _KEYS:
-            return 4 if cls is PC else 5
-        return None
-    if cls is not FCFS and cls is not EASY:
-        return None
-    if getattr(scheduler, "priority", None) not in _KEYS:
-        return None
-    if cls is FCFS:
-        return 0
-    assert isinstance(scheduler, EASY)
-    if (
-        scheduler.depth != 1
-        and scheduler.planning_window is None
-        and scheduler.max_tested is None
-        and not scheduler._always_plan
-    ):
-        # The deep path, decided by a full pass each time (EASY.accelerated's shortcut is proven
-        # equal to it by tests/test_easy_paths.py).
-        return 3
-    classic = (
-        scheduler.depth == 1
-        and (scheduler.backfill_order is None or scheduler.backfill_order in _KEYS)
-        # The path EASY chose at reset: depth 1 with no planning window or test limit (a test may
-        # send depth 1 through the general path, which differs for jobs of zero estimate).
-        and scheduler.classic
-    )
-    return 1 if classic else None
+def _settings(scheduler: Any) -> Any:
+    """The scheduler's answer to ``_whole_run()`` (None for one that has no such method)."""
+    ask = getattr(scheduler, "_whole_run", None)
+    return None if ask is None else ask()
 
 
 def whole_run(
-    scheduler: Scheduler,
+    scheduler: Any,
     machine_size: int,
     records: np.ndarray,
     submit: Sequence[float],
@@ -134,21 +89,19 @@ def whole_run(
     compiled = kernel.KERNEL
     if compiled is None or not kernel.WHOLE_RUNS:
         return None
-    kind = compiled_kind(scheduler)
-    if kind is None:
+    settings = _settings(scheduler)
+    if settings is None:
         return None
+    kind, key, order, depth, restart, *thresholds = settings
     runtimes = np.asarray(runtime, dtype=np.float64)
     estimates = np.asarray(estimate, dtype=np.float64)
-    if kind in (2, 4, 5) and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
+    if kind in _COUNTS_EXAMINED and np.any((runtimes > estimates) & ~np.asarray(bad, dtype=bool)):
         # Conservative, PC and DC refuse a job running past its planned end: the Python path says so.
         return None
-    key = "fcfs" if kind == 2 else _KEYS[scheduler.priority]  # type: ignore[attr-defined]
-    order = getattr(scheduler, "backfill_order", None)
-    depth = getattr(scheduler, "depth", 1)
     return compiled.QueueRun(
         kind,
         key,
-        None if order is None else _KEYS[order],
+        order,
         np.asarray(submit, dtype=np.float64),
         runtimes,
         estimates,
@@ -159,19 +112,20 @@ def whole_run(
         record,
         MAX_CLOCK,
         depth,
-        getattr(scheduler, "restart", True),
-        *compression_thresholds(),  # PC's and DC's, read now (a test may lower them)
+        restart,
+        *thresholds,  # PC's and DC's compression thresholds, read now (a test may lower them)
     )
 
 
-def settle(scheduler: Scheduler, run: Any) -> None:
+def settle(scheduler: Any, run: Any) -> None:
     """Leave in the scheduler what its Python path would have counted: events examined, PC's and DC's moves.
 
     The compiled run does not drive the scheduler object, which stays as it was reset; the counts
     that callers read after a simulation (``events_examined``, the work measure of Lindsay et al.
     2013, §4.3) are the run's.
     """
-    if type(scheduler) in (Conservative, PC, DC):
-        scheduler._profile.examined = run.examined()  # type: ignore[attr-defined]
-    if type(scheduler) in (PC, DC):
-        scheduler._moves = run.moves()  # type: ignore[attr-defined]
+    kind = _settings(scheduler)[0]
+    if kind in _COUNTS_EXAMINED:
+        scheduler._profile.examined = run.examined()
+    if kind in _COUNTS_MOVES:
+        scheduler._moves = run.moves()

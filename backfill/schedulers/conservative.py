@@ -16,6 +16,8 @@ from backfill.schedulers._long_queues import LongQueueConservative
 from backfill.schedulers._replan import extension_error, replan
 from backfill.schedulers._window import PlanningWindow
 from backfill.schedulers.machinery.base import RunningJob, SchedulerBase
+from backfill.schedulers.machinery.compiled import CONSERVATIVE_RUN, WholeRun, whole_run_settings
+from backfill.schedulers.machinery.priorities import fcfs
 from backfill.workloads.amounts import Amounts
 from backfill.workloads.limits import MAX_CLOCK
 from backfill.workloads.workload import Job
@@ -292,6 +294,17 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
             self._order = SortedList(entries)
         self._freed = []
         self._dirty = False
+
+    def _whole_run(self) -> WholeRun | None:
+        """The compiled kernel's run of exactly this scheduler, or None.
+
+        Conservative itself on processors alone, with no planning window or test limit and its
+        accelerated compression.
+        """
+        plain = self.planning_window is None and self.max_tested is None
+        if type(self) is Conservative and not self.resources and plain and Conservative.accelerated:
+            return whole_run_settings(CONSERVATIVE_RUN, fcfs)
+        return None
 
     @property
     def events_examined(self) -> int:

@@ -30,6 +30,13 @@ from backfill.profile import Profile
 from backfill.schedulers._easy_arrivals import ArrivalsShortcut
 from backfill.schedulers._easy_depth import DeepReservations
 from backfill.schedulers._window import limit_names
+from backfill.schedulers.machinery.compiled import (
+    EASY_DEPTH_RUN,
+    EASY_RUN,
+    STATIC_PRIORITIES,
+    WholeRun,
+    whole_run_settings,
+)
 from backfill.schedulers.machinery.priorities import Priority, priority_name
 from backfill.schedulers.machinery.queue import Entry, QueueScheduler
 from backfill.workloads.workload import Job
@@ -267,6 +274,29 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
                 f"{self.name}: a backfill order is for classic EASY (depth 1, no planning window or "
                 "test limit); the general path tries the queue in priority order only"
             )
+
+    def _whole_run(self) -> WholeRun | None:
+        """The compiled kernel's run of exactly this scheduler, or None (see ``machinery.compiled``).
+
+        EASY itself on processors alone under a static priority: at a depth other than 1 with no
+        planning window or test limit, the deep path's full pass at every decision (what
+        :attr:`accelerated`'s shortcut is proven equal to by ``tests/test_easy_paths.py``); at depth
+        1, the classic path the scheduler chose at reset, with no backfill order or a static one (a
+        test may send depth 1 through the general path, which differs for jobs of zero estimate).
+        """
+        if type(self) is not EASY or self.resources or self.priority not in STATIC_PRIORITIES:
+            return None
+        if (
+            self.depth != 1
+            and self.planning_window is None
+            and self.max_tested is None
+            and not self._always_plan
+        ):
+            return whole_run_settings(EASY_DEPTH_RUN, self.priority, depth=self.depth)  # type: ignore[arg-type]
+        order = self.backfill_order
+        if self.depth == 1 and (order is None or order in STATIC_PRIORITIES) and self.classic:
+            return whole_run_settings(EASY_RUN, self.priority, order)
+        return None
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from backfill.schedulers.machinery.compiled import FCFS_RUN, STATIC_PRIORITIES, WholeRun, whole_run_settings
 from backfill.schedulers.machinery.queue import QueueScheduler
 from backfill.workloads.workload import Job
 
@@ -49,3 +50,9 @@ class FCFS(QueueScheduler):
         if taken:
             self._dequeue(taken, now)
         return started
+
+    def _whole_run(self) -> WholeRun | None:
+        """The compiled kernel's run of exactly this scheduler: FCFS itself, processors, a static priority."""
+        if type(self) is FCFS and not self.resources and self.priority in STATIC_PRIORITIES:
+            return whole_run_settings(FCFS_RUN, self.priority)
+        return None

@@ -322,6 +322,16 @@ class SchedulerBase:
         """Whether a job is still queued (a lost reservation is a change) rather than started."""
         return True
 
+    def _whole_run(self) -> Any:
+        """The settings of the compiled kernel's run that makes exactly this scheduler's decisions, or None.
+
+        None here: only FCFS, EASY, Conservative, PC and DC themselves, in the configurations the
+        kernel ports (:mod:`backfill.schedulers.machinery.compiled`), answer otherwise, and never a
+        subclass of theirs (whatever it overrides). The kernel, below the schedulers, asks the
+        scheduler rather than importing it.
+        """
+        return None
+
     # -- resources besides processors (backfill.workloads.resources) --------------------------------
 
     @property
