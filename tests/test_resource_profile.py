@@ -134,8 +134,10 @@ def machine_for(capacity: tuple[int, ...]) -> type[RuleBasedStateMachine]:
             other = self.profile.copy()
             other._check()
             assert list(other) == list(self.profile)
-            other.reserve(other.origin + 100, other.origin + 101, other.capacity)
-            assert self.profile.free_at(self.profile.origin + 100) == self.profile.capacity
+            # Past the last step everything is free (a reservation may end after origin + 100).
+            later = max(t for t, _ in other) + 100
+            other.reserve(later, later + 1, other.capacity)
+            assert self.profile.free_at(later) == self.profile.capacity
 
         @invariant()
         def representation(self) -> None:
