@@ -53,9 +53,13 @@ _COUNTS_MOVES = (4, 5)
 
 
 def _settings(scheduler: Any) -> Any:
-    """The scheduler's answer to ``_whole_run()`` (None for one that has no such method)."""
-    ask = getattr(scheduler, "_whole_run", None)
-    return None if ask is None else ask()
+    """The scheduler's answer to ``_whole_run()``: None for one whose class has no such method.
+
+    Read from the class, not the object, so that a wrapper (``planning``, ``guarded``) that hands
+    attribute look-ups to the scheduler it wraps is never taken for it: it runs the Python path.
+    """
+    ask = getattr(type(scheduler), "_whole_run", None)
+    return None if ask is None else ask(scheduler)
 
 
 def whole_run(
