@@ -6,7 +6,7 @@ import math
 
 import attrs
 
-from backfill.schedulers.machinery.compiled import DC_RUN, STATIC_PRIORITIES, WholeRun, whole_run_settings
+from backfill.schedulers.machinery.compiled import DC_RUN, WholeRun, guarantee_run
 from backfill.schedulers.machinery.guarantee import GuaranteeScheduler
 from backfill.workloads.workload import Job
 
@@ -69,21 +69,8 @@ class DC(GuaranteeScheduler):
     _idle_check: bool = attrs.field(init=False, default=False)
 
     def _whole_run(self) -> WholeRun | None:
-        """The compiled kernel's run of exactly this scheduler, or None.
-
-        DC itself on processors alone, under a static priority, with no planning window or test
-        limit and its accelerated paths.
-        """
-        plain = self.planning_window is None and self.max_tested is None
-        if (
-            type(self) is DC
-            and not self.resources
-            and plain
-            and DC.accelerated
-            and self.priority in STATIC_PRIORITIES
-        ):
-            return whole_run_settings(DC_RUN, self.priority, restart=getattr(self, "restart", True))
-        return None
+        """The compiled kernel's run of exactly this scheduler (``machinery.compiled``), or None."""
+        return guarantee_run(self, DC_RUN) if type(self) is DC else None
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""

@@ -7,7 +7,7 @@ from typing import Any
 import attrs
 
 from backfill._validators import is_bool
-from backfill.schedulers.machinery.compiled import PC_RUN, STATIC_PRIORITIES, WholeRun, whole_run_settings
+from backfill.schedulers.machinery.compiled import PC_RUN, WholeRun, guarantee_run
 from backfill.schedulers.machinery.guarantee import GuaranteeScheduler
 from backfill.workloads.workload import Job
 
@@ -75,21 +75,8 @@ class PC(GuaranteeScheduler):
         return (["restart=False"] if not self.restart else []) + super()._extras()
 
     def _whole_run(self) -> WholeRun | None:
-        """The compiled kernel's run of exactly this scheduler, or None.
-
-        PC itself on processors alone, under a static priority, with no planning window or test
-        limit and its accelerated paths.
-        """
-        plain = self.planning_window is None and self.max_tested is None
-        if (
-            type(self) is PC
-            and not self.resources
-            and plain
-            and PC.accelerated
-            and self.priority in STATIC_PRIORITIES
-        ):
-            return whole_run_settings(PC_RUN, self.priority, restart=getattr(self, "restart", True))
-        return None
+        """The compiled kernel's run of exactly this scheduler (``machinery.compiled``), or None."""
+        return guarantee_run(self, PC_RUN) if type(self) is PC else None
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""

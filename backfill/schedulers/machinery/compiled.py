@@ -9,10 +9,12 @@ other scheduler, a subclass of a built-in among them, answers None and runs the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from backfill.schedulers.machinery.guarantee import compression_thresholds
 from backfill.schedulers.machinery.priorities import Priority, fcfs, ljf, njf, sjf, wjf
 
-__all__ = ["STATIC_PRIORITIES", "WholeRun", "whole_run_settings"]
+__all__ = ["STATIC_PRIORITIES", "WholeRun", "guarantee_run", "whole_run_settings"]
 
 #: The priorities the compiled queue orders by, by the function itself (identity, not name).
 STATIC_PRIORITIES: dict[Priority, str] = {fcfs: "fcfs", sjf: "sjf", ljf: "ljf", wjf: "wjf", njf: "njf"}
@@ -40,3 +42,22 @@ def whole_run_settings(
     """
     named_order = None if order is None else STATIC_PRIORITIES[order]
     return (kind, STATIC_PRIORITIES[priority], named_order, depth, restart, *compression_thresholds())
+
+
+def guarantee_run(scheduler: Any, kind: int) -> WholeRun | None:
+    """PC's or DC's compiled run (``kind`` ``PC_RUN`` or ``DC_RUN``), or None where it is not one.
+
+    The kernel ports them on processors alone, under a static priority, with no planning window or
+    test limit and their accelerated paths (``accelerated`` of the class); ``restart`` is PC's
+    (DC compresses each job once). The caller checks that ``scheduler`` is PC or DC itself.
+
+    Examples:
+        >>> from backfill import PC
+        >>> guarantee_run(PC(), PC_RUN)[:5], guarantee_run(PC(planning_window=3600.0), PC_RUN)
+        ((4, 'fcfs', None, 1, True), None)
+    """
+    plain = scheduler.planning_window is None and scheduler.max_tested is None
+    static = scheduler.priority in STATIC_PRIORITIES
+    if scheduler.resources or not plain or not type(scheduler).accelerated or not static:
+        return None
+    return whole_run_settings(kind, scheduler.priority, restart=getattr(scheduler, "restart", True))
