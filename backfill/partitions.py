@@ -55,6 +55,7 @@ __all__ = [
     "check_partitions",
     "jobs_per_partition",
     "log_partitions",
+    "partition_numbers",
     "partition_runs",
     "partition_sizes",
     "partitioned_name",
@@ -72,14 +73,32 @@ def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def _as_numbers(value: Any) -> tuple[int, ...]:
+def partition_numbers(value: Any, what: str = "Partition.numbers") -> tuple[int, ...]:
+    """``value`` as SWF partition numbers: one int or distinct ints, each -1 (unknown) or from 0.
+
+    The numbers a job may carry in field 16 (no other negative number names a partition, see
+    :class:`~backfill.workloads.workload.Job`), so a partition never serves a number no job has.
+
+    Raises:
+        ParameterError: Naming ``what`` and the value.
+
+    Examples:
+        >>> partition_numbers([4, -1]), partition_numbers(2)
+        ((4, -1), (2,))
+        >>> partition_numbers([-7])
+        Traceback (most recent call last):
+        ...
+        backfill.errors.ParameterError: Partition.numbers must be distinct ints, each -1 (unknown) or ...
+    """
     if _is_int(value):
-        return (int(value),)
+        value = (value,)
     if isinstance(value, str) or not isinstance(value, Iterable):
-        raise ParameterError(f"Partition.numbers must be SWF partition numbers (ints), got {value!r}")
+        raise ParameterError(f"{what} must be SWF partition numbers (ints), got {value!r}")
     out = tuple(value)
-    if not out or not all(_is_int(n) for n in out) or len(set(out)) != len(out):
-        raise ParameterError(f"Partition.numbers must be distinct ints, at least one, got {value!r}")
+    if not out or not all(_is_int(n) and (n >= 0 or n == -1) for n in out) or len(set(out)) != len(out):
+        raise ParameterError(
+            f"{what} must be distinct ints, each -1 (unknown) or from 0, at least one, got {value!r}"
+        )
     return tuple(int(n) for n in out)
 
 
@@ -106,11 +125,11 @@ class Partition:
         >>> Partition("gpu", numbers=(), processors=512)
         Traceback (most recent call last):
         ...
-        backfill.errors.ParameterError: Partition.numbers must be distinct ints, at least one, got ()
+        backfill.errors.ParameterError: Partition.numbers must be distinct ints, each -1 ... got ()
     """
 
     name: str = attrs.field(validator=_is_name)
-    numbers: tuple[int, ...] = attrs.field(converter=_as_numbers)
+    numbers: tuple[int, ...] = attrs.field(converter=partition_numbers)
     processors: int = attrs.field(validator=_is_size)
     resources: tuple[Resource, ...] = attrs.field(default=(), converter=check_resources)
 

@@ -27,7 +27,7 @@ from backfill import (
     lublin_feitelson,
     simulate,
 )
-from backfill.errors import ParameterError
+from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.specs import ResourceSpec
 from backfill.experiments.sweep import summary_row
 from backfill.measures.resource_use import held_back, held_back_columns
@@ -248,3 +248,13 @@ def test_a_partitioned_run_is_held_back_partition_by_partition(
 def test_cells_of_the_documented_default_do_not_read_cells_of_the_old_default() -> None:
     assert ResourceSpec("memory").identity() == ["memory", "documented"]
     assert ResourceSpec("memory", 1024).identity() == ["memory", 1024]
+
+
+def test_held_back_refuses_what_is_not_a_schedule_or_resources() -> None:
+    s = simulate(lublin_feitelson(20, machine_size=8), FCFS())
+    with pytest.raises(BackfillError, match="held_back needs a Schedule, got str"):
+        held_back("schedule.csv")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="resources must be Resource objects"):
+        held_back(s, resources=[1])  # type: ignore[list-item]
+    with pytest.raises(ParameterError, match="resources must be a sequence"):
+        held_back(s, resources=-1)  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ import pytest
 from backfill import EASY, Job, Partition, Resource, Selective, Workload, read_swf
 from backfill.cli import main
 from backfill.errors import JobError, ParameterError, SWFError
+from backfill.experiments import PartitionSpec
 from backfill.measures.partitions import validate_partitions
 from backfill.partitions import log_partitions, partition_runs, simulate_partitions
 
@@ -240,3 +241,19 @@ def test_a_planning_wrapper_is_copied_with_each_partitions_resources() -> None:
     s = simulate_partitions(w, parts, prototype)
     validate_partitions(s, parts)
     assert s.start.tolist() == [0.0, 0.0, 10.0, 0.0]  # 200 kB hold jobs 2 and 4, 100 kB one of 1 and 3
+
+
+@pytest.mark.parametrize("numbers", [-7, (3, -2), (1, 1), (), 1.5, "1"])
+def test_a_partition_serves_no_number_a_job_cannot_carry(numbers: Any) -> None:
+    # Field 16 is -1 or from 0 (a Job refuses -7): a partition of -7 would serve nothing, silently.
+    with pytest.raises(ParameterError, match=r"Partition\.numbers must be"):
+        Partition("p", numbers, processors=4)
+    with pytest.raises(ParameterError, match=r"PartitionSpec\.numbers must be"):
+        PartitionSpec(numbers if isinstance(numbers, tuple) else (numbers,))
+    assert Partition("p", (-1, 0, 7), processors=4).numbers == (-1, 0, 7)
+
+
+def test_partition_sizes_name_numbers_a_job_can_carry() -> None:
+    with pytest.raises(ParameterError, match=r"PartitionSpec\.sizes' numbers must be"):
+        PartitionSpec(None, ((-3, 8),))
+    assert PartitionSpec(None, ((-1, 8),)).sizes == ((-1, 8),)

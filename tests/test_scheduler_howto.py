@@ -467,3 +467,12 @@ def test_the_page_plans_a_workload_with_memory_as_it_says() -> None:
     assert too_large == 53  # as the page says
     for run in _page()["with_memory_runs"]:
         assert len(run.rejected) == too_large and [r.name for r in run.resources] == ["memory"]
+
+
+def test_reading_one_resource_refuses_a_value_it_cannot_hold() -> None:
+    from backfill.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="-3 does not hold processors"):
+        amount_of(-3)  # a count of processors is never negative
+    with pytest.raises(ParameterError, match=r"EASY\(fcfs\): amount\(\) takes a Job, got 'job 7'"):
+        EASY().amount("job 7")  # type: ignore[arg-type]

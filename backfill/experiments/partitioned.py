@@ -25,6 +25,7 @@ from backfill.partitions import (
     Partition,
     check_partitions,
     log_partitions,
+    partition_numbers,
     partition_runs,
     partitioned_name,
     partitioned_workload,
@@ -48,14 +49,7 @@ def _is_int(value: object) -> bool:
 
 
 def _as_numbers(value: Any) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise ParameterError(f"PartitionSpec.numbers must be SWF partition numbers or None, got {value!r}")
-    out = tuple(value)
-    if not out or not all(_is_int(n) for n in out) or len(set(out)) != len(out):
-        raise ParameterError(f"PartitionSpec.numbers must be distinct ints, at least one, got {value!r}")
-    return out
+    return None if value is None else partition_numbers(value, "PartitionSpec.numbers")
 
 
 def _as_sizes(value: Any) -> tuple[tuple[int, int], ...]:
@@ -69,6 +63,8 @@ def _as_sizes(value: Any) -> tuple[tuple[int, int], ...]:
         raise ParameterError(
             f"PartitionSpec.sizes must map distinct SWF numbers to processors (ints >= 1), got {value!r}"
         )
+    if numbers:
+        partition_numbers(numbers, "PartitionSpec.sizes' numbers")  # -1 or from 0, as a job's
     return pairs
 
 

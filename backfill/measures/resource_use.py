@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from backfill.errors import BackfillError
 from backfill.schedule import Schedule
-from backfill.workloads.resources import Resource
+from backfill.workloads.resources import Resource, check_resources
 
 __all__ = [
     "held_back",
@@ -172,6 +172,10 @@ def held_back(schedule: Schedule, resources: Sequence[Resource] | None = None) -
     Returns:
         ``{name: seconds}`` for each resource, in order; empty with processors alone.
 
+    Raises:
+        BackfillError: If ``schedule`` is not a Schedule (``ParameterError``: if ``resources`` are
+            not Resource objects of distinct names).
+
     Examples:
         >>> from backfill import FCFS, Job, Resource, Workload, simulate
         >>> memory = Resource.memory(capacity=10)
@@ -181,7 +185,9 @@ def held_back(schedule: Schedule, resources: Sequence[Resource] | None = None) -
         >>> s.start.tolist(), held_back(s)  # job 2 waits from 5 to 30 with 3 processors free
         ([0.0, 30.0], {'memory': 25.0})
     """
-    planned = tuple(schedule.resources if resources is None else resources)
+    if not isinstance(schedule, Schedule):
+        raise BackfillError(f"held_back needs a Schedule, got {type(schedule).__name__}")
+    planned = schedule.resources if resources is None else check_resources(resources)
     if not planned:
         return {}
     w = schedule.workload

@@ -170,8 +170,8 @@ def amount_of(value: int | Amounts, name: str = "processors", resources: Sequenc
 
     Raises:
         ParameterError: If ``name`` is not processors nor one of ``resources`` (naming both), or
-            ``value`` does not hold processors and ``resources`` (an int given with resources, or
-            Amounts of another length).
+            ``value`` does not hold processors and ``resources`` (an int given with resources, a
+            negative int, or Amounts of another length).
 
     Examples:
         >>> free = Amounts((6, 1024))
@@ -188,7 +188,7 @@ def amount_of(value: int | Amounts, name: str = "processors", resources: Sequenc
     if isinstance(value, Amounts):
         if len(value) == len(names):
             return value[names.index(name)]
-    elif isinstance(value, Integral) and not isinstance(value, bool) and len(names) == 1:
+    elif isinstance(value, Integral) and not isinstance(value, bool) and value >= 0 and len(names) == 1:
         return int(value)
     raise ParameterError(
         f"{value!r} does not hold {', '.join(names)}: an int holds processors alone, Amounts one "

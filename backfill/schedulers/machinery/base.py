@@ -372,8 +372,8 @@ class SchedulerBase:
         or of a free value, use :func:`~backfill.workloads.amounts.amount_of`.
 
         Raises:
-            ParameterError: If the scheduler does not plan a resource ``name`` (naming the ones it
-                plans).
+            ParameterError: If ``job`` is not a Job, or the scheduler does not plan a resource
+                ``name`` (naming the ones it plans).
 
         Examples:
             >>> from backfill import EASY, Job, Resource
@@ -385,6 +385,8 @@ class SchedulerBase:
             ...
             backfill.errors.ParameterError: EASY(fcfs): no resource 'memory' is planned; planned: processors
         """
+        if not isinstance(job, Job):
+            raise ParameterError(f"{scheduler_name(self)}: amount() takes a Job, got {job!r}")
         try:
             return amount_of(self.request(job), name, self.resources)
         except ParameterError as e:
