@@ -21,8 +21,7 @@ from backfill.experiments.progress import progress_bar
 from backfill.experiments.specs import SchedulerSpec
 from backfill.experiments.sweep import summary_row
 from backfill.measures.metrics import DEFAULT_COLUMNS, metrics_table
-from backfill.measures.partitions import partition_held_back, validate_partitions
-from backfill.measures.resource_use import held_back_column
+from backfill.measures.partitions import validate_partitions
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.machinery.protocol import scheduler_name
@@ -171,9 +170,7 @@ def _row(
     run = {"workload": context.run_fields["workload"], "scheduler": spec.label, "scheduler_name": spec.name}
     run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
     run |= {"load": context.run_fields["load"], "estimates": context.run_fields["estimates"]}
-    row = run | summary_row(schedule, bound=args.bound, seconds=seconds)
-    if own_parts:  # each partition a machine of its own, not the merged pools
-        row |= {held_back_column(k): v for k, v in partition_held_back(schedule, own_parts).items()}
+    row = run | summary_row(schedule, bound=args.bound, seconds=seconds, partitions=own_parts or ())
     if extra and own_parts:
         row |= partition_measures(
             schedule,

@@ -18,7 +18,7 @@ import math
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -74,7 +74,7 @@ from backfill.measures.partitions import partition_held_back, validate_partition
 from backfill.measures.resource_use import held_back_column, held_back_columns, utilization_column
 from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
-from backfill.partitions import simulate_partitions
+from backfill.partitions import Partition, simulate_partitions
 from backfill.schedule import Schedule
 from backfill.schedulers.machinery.priorities import PRIORITIES
 from backfill.simulator import simulate
@@ -208,6 +208,7 @@ def summary_row(
     bound: float = DEFAULT_BOUND,
     seconds: float = math.nan,
     trim: Trim | None = None,
+    partitions: Sequence[Partition] = (),
 ) -> dict[str, Any]:
     """Return the metric and accounting columns of a result row for a validated ``schedule``.
 
@@ -215,7 +216,8 @@ def summary_row(
     ``seconds`` (the simulation's wall time), each planned resource's utilization (which
     ``summarize`` gives; none with processors alone) and the seconds each held the oldest waiting
     job back (``held_back_<name>``, :func:`~backfill.measures.resource_use.held_back`, over the
-    whole run even when trimmed), the
+    whole run even when trimmed; with ``partitions``, the schedule's own, partition by partition,
+    :func:`~backfill.measures.partitions.partition_held_back`, not on the merged pools), the
     simulator's rejections and the SWF reader's
     dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
     With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
@@ -231,7 +233,10 @@ def summary_row(
     measured = trim_schedule(schedule, trim)
     metrics: dict[str, Any] = summarize(measured, bound=bound)  # with each resource's utilization
     # Over the whole run, trimming aside: what was free at an instant depends on every job running.
-    metrics |= held_back_columns(schedule)
+    if partitions:  # each partition a machine of its own
+        metrics |= {held_back_column(k): v for k, v in partition_held_back(schedule, partitions).items()}
+    else:
+        metrics |= held_back_columns(schedule)
     whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
         metrics[key] = int(whole[key])
@@ -263,9 +268,7 @@ def _measure(
         validate_partitions(schedule, parts)  # the whole schedule, then each partition's capacities
     else:
         validate_schedule(schedule)
-    metrics = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim)
-    if parts:  # each partition a machine of its own, not the merged pools
-        metrics |= {held_back_column(k): v for k, v in partition_held_back(schedule, parts).items()}
+    metrics = summary_row(schedule, bound=cell.bound, seconds=seconds, trim=cell.trim, partitions=parts)
     fresh = cell.scheduler.build(cell.priority, workload) if cell.measures else scheduler
     if cell.measures and parts:
         metrics |= partition_measures(
