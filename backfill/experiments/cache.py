@@ -47,8 +47,9 @@ __all__ = [
 #: computed again rather than misread. Format 2 added the key and the checksums; format 3 the
 #: schedule's ``path`` (which code made it), so that a cached row says it as a computed one does;
 #: format 4 the ``held_back_<resource>`` columns of runs with resources and Batsim's own job ids
-#: in the per-job files.
-CACHE_FORMAT = 4
+#: in the per-job files; format 5 the per-job files' ``user`` and ``group`` columns, with their
+#: provenance on the first row only.
+CACHE_FORMAT = 5
 
 #: What :meth:`CellStore.read` found: a sound file, no file, a file of an older format (written
 #: by an earlier version, computed again without being counted as damaged), or a damaged one.

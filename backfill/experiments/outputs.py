@@ -6,7 +6,8 @@ model's seed, how the log was read, whether the compiled kernel and path ran, an
 and its start time, beside the description of the run (workload label, scheduler with its parameters,
 priority, load factor, estimate policy). The per-job CSV has the column layout of Batsim's
 ``jobs.csv``, which evalys (the field's schedule-visualisation library) reads with
-``evalys.jobset.JobSet.from_csv``, followed by columns of its own (see :data:`JOB_COLUMNS`).
+``evalys.jobset.JobSet.from_csv``, followed by columns of its own (see :data:`JOB_COLUMNS`); its
+provenance is on its first row only, the same for every job of the file.
 """
 
 from __future__ import annotations
@@ -82,7 +83,11 @@ MODEL_SOURCE = "lublin_feitelson"
 #: numbers such as ``0-3 8``, a feasible packing from
 #: :func:`~backfill.experiments.gantt.processor_lanes`, since a schedule says how many processors a
 #: job used, not which), then ``bounded_slowdown``, ``rejected_reason`` (empty for a job that ran),
-#: the run's description and :data:`PROVENANCE_COLUMNS`. A rejected job has ``success`` 0,
+#: ``user`` and ``group`` (SWF fields 12 and 13, -1 where the log does not say, as for the model),
+#: the run's description (on every row, short, so that files read together stay apart) and
+#: :data:`PROVENANCE_COLUMNS`, on the first row only: they are the same for every job of the file,
+#: and a CSV reader (pandas, evalys) skips no comment line that could hold them once; the other rows
+#: leave them empty. A rejected job has ``success`` 0,
 #: ``final_state`` ``REJECTED`` and empty times. A schedule that planned resources besides processors
 #: has one more column per resource after ``allocated_resources``, named as the resource
 #: (``memory``): the amount the job holds, in its units (kB of memory for the whole job); see
@@ -104,6 +109,8 @@ JOB_COLUMNS: tuple[str, ...] = (
     "allocated_resources",
     "bounded_slowdown",
     "rejected_reason",
+    "user",
+    "group",
     "scheduler",
     "priority",
     "load",
@@ -231,6 +238,8 @@ def job_rows(
 ) -> list[dict[str, str]]:
     """Return one row per job of ``schedule`` (workload order), with the columns of :func:`job_columns`.
 
+    The description is on every row; the provenance columns on the first row only, empty on the others.
+
     Args:
         schedule: A finished schedule.
         description: The run's ``workload`` (written as ``workload_name``), ``scheduler``,
@@ -244,6 +253,8 @@ def job_rows(
         >>> row = job_rows(s, {"workload": "tiny", "scheduler": "FCFS"})[0]
         >>> row["jobID"], row["starting_time"], row["finish_time"], row["allocated_resources"]
         ('7', '0.0', '10.0', '0-1')
+        >>> row["user"], row["group"], row["scheduler"]
+        ('-1', '-1', 'FCFS')
     """
     ids = schedule.workload.column("id").tolist()
     given = batsim_ids(schedule)  # a Batsim file's ids, written back as the file gave them
@@ -255,14 +266,15 @@ def job_rows(
     slowdown[started] = bounded_slowdowns(schedule, bound)
     lanes = processor_lanes(schedule)
     rejected = schedule.rejected
-    fixed = {
-        c: str(description.get(c, "")) for c in ("scheduler", "priority", "estimates", *PROVENANCE_COLUMNS)
-    }
+    users, groups = schedule.workload.column("user").tolist(), schedule.workload.column("group").tolist()
+    fixed = {c: str(description.get(c, "")) for c in ("scheduler", "priority", "estimates")}
     fixed["workload_name"] = str(description.get("workload", ""))
     load = description.get("load", "")
     fixed["load"] = _number(float(load)) if load != "" else ""
+    origin = {c: str(description.get(c, "")) for c in PROVENANCE_COLUMNS}
+    later = dict.fromkeys(PROVENANCE_COLUMNS, "")  # once per file: on the first row
     held = {r.name: job_amounts(schedule, r).tolist() for r in schedule.resources}
-    rows = []
+    rows: list[dict[str, str]] = []
     for i, job_id in enumerate(ids):
         ran = bool(started[i])
         run = float(end[i] - start[i]) if ran else math.nan
@@ -284,10 +296,12 @@ def job_rows(
             "allocated_resources": _interval_set(lanes.get(i, [])),
             "bounded_slowdown": _number(float(slowdown[i])),
             "rejected_reason": "" if ran else str(rejected.get(int(job_id), "")),
+            "user": str(users[i]),
+            "group": str(groups[i]),
         }
         for name, amounts in held.items():
             row[name] = str(amounts[i])
-        rows.append(row | fixed)
+        rows.append(row | fixed | (later if rows else origin))
     return rows
 
 
@@ -325,20 +339,21 @@ def write_jobs_csv(
 
 
 def stamp_jobs_csv(text: str, stamp: Mapping[str, str]) -> str:
-    r"""Return a per-job CSV text (:func:`jobs_csv_text`) with the columns of ``stamp`` set in every row.
+    r"""Return a per-job CSV text (:func:`jobs_csv_text`) with the columns of ``stamp`` set on its first row.
 
     A sweep's cells make their per-job CSV before the command that ran them is known; the command
-    line stamps its ``argv`` and ``utc`` (:func:`run_provenance`) on them when it writes them.
+    line stamps its ``argv`` and ``utc`` (:func:`run_provenance`) on them when it writes them,
+    where the other provenance columns are: on the first row.
 
     Examples:
         >>> stamp_jobs_csv("jobID,utc\n1,\n2,\n", {"utc": "2026-01-02T03:04:05Z"})
-        'jobID,utc\n1,2026-01-02T03:04:05Z\n2,2026-01-02T03:04:05Z\n'
+        'jobID,utc\n1,2026-01-02T03:04:05Z\n2,\n'
     """
     reader = csv.DictReader(io.StringIO(text))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(reader.fieldnames or ()), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(row | dict(stamp) for row in reader)
+    writer.writerows(row | dict(stamp) if i == 0 else row for i, row in enumerate(reader))
     return out.getvalue()
 
 
