@@ -58,9 +58,9 @@ def test_simulate_with_memory(capsys: pytest.CaptureFixture[str], log: Path, tmp
     assert "note: memory: 10 jobs have no requested memory (field 10)" in out
     assert "note: memory: 10 jobs record neither" in out
     assert _table_header(out)[-2:] == ["utilization_memory", "held_back_memory"]
-    assert "Conservative+memory=4096(fcfs)" in out
+    assert "Conservative+memory=4M(fcfs)" in out
     [row] = _csv_rows(tmp_path / "m.csv")
-    assert row["scheduler"] == "Conservative+memory=4096" and 0 < float(row["utilization_memory"]) <= 1
+    assert row["scheduler"] == "Conservative+memory=4M" and 0 < float(row["utilization_memory"]) <= 1
     workload, _ = read_swf(log)
     jobs = _csv_rows(tmp_path / "j.csv")
     assert [int(j["memory"]) for j in jobs] == [memory_request(j) for j in workload]
@@ -78,7 +78,7 @@ def test_memory_with_a_size_rejects_the_jobs_that_cannot_fit(
     assert code == 0, err
     [row] = _csv_rows(tmp_path / "m.csv")
     # 1 MB per processor, 8 MB in all: the jobs asking 4 MB per processor on 3 or 4 processors do not fit.
-    assert row["scheduler"] == "Conservative+memory=1024"
+    assert row["scheduler"] == "Conservative+memory=1M"
     assert "needs more memory than the machine has (8192)" in row["rejected_reasons"]
     workload, _ = read_swf(log)
     assert int(row["rejected"]) == sum(memory_request(j) > 8192 for j in workload)
@@ -128,12 +128,12 @@ def test_compare_with_memory(capsys: pytest.CaptureFixture[str], log: Path, tmp_
         "--csv", str(tmp_path / "c.csv"), "--cache", str(tmp_path / "cache"),
     )  # fmt: skip
     assert code == 0, err
-    assert "percent improvement over Conservative+memory=2048" in out
-    assert "| Conservative(planning_window=60.0)+memory=2048 " in out
+    assert "percent improvement over Conservative+memory=2M" in out
+    assert "| Conservative(planning_window=60.0)+memory=2M " in out
     rows = _csv_rows(tmp_path / "c.csv")
     assert [r["scheduler"] for r in rows] == [
-        "Conservative+memory=2048",
-        "Conservative(planning_window=60.0)+memory=2048",
+        "Conservative+memory=2M",
+        "Conservative(planning_window=60.0)+memory=2M",
     ]
     assert all(0 < float(r["utilization_memory"]) <= 1 for r in rows)
     # The same sweep without memory shares no cell with it.

@@ -19,7 +19,7 @@ from backfill.errors import BackfillError, BatsimError, ParameterError
 from backfill.experiments.columns import column_label, is_resource_column, measure_column
 from backfill.experiments.outputs import JOB_COLUMNS, job_columns, jobs_csv_text
 from backfill.experiments.results import SweepResult, row_columns
-from backfill.experiments.specs import ResourceSpec, SchedulerSpec, memory_size, resource_specs
+from backfill.experiments.specs import ResourceSpec, SchedulerSpec, memory_size, memory_text, resource_specs
 from backfill.experiments.sweep import Cell, Grid, ModelWorkload, TraceWorkload, run_sweep, summary_row
 from backfill.measures.metrics import utilization
 from backfill.measures.resource_use import job_amounts, resource_utilization, resource_utilizations
@@ -260,6 +260,44 @@ def test_memory_sizes() -> None:
     ]:
         with pytest.raises(BackfillError, match=words):
             memory_size(bad)
+
+
+# Sizes as a user writes them (a whole or a few decimals of a unit) and any whole kB, however large.
+def _written(whole: int, thousandths: int, shift: int) -> int:
+    return (whole * 1000 + thousandths) * 2**shift // 1000  # whole.thousandths of M, G or T, in kB
+
+
+_SIZES = st.one_of(
+    st.integers(1, 2**80),
+    st.builds(_written, st.integers(1, 4096), st.integers(0, 999), st.sampled_from([10, 20, 30])),
+)
+
+
+@given(_SIZES)
+@example(2**20)
+@example(3 * 2**19)
+@example(2**53 + 1)
+def test_a_size_is_written_in_the_user_s_units_and_read_back_exactly(kb: int) -> None:
+    text = memory_text(kb)
+    assert memory_size(text) == kb
+    spec = ResourceSpec("memory", kb)
+    assert ResourceSpec.parse(spec.label) == spec and spec.label == f"memory={text}"
+    scheduler = SchedulerSpec("EASY", (("depth", 2),), resources=[spec])
+    assert SchedulerSpec.parse(str(scheduler)) == scheduler
+    if kb % 1024 == 0:  # a whole number of M is never written as kB
+        assert text[-1] in "TGM"
+
+
+def test_sizes_are_labelled_as_written() -> None:
+    given = ("1G", "1.5G", "512M", "1536M", "150")
+    labels = {t: SchedulerSpec.parse(f"easy+memory={t}").label for t in given}
+    assert labels == {
+        "1G": "EASY+memory=1G",
+        "1.5G": "EASY+memory=1.5G",
+        "512M": "EASY+memory=512M",
+        "1536M": "EASY+memory=1.5G",  # one size, one label
+        "150": "EASY+memory=150",  # kB, as SWF counts
+    }
 
 
 def test_resource_specs() -> None:

@@ -39,8 +39,8 @@ def test_a_spec_text_names_resources_as_the_command_line_does() -> None:
     spec = SchedulerSpec.parse("easy:depth=2+memory=1G")
     assert spec.params == (("depth", 2),)
     assert spec.resources == (ResourceSpec("memory", 1048576),)
-    assert spec.label == "EASY(depth=2)+memory=1048576"
-    assert str(spec) == "EASY:depth=2+memory=1048576"
+    assert spec.label == "EASY(depth=2)+memory=1G"
+    assert str(spec) == "EASY:depth=2+memory=1G"
     assert SchedulerSpec.parse("conservative+memory").resources == (ResourceSpec("memory"),)
     assert SchedulerSpec.parse("easy:planning_window=1e+5").params == (("planning_window", 100000.0),)
     with pytest.raises(BackfillError, match="unknown resource 'gpus'"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any
 
 import attrs
@@ -16,7 +17,7 @@ from backfill.errors import BackfillError
 from backfill.workloads.resources import Resource, default_capacity, memory_request
 from backfill.workloads.workload import Job, Workload
 
-__all__ = ["RESOURCE_RULES", "ResourceSpec", "memory_size", "resource_specs"]
+__all__ = ["RESOURCE_RULES", "ResourceSpec", "memory_size", "memory_text", "resource_specs"]
 
 #: The resources a :class:`ResourceSpec` can name, each with the rule giving a job's amount.
 RESOURCE_RULES: dict[str, Callable[[Job], int]] = {"memory": memory_request}
@@ -30,7 +31,8 @@ def memory_size(text: str) -> int:
     """Read a memory size per processor as whole kB: ``1.5G``, ``512M``, ``64K``, or kB (as SWF counts).
 
     The units are binary (``1M`` = 1024 kB, ``1G`` = 1024 M, ``1T`` = 1024 G; case and a trailing
-    ``B`` do not matter); a fraction of a kB is dropped.
+    ``B`` do not matter); a fraction of a kB is dropped. The number is read exactly, not as a float,
+    so that every size :func:`memory_text` writes reads back as the same kB, however large.
 
     Raises:
         BackfillError: Not a number with a known unit, or not at least 1 kB.
@@ -55,10 +57,32 @@ def memory_size(text: str) -> int:
             f"memory size {text!r} has an unknown unit {unit!r}; known: K, M, G, T (binary), "
             "none for kB (as SWF counts)"
         )
-    value = float(number) * _UNITS[key]
-    if not (math.isfinite(value) and value >= 1):
+    # The float only bounds the number (1e999999 would be a huge exact integer); the value is exact.
+    if not (math.isfinite(float(number) * _UNITS[key]) and Fraction(number) * _UNITS[key] >= 1):
         raise BackfillError(f"memory size {text!r} must be at least 1 kB per processor")
-    return int(value)
+    return int(Fraction(number) * _UNITS[key])
+
+
+def memory_text(kb: int) -> str:
+    """Write a memory size per processor in the largest binary unit that gives it exactly: ``1.5G``.
+
+    The inverse of :func:`memory_size`: a whole or a number of at most three decimals of ``T``,
+    ``G`` or ``M``, else the kB as a plain number (as SWF counts them), so that
+    ``memory_size(memory_text(kb)) == kb``. Labels and file names show sizes so, as a user writes them.
+
+    Examples:
+        >>> [memory_text(kb) for kb in (1048576, 1572864, 524288, 2048, 1000)]
+        ['1G', '1.5G', '512M', '2M', '1000']
+        >>> memory_size(memory_text(1049624)) == 1049624
+        True
+    """
+    for unit in ("T", "G", "M"):
+        scale = _UNITS[unit]
+        whole, rest = divmod(kb, scale)
+        if whole >= 1 and rest * 1000 % scale == 0:  # rest / scale has at most three decimals
+            decimals = f"{rest * 1000 // scale:03d}".rstrip("0")
+            return f"{whole}.{decimals}{unit}" if decimals else f"{whole}{unit}"
+    return str(kb)
 
 
 def _known_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -91,7 +115,9 @@ class ResourceSpec:
         >>> ResourceSpec.parse("memory=1K").resource(Workload.from_jobs([job], machine_size=8))  # 1 kB x 8
         Resource(name='memory', capacity=8, request=memory_request)
         >>> ResourceSpec.parse("memory=1G").label, ResourceSpec.parse("memory=1G").per_processor
-        ('memory=1048576', 1048576)
+        ('memory=1G', 1048576)
+        >>> ResourceSpec.parse("memory=1536M").label, ResourceSpec.parse("memory=150").label
+        ('memory=1.5G', 'memory=150')
     """
 
     name: str = attrs.field(validator=_known_name)
@@ -117,8 +143,11 @@ class ResourceSpec:
 
     @property
     def label(self) -> str:
-        """The spec as text, its size in kB: ``memory`` or ``memory=1572864`` (what :meth:`parse` reads)."""
-        return self.name if self.per_processor is None else f"{self.name}={self.per_processor}"
+        """The spec as text, ``memory`` or ``memory=1.5G`` (:func:`memory_text`), as :meth:`parse` reads it.
+
+        The one way a resource is written: in the ``scheduler`` column, tables and file names alike.
+        """
+        return self.name if self.per_processor is None else f"{self.name}={memory_text(self.per_processor)}"
 
     def identity(self) -> list[Any]:
         """What a cell's result depends on, as JSON-able data: the name and the size per processor.
@@ -153,7 +182,7 @@ def resource_specs(value: str | Iterable[str | ResourceSpec]) -> tuple[ResourceS
 
     Examples:
         >>> [r.label for r in resource_specs("processors,memory=2G")]
-        ['memory=2097152']
+        ['memory=2G']
         >>> resource_specs("processors")
         ()
         >>> resource_specs("memory,gpus")

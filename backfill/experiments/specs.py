@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 import attrs
 
 from backfill.errors import BackfillError, ParameterError
-from backfill.experiments._resource_specs import ResourceSpec, memory_size, resource_specs
+from backfill.experiments._resource_specs import ResourceSpec, memory_size, memory_text, resource_specs
 from backfill.experiments.cache import file_digest
 from backfill.schedulers.machinery.priorities import PRIORITIES
 from backfill.schedulers.machinery.protocol import Scheduler
@@ -41,6 +41,7 @@ __all__ = [
     "WorkloadSpec",
     "check_priority",
     "memory_size",
+    "memory_text",
     "resource_specs",
     "split_spec_text",
 ]
@@ -145,9 +146,9 @@ class SchedulerSpec:
     ``resources`` are the resources planned besides processors (:class:`ResourceSpec`, or their
     text: ``"memory"``, ``"memory=1.5G"``); their capacities come from the workload, so a spec with
     resources builds its scheduler for a workload (:meth:`build`). They are part of the label
-    (``EASY+memory``, ``EASY+memory=1572864`` with a size in kB per processor), hence of the
-    ``scheduler`` column of results, and of a cell's cache key. In text they follow the name and
-    parameters the same way, as the command line's ``--resources`` names them:
+    (``EASY+memory``, ``EASY+memory=1.5G``: the size per processor as :func:`memory_text` writes
+    it), hence of the ``scheduler`` column of results, and of a cell's cache key. In text they
+    follow the name and parameters the same way, as the command line's ``--resources`` names them:
     ``easy:depth=4+memory=1G`` (:meth:`parse`); ``str(spec)`` is that text, which :meth:`parse`
     reads back to an equal spec.
 
@@ -161,10 +162,10 @@ class SchedulerSpec:
         False
         >>> SchedulerSpec.of("EASY", bf_window=1440, predictor="last2").label
         "EASY(planning_window=86400.0, predictor='last2')"
-        >>> SchedulerSpec("Conservative", resources="memory=2G").label
-        'Conservative+memory=2097152'
-        >>> str(SchedulerSpec.parse("easy:depth=4+memory=2G"))
-        'EASY:depth=4+memory=2097152'
+        >>> SchedulerSpec("Conservative", resources="memory=2048M").label
+        'Conservative+memory=2G'
+        >>> str(SchedulerSpec.parse("easy:depth=4+memory=1.5G"))
+        'EASY:depth=4+memory=1.5G'
     """
 
     name: str = attrs.field(converter=_canonical_name, validator=_check_name)
@@ -204,7 +205,7 @@ class SchedulerSpec:
             >>> SchedulerSpec.parse("easy:bf_window=2,predictor=last2").params
             (('planning_window', 120.0), ('predictor', 'last2'))
             >>> SchedulerSpec.parse("conservative+memory=1G").label
-            'Conservative+memory=1048576'
+            'Conservative+memory=1G'
         """
         # A resource begins with a letter after its "+"; a value's exponent ("1e+5") does not.
         head, *extras = _RESOURCE_SPLIT.split(text)
