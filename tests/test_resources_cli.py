@@ -56,7 +56,7 @@ def test_simulate_with_memory(capsys: pytest.CaptureFixture[str], log: Path, tmp
     )  # fmt: skip
     assert code == 0, err
     assert "note: memory: 10 jobs have no requested memory (field 10)" in out
-    assert "note: memory: 10 jobs record neither" in out
+    assert "; 10 record neither: they hold none" in out and out.count("note: memory") == 1
     assert _table_header(out)[-2:] == ["utilization_memory", "held_back_memory"]
     assert "Conservative+memory=4M(fcfs)" in out
     [row] = _csv_rows(tmp_path / "m.csv")
@@ -66,6 +66,15 @@ def test_simulate_with_memory(capsys: pytest.CaptureFixture[str], log: Path, tmp
     assert [int(j["memory"]) for j in jobs] == [memory_request(j) for j in workload]
     batsim = json.loads((tmp_path / "b.json").read_text())
     assert [j["memory"] for j in batsim["jobs"]] == [memory_request(j) for j in workload]
+
+
+def test_the_memory_note_only_where_memory_is_planned(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    # HPC2N printed two memory notes for a run of processors alone: none applies to it.
+    code, out, err = run(capsys, "simulate", str(log), "--scheduler", "easy")
+    assert code == 0, err
+    assert "memory" not in out
+    code, out, err = run(capsys, "simulate", str(log), "--scheduler", "easy+memory=1G")
+    assert code == 0 and out.count("note: memory") == 1, err
 
 
 def test_memory_with_a_size_rejects_the_jobs_that_cannot_fit(

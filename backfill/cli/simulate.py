@@ -402,8 +402,8 @@ def _print_before(
     args: argparse.Namespace, plan: _Plan, given: _Input, workload: Workload, description: str
 ) -> None:
     """Print the reader's report, the workload's line and the notes on options that apply to none."""
-    if given.report is not None:
-        print(given.report.summary())
+    if given.report is not None:  # with the notes on the resources planned, and only those
+        print(given.report.summary(resources=[r.name for spec in plan.specs for r in spec.resources]))
     print(f"workload: {description}, offered load {workload.offered_load():.3f}")
     if plan.orders != ["fcfs"]:
         ignoring = [spec.label.lower() for spec in plan.specs if not spec.takes_priority]

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["CleaningPolicy", "OverrunPolicy", "ProcessorsChoice", "ReadReport", "memory_sources"]
+__all__ = [
+    "CleaningPolicy",
+    "OverrunPolicy",
+    "ProcessorsChoice",
+    "ReadReport",
+    "memory_note",
+    "memory_sources",
+]
 
 ProcessorsChoice: TypeAlias = Literal["allocated", "requested", "allocated_or_requested"]
 OverrunPolicy: TypeAlias = Literal["raise_estimate", "truncate_runtime", "keep", "drop"]
@@ -146,14 +153,14 @@ class ReadReport:
         notes: What the reader could not use or found contradictory outside the data lines, one
             sentence each, saying what it used instead: a ``MaxProcs`` or ``MaxNodes`` header value
             that is not a machine size, different values given for one of them, header text beyond
-            what is kept; and how the jobs' memory is known, where the log records memory (see
-            ``memory_from``).
+            what is kept. How the jobs' memory is known is :attr:`memory_note`, which applies
+            only to a run that plans memory.
         memory_from: Jobs kept by where their memory per processor comes from, as
             :func:`~backfill.workloads.resources.memory_request` reads it: ``requested`` (SWF field
             10), ``used`` (no field 10, so the used memory of field 7, as AccaSim does) and ``none``
             (neither: the job holds no memory). Empty for a reader that does not count them. Where
             any job records memory, the jobs that fall back to field 7 and those with neither are
-            also ``notes``, so that a user scheduling memory sees them.
+            :attr:`memory_note`, so that a user scheduling memory sees them.
 
     Examples:
         >>> r = ReadReport(source="x.swf", lines=3, kept=1, machine_size=4,
@@ -183,8 +190,16 @@ class ReadReport:
                 f"{sum(self.dropped.values())} dropped + {len(self.skipped_lines)} skipped"
             )
 
-    def summary(self) -> str:
+    @property
+    def memory_note(self) -> str:
+        """How the jobs' memory is known, one note (:func:`memory_note`); empty where nothing falls back."""
+        return memory_note(self.memory_from)
+
+    def summary(self, resources: Iterable[str] = ()) -> str:
         """Return a few lines of text describing the read, for logs and notebooks.
+
+        The notes on a resource (:attr:`memory_note`) only for the ``resources`` named, those a run
+        plans besides processors: a run of processors alone does not use the jobs' memory.
 
         Examples:
             >>> r = ReadReport(source="log.swf", lines=5, kept=4, machine_size=8,
@@ -211,6 +226,8 @@ class ReadReport:
             more = ", ..." if len(self.skipped_lines) > 10 else ""
             body.append(f"  skipped lines: {shown}{more}")
         body += [f"  note: {note}" for note in self.notes]
+        if "memory" in resources and self.memory_note:
+            body.append(f"  note: {self.memory_note}")
         return "\n".join([head, *body])
 
 
@@ -219,47 +236,67 @@ class ReadReport:
 # --------------------------------------------------------------------------------------------------
 
 
-def memory_sources(records: npt.NDArray[np.void]) -> tuple[dict[str, int], list[str]]:
-    """Count where the jobs' memory per processor comes from, and the notes a user should see.
+def memory_sources(records: npt.NDArray[np.void]) -> dict[str, int]:
+    """Count where the jobs' memory per processor comes from (:attr:`ReadReport.memory_from`).
 
     Jobs (records of :data:`~backfill.workloads.workload.JOB_DTYPE`) are counted as
     :func:`~backfill.workloads.resources.memory_request` reads them: ``requested`` (SWF field 10
     positive), ``used`` (no field 10 but field 7: the used memory stands in for the request, as
-    AccaSim does) and ``none`` (neither). A log that records no memory at all gets no note; one that
-    records some gets a note for the jobs that fall back and one for those left with none, since
-    scheduling memory would treat them differently from what the log's other jobs say.
+    AccaSim does) and ``none`` (neither).
 
     Examples:
         >>> from backfill.workloads.workload import Job, Workload
         >>> pairs = [(8, -1), (-1, 5), (-1, -1)]  # (field 10, field 7)
         >>> jobs = [Job(id=i, submit=0.0, processors=1, runtime=1.0, estimate=1.0,
         ...             requested_memory=r, memory=u) for i, (r, u) in enumerate(pairs)]
-        >>> counts, notes = memory_sources(Workload.from_jobs(jobs, machine_size=1).records)
-        >>> counts
+        >>> memory_sources(Workload.from_jobs(jobs, machine_size=1).records)
         {'requested': 1, 'used': 1, 'none': 1}
-        >>> print(notes[0])
-        memory: 1 job has no requested memory (field 10): its used memory (field 7) stands in, as AccaSim does
     """
     requested = records["requested_memory"] > 0
     used = ~requested & (records["memory"] > 0)
-    counts = {
+    return {
         "requested": int(requested.sum()),
         "used": int(used.sum()),
         "none": int(len(records) - requested.sum() - used.sum()),
     }
-    notes = []
-    if counts["requested"] or counts["used"]:
-        if counts["used"]:
-            n = counts["used"]
-            notes.append(
-                f"memory: {n} job{'s have' if n != 1 else ' has'} no requested memory (field 10): "
-                f"{'their' if n != 1 else 'its'} used memory (field 7) stands in, as AccaSim does"
+
+
+def memory_note(counts: Mapping[str, int]) -> str:
+    """The one note a run planning memory needs on a log's jobs (:func:`memory_sources`' ``counts``).
+
+    A log that records no memory at all gets none (no job's memory is known, so none is treated
+    differently), nor one where every job requests memory; otherwise it says how many jobs fall
+    back to their used memory and how many hold none, since scheduling memory treats them
+    differently from what the log's other jobs say.
+
+    Examples:
+        >>> for part in memory_note({"requested": 1, "used": 2, "none": 1}).split(": "):
+        ...     print(part)
+        memory
+        2 jobs have no requested memory (field 10)
+        their used memory (field 7) stands in, as AccaSim does; 1 records neither
+        it holds none
+        >>> memory_note({"requested": 5, "none": 2})
+        'memory: 2 jobs record neither requested (field 10) nor used memory (field 7): they hold none'
+        >>> memory_note({"requested": 0, "used": 0, "none": 3}), memory_note({"requested": 3})
+        ('', '')
+    """
+    used, none = counts.get("used", 0), counts.get("none", 0)
+    if not (counts.get("requested", 0) or used):
+        return ""
+    parts = []
+    if used:
+        parts.append(
+            f"{used} job{'s have' if used != 1 else ' has'} no requested memory (field 10): "
+            f"{'their' if used != 1 else 'its'} used memory (field 7) stands in, as AccaSim does"
+        )
+    if none:
+        verb, hold = ("record", "they hold") if none != 1 else ("records", "it holds")
+        if used:  # after the fields are named: short
+            parts.append(f"{none} {verb} neither: {hold} none")
+        else:
+            jobs = "jobs" if none != 1 else "job"
+            parts.append(
+                f"{none} {jobs} {verb} neither requested (field 10) nor used memory (field 7): {hold} none"
             )
-        if counts["none"]:
-            n = counts["none"]
-            notes.append(
-                f"memory: {n} job{'s record' if n != 1 else ' records'} neither requested (field 10) "
-                "nor used memory (field 7): scheduled with memory, "
-                f"{'they hold' if n != 1 else 'it holds'} none"
-            )
-    return counts, notes
+    return "memory: " + "; ".join(parts) if parts else ""

@@ -247,8 +247,9 @@ def read_swf(
         The cleaned workload, sorted by submit time (ties keep file order), with the header
         comments in ``Workload.header`` and the source name, policy and counts in
         ``Workload.provenance``; and the :class:`ReadReport`, whose ``notes`` say what in the header
-        could not be used and, where the log records memory, how many jobs fall back from requested
-        memory (field 10) to used memory (field 7) or have neither (counted in ``memory_from``).
+        could not be used and whose ``memory_note`` says, where the log records memory, how many
+        jobs fall back from requested memory (field 10) to used memory (field 7) or have neither
+        (counted in ``memory_from``).
 
     Raises:
         SWFError: A data line is not a job: it has not 18 fields, a field is not a finite number, an
@@ -288,7 +289,6 @@ def read_swf(
     del comments
     records, size, size_from, dropped, dropped_ids, altered = clean_rows(values, header, policy, machine_size)
     del values
-    memory_from, memory_notes = memory_sources(records)
     report = ReadReport(
         source=base,
         lines=rows.lines,
@@ -299,8 +299,8 @@ def read_swf(
         dropped_ids=dropped_ids,
         altered=altered,
         skipped_lines=rows.skipped,
-        notes=_header_notes(header, size, size_from, comments_over) + memory_notes,
-        memory_from=memory_from,
+        notes=_header_notes(header, size, size_from, comments_over),
+        memory_from=memory_sources(records),
     )
     provenance = {
         "source": base,
