@@ -554,9 +554,19 @@ def _write_outputs(
             outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, stamped)))
     if args.figures is not None:
         for m in metrics:
-            write = partial(_improvement_figure, result.improvement(m, baseline))
+            write = partial(_improvement_figure, _drawn_improvements(result, summary, m, baseline))
             outputs.append((args.figures / f"improvement_{m}.png", write))
     write_outputs(outputs)
+
+
+def _drawn_improvements(
+    result: SweepResult, summary: list[dict[str, Any]], metric: str, baseline: str
+) -> list[dict[str, Any]]:
+    """The bars of ``metric``'s figure: with replications, what their table says (mean and interval)."""
+    if not summary:
+        return result.improvement(metric, baseline)
+    chosen = [r for r in summary if r["kind"] == "improvement" and r["metric"] == metric]
+    return [r | {"baseline": baseline} for r in chosen]
 
 
 def _write_text(text: str, path: Path) -> None:
