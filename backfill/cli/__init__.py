@@ -8,7 +8,7 @@ Usage::
                       [--lenient] [--csv PATH] [--json PATH] [--jobs-csv PATH] [--output-swf PATH]
                       [--output-batsim PATH [--batsim-version 4|5]] [--figures DIR]
                       [--progress | --no-progress]
-    backfill compare TRACE_OR_MODEL ... --scheduler SPEC ... [--priority NAME ...]
+    backfill compare TRACE_OR_MODEL ... [--scheduler SPEC ...] [--priority NAME ...]
                      [--load FACTOR ...] [--estimates user|exact ...] [SCHEDULER OPTIONS]
                      [--baseline LABEL] [--metric NAME ...] [--bound SECONDS] [--workers N]
                      [--cache DIR] [--csv PATH] [--json PATH] [--jobs-csv PATH] [--figures DIR]

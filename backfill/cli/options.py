@@ -44,6 +44,7 @@ from backfill.schedulers.registry import (
 __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_MACHINE_SIZE",
+    "DEFAULT_SCHEDULERS",
     "ESTIMATE_WORDS",
     "NO_JOBS",
     "ORDER_HINT",
@@ -77,6 +78,8 @@ __all__ = [
 DEFAULT_JOBS = 5_000
 #: Processors of the default synthetic machine.
 DEFAULT_MACHINE_SIZE = 128
+#: The schedulers both commands run when ``--scheduler`` is not given.
+DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 #: Why both commands refuse a workload without a job (exit status 2).
 NO_JOBS = "no jobs to simulate (the log has none, or the cleaning policy dropped them all)"
 
@@ -398,13 +401,11 @@ def _scheduler_help() -> str:
     )
 
 
-def add_run_options(
-    parser: argparse.ArgumentParser, *, sweep: bool, default_schedulers: Sequence[str] = ()
-) -> None:
+def add_run_options(parser: argparse.ArgumentParser, *, sweep: bool) -> None:
     """Add the options both commands share, spelled and read alike.
 
     ``--scheduler``, ``--priority``, ``--load`` and ``--estimates`` take one or more values in
-    both commands; ``simulate`` (``sweep=False``) runs every scheduler under every priority, but one
+    both commands (``--scheduler`` defaults to :data:`DEFAULT_SCHEDULERS` in both); ``simulate`` (``sweep=False``) runs every scheduler under every priority, but one
     load factor and one estimate policy (``compare`` sweeps those). Then one option per scheduler
     parameter (:func:`add_scheduler_options`), ``--bound``, the outputs and ``--progress``.
     """
@@ -413,9 +414,8 @@ def add_run_options(
         "--scheduler",
         nargs="+",
         action="extend",
-        required=sweep,
         metavar="SPEC",
-        help=_scheduler_help() + (f"; default: {' '.join(default_schedulers)}" if default_schedulers else ""),
+        help=_scheduler_help() + f"; default: {' '.join(DEFAULT_SCHEDULERS)}",
     )
     taking = ", ".join(e.cli_name for e in SCHEDULERS if e.takes_priority)
     parser.add_argument(
@@ -483,8 +483,10 @@ def add_run_options(
     )
 
 
-def scheduler_specs(args: argparse.Namespace, default: Sequence[str] = ()) -> list[SchedulerSpec]:
-    """Return the chosen schedulers, each with the parameter options given that it takes.
+def scheduler_specs(
+    args: argparse.Namespace, default: Sequence[str] = DEFAULT_SCHEDULERS
+) -> list[SchedulerSpec]:
+    """Return the chosen schedulers (``default`` without ``--scheduler``), each with its parameter options.
 
     Each scheduler reads an option's text with its own parameter of that name
     (:func:`given_parameters`). A parameter a ``NAME:K=V`` spec gives itself wins over the option

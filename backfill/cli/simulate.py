@@ -37,6 +37,7 @@ from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, r
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
+    DEFAULT_SCHEDULERS,
     ESTIMATE_WORDS,
     CommandLineError,
     Parser,
@@ -85,10 +86,6 @@ __all__ = [
     "main",
 ]
 
-#: The schedulers ``simulate`` runs when ``--scheduler`` is not given.
-DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``backfill`` command.
 
@@ -128,7 +125,7 @@ def _add_simulate_command(commands: Any) -> None:
         metavar="SWF_PATH",
         help="an SWF log (.swf or .swf.gz) or a Batsim workload (.json); default: the synthetic workload",
     )
-    add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
+    add_run_options(sim, sweep=False)
     add_resources_option(sim)
     add_metric_option(sim, "default: the standard table")
     _add_model_options(sim)
@@ -359,7 +356,7 @@ class _Plan:
     """
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.specs = with_resources(args, scheduler_specs(args, DEFAULT_SCHEDULERS))
+        self.specs = with_resources(args, scheduler_specs(args))
         self.orders = priorities(args)
         self.chosen = metrics_wanted(args, ()) if args.metric else []
         check_resource_metrics(self.chosen, self.specs)
