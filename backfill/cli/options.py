@@ -405,7 +405,8 @@ def add_run_options(parser: argparse.ArgumentParser, *, sweep: bool) -> None:
     """Add the options both commands share, spelled and read alike.
 
     ``--scheduler``, ``--priority``, ``--load`` and ``--estimates`` take one or more values in
-    both commands (``--scheduler`` defaults to :data:`DEFAULT_SCHEDULERS` in both); ``simulate`` (``sweep=False``) runs every scheduler under every priority, but one
+    both commands (``--scheduler`` defaults to :data:`DEFAULT_SCHEDULERS` in both); ``simulate``
+    (``sweep=False``) runs every scheduler under every priority, but one
     load factor and one estimate policy (``compare`` sweeps those). Then one option per scheduler
     parameter (:func:`add_scheduler_options`), ``--bound``, the outputs and ``--progress``.
     """
