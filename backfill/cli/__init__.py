@@ -5,7 +5,7 @@ Usage::
     backfill simulate [SWF_PATH] [--scheduler SPEC ...] [--priority NAME ...] [--load FACTOR]
                       [--estimates user|exact] [--jobs N] [--seed S] [--machine-size P]
                       [--job-class batch|interactive|all] [SCHEDULER OPTIONS] [--bound SECONDS]
-                      [--lenient] [--csv PATH] [--json PATH] [--jobs-csv PATH] [--output-swf PATH]
+                      [--warmup N|TIME] [--cooldown N|TIME] [--lenient] [--csv PATH] [--json PATH] [--jobs-csv PATH] [--output-swf PATH]
                       [--output-batsim PATH [--batsim-version 4|5]] [--figures DIR]
                       [--progress | --no-progress]
     backfill compare TRACE_OR_MODEL ... [--scheduler SPEC ...] [--priority NAME ...]

@@ -13,7 +13,7 @@ from typing import Any
 
 from backfill._files import open_atomically, write_atomically
 from backfill.cli._empty import no_jobs
-from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
+from backfill.cli._metrics import add_metric_option, add_trim_options, metrics_wanted, trim_wanted, trim_words
 from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, log_partition_lines
 from backfill.cli._replications import (
@@ -21,7 +21,6 @@ from backfill.cli._replications import (
     replicated_workloads,
     replications_words,
     summary_markdown,
-    trim_words,
     write_summary_csv,
 )
 from backfill.cli._resources import (
@@ -126,7 +125,7 @@ def _add_workloads_argument(cmp: argparse.ArgumentParser) -> None:
 
 
 def _add_replication_options(cmp: argparse.ArgumentParser) -> None:
-    """Replications (seeds, samples, windows), the measures' trim, and the summary over them."""
+    """Replications (seeds, samples, windows), the measures' trim (as simulate's), and their summary."""
     cmp.add_argument(
         "--seeds",
         nargs="+",
@@ -154,21 +153,7 @@ def _add_replication_options(cmp: argparse.ArgumentParser) -> None:
             "after cleaning) and report each configuration over them as --seeds does"
         ),
     )
-    cmp.add_argument(
-        "--warmup",
-        metavar="JOBS_OR_TIME",
-        help=(
-            "leave the first jobs out of every measure (not the simulation): a number of jobs, "
-            "or a time such as 1d after the first submission"
-        ),
-    )
-    cmp.add_argument(
-        "--cooldown",
-        metavar="JOBS_OR_TIME",
-        help=(
-            "leave the last jobs out of every measure: a number of jobs, or a time before the last submission"
-        ),
-    )
+    add_trim_options(cmp)
     cmp.add_argument(
         "--summary-csv",
         type=Path,

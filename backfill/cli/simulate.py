@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from backfill.cli._empty import no_jobs
-from backfill.cli._metrics import add_metric_option, metrics_wanted
+from backfill.cli._metrics import add_metric_option, add_trim_options, metrics_wanted, trim_wanted
 from backfill.cli._outputs import OutputsInterrupted, check_outputs
 from backfill.cli._partitions import (
     add_partitions_option,
@@ -86,6 +86,7 @@ __all__ = [
     "main",
 ]
 
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``backfill`` command.
 
@@ -128,6 +129,7 @@ def _add_simulate_command(commands: Any) -> None:
     add_run_options(sim, sweep=False)
     add_resources_option(sim)
     add_metric_option(sim, "default: the standard table")
+    add_trim_options(sim)
     _add_model_options(sim)
     _add_schedule_outputs(sim)
     sim.add_argument(
@@ -335,11 +337,20 @@ def _simulate(args: argparse.Namespace) -> int:
     _print_before(args, plan, given, workload, description)
     run_fields = {"workload": given.label, "load": plan.load, "estimates": plan.estimates}
     done = run_all(
-        args, plan.runs, plan.names, workload, parts, plan.extra, run_fields, given.origin, show_progress
+        args,
+        plan.runs,
+        plan.names,
+        workload,
+        parts,
+        plan.extra,
+        run_fields,
+        given.origin,
+        show_progress,
+        plan.trim,
     )
     if done.stopped is not None and not done.schedules:
         raise done.stopped
-    print_results(args, plan.specs, plan.chosen, parts, given.report, done)
+    print_results(args, plan.specs, plan.chosen, parts, given.report, done, plan.trim)
     # Named as planned (and checked) for every run, also when an interrupt left one finished.
     write_simulate_outputs(
         args, list(done.schedules.values()), done.rows, done.finished, several=len(plan.names) > 1
@@ -362,6 +373,7 @@ class _Plan:
         check_resource_metrics(self.chosen, self.specs)
         self.processors_only = processors_only_note(self.chosen, self.specs)
         self.extra = [m for m in self.chosen if m in EXTRA_COLUMNS]
+        self.trim = trim_wanted(args)
         self.load = _one(loads(args), "--load")
         self.estimates = _one(
             estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"

@@ -1,0 +1,86 @@
+"""One behaviour for both commands: default schedulers, the measures' trim, honest times, progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from backfill.cli import DEFAULT_SCHEDULERS, main
+from backfill.cli.options import DEFAULT_SCHEDULERS as SHARED_DEFAULT
+from backfill.experiments.results import SweepResult
+
+MODEL = "model:n=90,machine_size=16,seed=1"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def markdown_rows(out: str) -> list[dict[str, str]]:
+    """The rows of the first markdown table of ``out``."""
+    lines = [line for line in out.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[2:]:
+        if set(line) <= {"|", "-", " ", ":"}:
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != len(header):
+            break
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def test_both_commands_default_to_one_list_of_schedulers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert DEFAULT_SCHEDULERS is SHARED_DEFAULT
+    code, out, err = run(capsys, "compare", MODEL, "--workers", "1")
+    assert code == 0, err
+    assert [r["scheduler"] for r in markdown_rows(out)] == ["FCFS", "EASY", "Conservative"]
+    assert "percent improvement over Conservative" in out
+    code, out, err = run(capsys, "simulate", "--jobs", "90", "--machine-size", "16", "--seed", "1")
+    assert code == 0, err
+    lines = out.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("scheduler "))
+    shown = [line.split()[0] for line in lines[top + 1 : top + 4]]
+    assert [label.removesuffix("(fcfs)") for label in shown] == ["FCFS", "EASY", "Conservative"]
+
+
+def test_simulate_trims_the_measures_as_compare_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trim = ["--warmup", "10", "--cooldown", "2h"]
+    sim_csv, cmp_csv = tmp_path / "s.csv", tmp_path / "c.csv"
+    code, out, err = run(
+        capsys, "simulate", "--jobs", "90", "--machine-size", "16", "--seed", "1", "--scheduler", "easy",
+        "conservative", *trim, "--csv", str(sim_csv),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "the first 10 jobs and the last 7200 s of each run left out of the measures" in out
+    code, _, err = run(
+        capsys, "compare", MODEL, "--scheduler", "easy", "conservative", *trim, "--csv", str(cmp_csv),
+        "--workers", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    simulated = {r["scheduler"]: r for r in SweepResult.from_csv(sim_csv).rows}
+    compared = {r["scheduler"]: r for r in SweepResult.from_csv(cmp_csv).rows}
+    for label in ("EASY", "Conservative"):
+        s, c = simulated[label], compared[label]
+        assert (s["warmup"], s["cooldown"]) == (c["warmup"], c["cooldown"]) == ("10 jobs", "7200 s")
+        for column in ("mean_wait", "mean_bsld", "utilization", "jobs", "rejected"):
+            assert s[column] == pytest.approx(c[column]), column
+    assert simulated["EASY"]["jobs"] == 90  # the counts still account for every job
+    # Without a trim the rows say so, in both.
+    code, _, _ = run(capsys, "simulate", "--jobs", "30", "--scheduler", "easy", "--csv", str(sim_csv))
+    assert code == 0 and SweepResult.from_csv(sim_csv).rows[0]["warmup"] in ("", None)
+
+
+@pytest.mark.parametrize("command", [["simulate"], ["compare", MODEL]])
+def test_a_bad_trim_gets_the_same_message_in_both(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    code, out, err = run(capsys, *command, "--warmup", "soon")
+    assert code == 2 and not out
+    assert "--warmup 'soon': expected a number of jobs or a time such as 1d" in err
