@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,7 @@ from backfill.cli.options import DEFAULT_SCHEDULERS as SHARED_DEFAULT
 from backfill.experiments.results import SweepResult
 
 MODEL = "model:n=90,machine_size=16,seed=1"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -84,3 +89,34 @@ def test_a_bad_trim_gets_the_same_message_in_both(
     code, out, err = run(capsys, *command, "--warmup", "soon")
     assert code == 2 and not out
     assert "--warmup 'soon': expected a number of jobs or a time such as 1d" in err
+
+
+def _seconds(pattern: str, text: str) -> float:
+    found = re.search(pattern, text)
+    assert found is not None, (pattern, text)
+    return float(found.group(1))
+
+
+def test_the_times_say_what_they_measured(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--jobs", "60", "--scheduler", "easy", "--no-progress")
+    last = out.splitlines()[-1]
+    assert code == 0 and "1 schedule(s) valid, simulated (" in last
+    runs = _seconds(r"validated and measured in ([0-9.]+) s", last)
+    whole = _seconds(r"; ([0-9.]+) s since the command started", last)
+    assert 0 <= runs <= whole
+    assert re.search(r"simulated \((compiled kernel|pure Python)\)", last)
+    code, out, _ = run(capsys, "compare", MODEL, "--workers", "1", "--no-progress")
+    first = out.splitlines()[0]
+    sweep = _seconds(r"from the cache, in ([0-9.]+) s \(the sweep: simulating", first)
+    assert code == 0 and 0 <= sweep <= _seconds(r"; ([0-9.]+) s since the command started", first)
+
+
+def test_the_whole_time_of_a_command_counts_the_process_start() -> None:
+    # Run as a command, the time since the start includes the interpreter and the imports: most
+    # of what the process took as seen from outside, not the part after main started.
+    command = [sys.executable, "-m", "backfill", "simulate", "--jobs", "50", "--scheduler", "easy"]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, timeout=300)
+    outside = time.perf_counter() - started
+    whole = _seconds(r"; ([0-9.]+) s since the command started", done.stdout.splitlines()[-1])
+    assert 0.5 * outside <= whole <= outside

@@ -17,6 +17,7 @@ from backfill.cli._partitions import (
 )
 from backfill.cli._resources import resource_columns
 from backfill.cli._tables import chosen_table, planning_measures
+from backfill.cli._timing import kernel_words, since_start_words
 from backfill.experiments.columns import extra_measures, needs_reservations
 from backfill.experiments.progress import progress_bar
 from backfill.experiments.results import TRIM_COLUMNS
@@ -248,7 +249,10 @@ def print_results(
             f"log: {report.lines} data lines = {report.kept} kept + {dropped} dropped by the "
             f"cleaning policy + {len(report.skipped_lines)} malformed"
         )
+    kernel = kernel_words(s.path for s in schedules.values())
+    since = since_start_words(args)
     print(
         f"times in seconds; bounded slowdown with a {args.bound:g} s bound{trim_words(trim)}; "
-        f"{len(schedules)} schedule(s) valid, simulated in {done.elapsed:.2f} s"
+        f"{len(schedules)} schedule(s) valid, simulated ({kernel}), validated and measured in "
+        f"{done.elapsed:.2f} s" + (f"; {since}" if since else "")
     )

@@ -32,6 +32,7 @@ from backfill.cli._resources import (
     with_resources,
 )
 from backfill.cli._tables import DESCRIPTION, describe, markdown, metric_cell, numeric_columns, percent_cell
+from backfill.cli._timing import kernel_words, since_start_words
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
@@ -424,7 +425,7 @@ def _print_tables(
 ) -> None:
     """Print the sweep's line, the metrics, the accounting of jobs, the partitions and the improvements."""
     metrics, specs, baseline = plan.metrics, plan.specs, plan.baseline
-    print(_summary(result, elapsed))
+    print(_summary(result, elapsed, args))
     print()
     trimmed = trim_words(plan.trim)
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
@@ -467,11 +468,19 @@ def _print_replications(args: argparse.Namespace, plan: _Plan, result: SweepResu
     return summary
 
 
-def _summary(result: SweepResult, elapsed: float) -> str:
-    """The line after a sweep: cells simulated and validated now, read from the cache, damaged."""
+def _summary(result: SweepResult, elapsed: float, args: argparse.Namespace) -> str:
+    """The line after a sweep: cells simulated and validated now, read from the cache, damaged.
+
+    Its time is the sweep's (simulating, validating and measuring the cells, on the pool), then the
+    command's so far (reading the workloads and starting included).
+    """
+    kernel = kernel_words(str(r.get("path", "python")) for r in result.rows)
+    since = since_start_words(args)
     line = (
         f"{len(result.rows)} cells: {result.computed} simulated, {result.cached} from the cache, "
-        f"in {elapsed:.2f} s; schedules validated: {result.computed} in this run"
+        f"in {elapsed:.2f} s (the sweep: simulating ({kernel}), validating and measuring)"
+        + (f"; {since}" if since else "")
+        + f"; schedules validated: {result.computed} in this run"
     )
     if result.cached:
         line += f", {result.cached} when they were cached"

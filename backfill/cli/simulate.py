@@ -33,6 +33,7 @@ from backfill.cli._simulate_outputs import (
     write_simulate_outputs,
 )
 from backfill.cli._simulate_runs import PLANNING_PARAMETERS, Stopped, print_results, run_all
+from backfill.cli._timing import mark_start
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
     DEFAULT_JOBS,
@@ -468,6 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(words)
     # The provenance of every file the command writes: its words and when it started.
     args.stamp = run_provenance(["backfill", *words])
+    mark_start(args, whole_process=argv is None)
     received: list[int] = []
     try:
         with _sigterm_interrupts(received):
