@@ -171,11 +171,14 @@ def improvement_bars(
     """
     if scale not in (None, "linear", "log"):
         raise BackfillError(f"scale must be 'linear', 'log' or None, got {scale!r}")
-    table = [_improvement_row(r) if isinstance(r, Mapping) else r for r in rows]
-    table = [r for r in table if r is not None]
-    for r in table:
+    table: list[dict[str, Any]] = []
+    for given in rows:
+        r = _improvement_row(given) if isinstance(given, Mapping) else given
+        if r is None:
+            continue  # a summary's value row
         if not isinstance(r, dict) or not {"workload", "scheduler", "improvement"} <= r.keys():
             raise BackfillError(f"improvement rows need workload, scheduler and improvement keys, got {r!r}")
+        table.append(r)
     if metric is not None:
         table = [r for r in table if r.get("metric", metric) == metric]
     if not table:
