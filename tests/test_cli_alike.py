@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
 import subprocess
 import sys
@@ -12,6 +14,8 @@ import pytest
 
 from backfill.cli import DEFAULT_SCHEDULERS, main
 from backfill.cli.options import DEFAULT_SCHEDULERS as SHARED_DEFAULT
+from backfill.experiments import progress
+from backfill.experiments.progress import LINES, ProgressLines
 from backfill.experiments.results import SweepResult
 
 MODEL = "model:n=90,machine_size=16,seed=1"
@@ -120,3 +124,61 @@ def test_the_whole_time_of_a_command_counts_the_process_start() -> None:
     outside = time.perf_counter() - started
     whole = _seconds(r"; ([0-9.]+) s since the command started", done.stdout.splitlines()[-1])
     assert 0.5 * outside <= whole <= outside
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    from backfill.cli import build_parser
+    from backfill.cli.options import progress_wanted
+
+    def wanted(*words: str, tty: bool) -> object:
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: tty)
+        return progress_wanted(build_parser().parse_args(["simulate", *words]))
+
+    pytest.importorskip("tqdm")
+    assert wanted(tty=True) is True and wanted(tty=False) == LINES
+    assert wanted("--progress", tty=False) is True
+    assert wanted("--no-progress", tty=True) is False and wanted("--no-progress", tty=False) is False
+
+
+@pytest.mark.parametrize(
+    ("argv", "label", "unit"),
+    [
+        (["simulate", "--jobs", "200", "--scheduler", "easy", "fcfs"], "simulate", "jobs"),
+        (["compare", MODEL, "--workers", "1"], "sweep", "cells"),
+    ],
+)
+def test_a_log_gets_a_line_now_and_then(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    label: str,
+    unit: str,
+) -> None:
+    monkeypatch.setattr(progress, "_EVERY", 0.0)  # a line at every step, not every ten seconds
+    code, out, err = run(capsys, *argv)
+    assert code == 0
+    lines = err.splitlines()
+    assert lines and all(
+        re.fullmatch(rf"{label}: \d+/\d+ {unit} \(\d+ %\), \d+ s(, .*)?", x) for x in lines
+    ), err
+    total = lines[-1].split()[1].split("/")[1]
+    assert lines[-1].startswith(f"{label}: {total}/{total} {unit} (100 %)") and lines[-1].endswith(", done")
+    assert "\r" not in err  # lines, no bar redrawn
+    assert not any(line.startswith(f"{label}: ") for line in out.splitlines())  # on standard error
+    # --no-progress: nothing.
+    code, _, err = run(capsys, *argv, "--no-progress")
+    assert code == 0 and err == ""
+
+
+def test_progress_lines_come_further_apart_as_the_run_goes() -> None:
+    clock = iter(float(t) for t in range(0, 1000, 5))
+    stream = io.StringIO()
+    lines = ProgressLines(199, "demo", "step", every=10.0, stream=stream, clock=lambda: next(clock))
+    for _ in range(198):
+        lines.update()
+    lines.close()
+    times = [int(x.split(", ")[1].removesuffix(" s")) for x in stream.getvalue().splitlines()]
+    gaps = [b - a for a, b in itertools.pairwise(times[:-1])]
+    assert gaps[0] == 10 and gaps[-1] >= times[-2] // 10 and gaps == sorted(gaps)
+    assert len(times) < 40  # for 199 steps of 5 s: a line now and then, not one per step
+    assert stream.getvalue().splitlines()[-1].startswith("demo: 198/199 steps (99 %)")

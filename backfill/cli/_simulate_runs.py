@@ -19,7 +19,7 @@ from backfill.cli._resources import resource_columns
 from backfill.cli._tables import chosen_table, planning_measures
 from backfill.cli._timing import kernel_words, since_start_words
 from backfill.experiments.columns import extra_measures, needs_reservations
-from backfill.experiments.progress import progress_bar
+from backfill.experiments.progress import Progress, progress_meter
 from backfill.experiments.results import TRIM_COLUMNS
 from backfill.experiments.specs import SchedulerSpec
 from backfill.experiments.sweep import summary_row
@@ -82,7 +82,7 @@ class _Context:
         extra: list[str],
         run_fields: dict[str, Any],
         origin: dict[str, Any],
-        show_progress: bool,
+        show_progress: Progress,
         trim: Trim,
     ) -> None:
         self.args, self.workload, self.parts, self.extra = args, workload, parts, extra
@@ -99,7 +99,7 @@ def run_all(
     extra: list[str],
     run_fields: dict[str, Any],
     origin: dict[str, Any],
-    show_progress: bool,
+    show_progress: Progress,
     trim: Trim,
 ) -> Runs:
     """Simulate every run in turn; Ctrl-C keeps the runs finished and notes the others in ``stopped``.
@@ -110,7 +110,7 @@ def run_all(
     context = _Context(args, workload, parts, extra, run_fields, origin, show_progress, trim)
     done = Runs()
     started = time.perf_counter()
-    bar = progress_bar(len(workload) * len(runs), "simulate", "job") if show_progress else None
+    bar = progress_meter(show_progress, len(workload) * len(runs), "simulate", "job")
     try:
         for (spec, priority), name in zip(runs, names, strict=True):
             _run_one(context, spec, priority, name, bar, done)

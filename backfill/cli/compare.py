@@ -55,6 +55,7 @@ from backfill.errors import BackfillError
 from backfill.experiments.columns import EXTRA_COLUMNS
 from backfill.experiments.outputs import stamp_jobs_csv, write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
+from backfill.experiments.progress import Progress
 from backfill.experiments.replications import replication_summary
 from backfill.experiments.sweep import (
     DROPPED_COLUMN,
@@ -400,7 +401,7 @@ def _print_notes(plan: _Plan) -> None:
         print(plan.processors_only)
 
 
-def _sweep(args: argparse.Namespace, grid: Grid, show_progress: bool) -> tuple[SweepResult, float]:
+def _sweep(args: argparse.Namespace, grid: Grid, show_progress: Progress) -> tuple[SweepResult, float]:
     """Run the sweep; return its result and the seconds it took."""
     started = time.perf_counter()
     try:

@@ -23,6 +23,7 @@ from typing import Any
 from backfill._files import is_special
 from backfill.cli._parser import Parser
 from backfill.errors import BackfillError, ParameterError
+from backfill.experiments.progress import LINES, Progress
 from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
 from backfill.schedulers.machinery.priorities import PRIORITIES
@@ -480,7 +481,10 @@ def add_run_options(parser: argparse.ArgumentParser, *, sweep: bool) -> None:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="show a progress bar on standard error (needs tqdm: the progress extra); default: on a terminal",
+        help=(
+            "show a progress bar on standard error (needs tqdm: the progress extra); default: a bar on "
+            "a terminal, else a line now and then; --no-progress: neither"
+        ),
     )
 
 
@@ -535,19 +539,24 @@ def estimate_policies(args: argparse.Namespace, logs: Iterable[str]) -> list[str
     return list(dict.fromkeys("user" if w == "f-model" else ESTIMATE_WORDS[w] for w in words))
 
 
-def progress_wanted(args: argparse.Namespace) -> bool:
-    """Whether to show a progress bar: ``--progress``/``--no-progress``, else when stderr is a terminal.
+def progress_wanted(args: argparse.Namespace) -> Progress:
+    """The progress to show: ``--progress`` a bar, ``--no-progress`` none, else a bar or lines.
+
+    By default, a bar on a terminal (with tqdm), else a line now and then on standard error
+    (``"lines"``, which needs nothing installed).
 
     Raises:
         CommandLineError: ``--progress`` given without tqdm installed.
     """
+    if args.progress is False:
+        return False
     try:
         import tqdm  # noqa: F401
     except ImportError:
         if args.progress:
             raise CommandLineError("--progress needs tqdm: pip install 'backfill[progress]'") from None
-        return False
-    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()
+        return LINES
+    return True if args.progress or sys.stderr.isatty() else LINES
 
 
 def slug(text: str) -> str:
