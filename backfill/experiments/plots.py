@@ -240,9 +240,11 @@ def _improvement_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def _interval_words(table: Sequence[Mapping[str, Any]]) -> str:
     """What the bars of replications are, as a second line of the title."""
-    counts = sorted({int(r["n"]) for r in table if "n" in r and r["n"] == r["n"]})
-    over = f" of {'/'.join(map(str, counts))} replications" if counts else ""
-    return f"\nbars: mean{over}; error bars: 95 % confidence interval of the mean"
+    counts = [str(n) for n in sorted({int(r["n"]) for r in table if "n" in r and r["n"] == r["n"]})]
+    shown = f"{', '.join(counts[:-1])} or {counts[-1]}" if len(counts) > 1 else "".join(counts)
+    over = f" of {shown} replications" if counts else ""
+    alone = " (none for one)" if "1" in counts and len(counts) > 1 else ""
+    return f"\nbars: mean{over}; error bars: 95 % confidence interval of the mean{alone}"
 
 
 def _interval_labels(
