@@ -379,7 +379,6 @@ BAD_ARGUMENTS = [
     (["simulate", "--window", "--csv", "x"], SIM, "--window: expected one argument"),
     (["simulate", "--job-class", "x"], SIM, "invalid choice: 'x'"),
     (["simulate", "--progress=yes"], SIM, "--progress"),
-    (["compare", "model:n=20"], CMP, "required: --scheduler"),
     (["compare", "--scheduler", "easy"], CMP, "no workload: give the workload first"),
     (["compare", "--scheduler", "easy", "model"], CMP, "no workload"),
     (["compare", "model:n=20", "--scheduler"], CMP, "--scheduler: expected at least one"),
@@ -1104,15 +1103,14 @@ def test_usage_shows_what_is_accepted(command: str, capsys: pytest.CaptureFixtur
         for other in action.option_strings[1:]:
             shown.pop(other, None)
     assert not shown, shown
-    # And the parser does as the usage says: one --load in simulate, several in compare; compare
-    # refuses to run without --scheduler.
+    # And the parser does as the usage says: one --load in simulate, several in compare; without
+    # --scheduler both run the same default schedulers.
     given = [command, "model", "--scheduler", "easy"]
     assert build_parser().parse_args([*given, "--load", "1", "--load", "2"]).load == ["1", "2"]
     if command == "compare":
         assert build_parser().parse_args([*given, "--load", "1", "2"]).load == ["1", "2"]
-        with pytest.raises(SystemExit):
-            build_parser().parse_args([command, "model"])
-        assert "required: --scheduler" in capsys.readouterr().err
+        args = build_parser().parse_args([command, "model"])
+        assert [s.label for s in scheduler_specs(args)] == ["FCFS", "EASY", "Conservative"]
     else:
         args = build_parser().parse_args([command, "--load", "1", "trace.swf"])
         assert (args.load, args.swf_path) == (["1"], "trace.swf")

@@ -71,7 +71,7 @@ def test_both_commands_define_the_shared_options_alike() -> None:
     shared += ["--jobs-csv", "--figures", "--progress", "--depth", "--window", "--threshold", "--goal"]
     shared += ["--predictor", "--resolution", "--correction", "--planning-window", "--max-tested"]
     shared += ["--backfill-order", "--bf-window", "--bf-resolution", "--bf-max-job-test"]
-    shared += ["--bf-job-part-count-reserve"]
+    shared += ["--bf-job-part-count-reserve", "--warmup", "--cooldown", "--metric"]
     for option in shared:
         assert option in sim and option in cmp, option
         if option in ("--load", "--estimates"):  # simulate takes one value, compare sweeps several

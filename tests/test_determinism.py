@@ -27,14 +27,15 @@ from backfill.schedulers.registry import SCHEDULERS as REGISTRY
 ROOT = Path(__file__).resolve().parents[1]
 SCHEDULERS = [entry.cli_name for entry in REGISTRY]
 # The one line of each command's output that reports wall time.
-TIMING = re.compile(r"(simulated in|cells: .* in) [0-9.]+ s")
+TIMING = re.compile(r"(validated and measured in|cells: .* in) [0-9.]+ s")
+SINCE = re.compile(r"[0-9.]+ s since the command started")
 
 
 def without_timing(text: str) -> str:
     lines = text.splitlines()
     timed = [line for line in lines if TIMING.search(line)]
     assert len(timed) == 1, timed  # the masking must hit exactly the timing line, nothing more
-    return "\n".join(TIMING.sub(r"\1 <t> s", line) for line in lines)
+    return "\n".join(SINCE.sub("<t> s since", TIMING.sub(r"\1 <t> s", line)) for line in lines)
 
 
 def simulate_in_a_process(out: Path, hash_seed: str) -> str:

@@ -501,3 +501,48 @@ def test_window_far_into_a_trace_says_where_and_keys_only_a_plan() -> None:
     assert ax.get_legend() is None
     [ax] = schedule_window(s, start=0, end=7200, reservations=False).axes
     assert ax.get_title() == "FCFS(fcfs): jobs running from 0 to 2 hours"
+
+
+def test_improvement_bars_of_replications_draw_the_mean_and_its_interval(
+    improvement_rows: list[dict[str, Any]],
+) -> None:
+    from backfill.experiments.replications import replication_summary
+
+    grid = Grid(
+        [ModelWorkload(n_jobs=60, machine_size=16, seed=s, name=f"LF seed={s}") for s in (1, 2, 3)],
+        ["Conservative", "EASY", "FCFS"],
+    )
+    result = run_sweep(grid, workers=1)
+    summary = replication_summary(
+        result, ["mean_wait"], {f"LF seed={s}": "LF" for s in (1, 2, 3)}, baseline="Conservative"
+    )
+    fig = improvement_bars([r | {"baseline": "Conservative"} for r in summary], values=True)
+    [ax] = fig.axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["LF"]  # one group: the configuration
+    drawn = {c.get_label(): heights(c) for c in bars(ax)}
+    means = {r["scheduler"]: r for r in summary if r["kind"] == "improvement"}
+    assert drawn == {s: [means[s]["mean"]] for s in ("EASY", "FCFS")}
+    # Each bar's error bar spans the table's interval, low to high.
+    segments = [s for c in bars(ax) if c.errorbar for s in c.errorbar.lines[2][0].get_segments()]
+    spans = sorted(y for s in segments for y in s[:, 1].tolist())
+    assert spans == pytest.approx(sorted(means[s][e] for s in ("EASY", "FCFS") for e in ("low", "high")))
+    assert ax.get_title().splitlines() == [
+        "mean wait: improvement over Conservative",
+        "bars: mean of 3 replications; error bars: 95 % confidence interval of the mean",
+    ]
+    shown = {t.get_text() for t in ax.texts}
+    easy = means["EASY"]
+    assert f"{easy['mean']:.1f} ± {easy['half_width']:.1f}".replace("-", "\N{MINUS SIGN}") in shown
+
+
+def test_improvement_bars_without_an_interval_draw_no_error_bar() -> None:
+    rows = [
+        {"workload": "w", "scheduler": "EASY", "metric": "mean_wait", "kind": "improvement", "n": 1.0,
+         "mean": 5.0, "half_width": math.nan},
+        {"workload": "w", "scheduler": "EASY", "metric": "mean_wait", "kind": "value", "n": 1.0,
+         "mean": 100.0, "half_width": math.nan},
+    ]  # fmt: skip
+    [ax] = improvement_bars(rows, values=True).axes
+    [container] = bars(ax)
+    assert heights(container) == [5.0]
+    assert [t.get_text() for t in ax.texts] == ["5.0"]

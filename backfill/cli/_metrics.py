@@ -1,4 +1,4 @@
-"""The options of the measures: both commands' ``--metric``, ``compare``'s ``--warmup`` and ``--cooldown``.
+"""The options of the measures both commands take: ``--metric``, ``--warmup`` and ``--cooldown``.
 
 Private to :mod:`backfill.cli`. The ``--metric`` choices are the column vocabulary of
 :mod:`backfill.experiments.columns`, named there once.
@@ -15,7 +15,7 @@ from backfill.experiments.columns import MEASURE_GROUPS, METRIC_COLUMNS, measure
 from backfill.measures.trim import Trim
 from backfill.schedulers.registry import duration_from_text, non_negative_int_from_text
 
-__all__ = ["add_metric_option", "metrics_wanted", "trim_wanted"]
+__all__ = ["add_metric_option", "add_trim_options", "metrics_wanted", "trim_wanted", "trim_words"]
 
 
 def _metric_help() -> str:
@@ -41,6 +41,25 @@ def add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
         help=(
             f"measures to show (and write; the fairness, share, group and planning ones are "
             f"computed only when named here) -- {_metric_help()}; {default}"
+        ),
+    )
+
+
+def add_trim_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--warmup`` and ``--cooldown``: the jobs every measure leaves out (see :func:`trim_wanted`)."""
+    parser.add_argument(
+        "--warmup",
+        metavar="JOBS_OR_TIME",
+        help=(
+            "leave the first jobs out of every measure (not the simulation): a number of jobs, "
+            "or a time such as 1d after the first submission"
+        ),
+    )
+    parser.add_argument(
+        "--cooldown",
+        metavar="JOBS_OR_TIME",
+        help=(
+            "leave the last jobs out of every measure: a number of jobs, or a time before the last submission"
         ),
     )
 
@@ -78,3 +97,18 @@ def trim_wanted(args: argparse.Namespace) -> Trim:
             except ParameterError as e:
                 raise CommandLineError(f"--{option} {text!r}: {e}") from None
     return Trim(**amounts)
+
+
+def trim_words(trim: Trim) -> str:
+    """The words both commands print after the bound: which jobs of each run the measures leave out.
+
+    Examples:
+        >>> trim_words(Trim(warmup=100, cooldown=3600.0))
+        '; the first 100 jobs and the last 3600 s of each run left out of the measures'
+        >>> trim_words(Trim())
+        ''
+    """
+    warmup, cooldown = trim.describe()
+    words = [f"the first {warmup}" if warmup else "", f"the last {cooldown}" if cooldown else ""]
+    left = " and ".join(w for w in words if w)
+    return f"; {left} of each run left out of the measures" if left else ""

@@ -26,7 +26,6 @@ __all__ = [
     "replicated_workloads",
     "replications_words",
     "summary_markdown",
-    "trim_words",
     "write_summary_csv",
 ]
 
@@ -107,13 +106,6 @@ def _cut(log: TraceWorkload, n: int) -> tuple[TraceWorkload, ...]:
 
 def _seed(text: str) -> int:
     return int(non_negative_int_from_text(text))
-
-
-def trim_words(trim: Trim) -> str:
-    warmup, cooldown = trim.describe()
-    words = [f"the first {warmup}" if warmup else "", f"the last {cooldown}" if cooldown else ""]
-    left = " and ".join(w for w in words if w)
-    return f"; {left} of each run left out of the measures" if left else ""
 
 
 def replications_words(

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from backfill.cli._metrics import trim_words
 from backfill.cli._partitions import (
     partition_lines,
     partition_measures,
@@ -16,12 +17,15 @@ from backfill.cli._partitions import (
 )
 from backfill.cli._resources import resource_columns
 from backfill.cli._tables import chosen_table, planning_measures
+from backfill.cli._timing import kernel_words, since_start_words
 from backfill.experiments.columns import extra_measures, needs_reservations
-from backfill.experiments.progress import progress_bar
+from backfill.experiments.progress import Progress, progress_meter
+from backfill.experiments.results import TRIM_COLUMNS
 from backfill.experiments.specs import SchedulerSpec
 from backfill.experiments.sweep import summary_row
 from backfill.measures.metrics import DEFAULT_COLUMNS, metrics_table
 from backfill.measures.partitions import validate_partitions
+from backfill.measures.trim import Trim, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.schedule import Schedule
 from backfill.schedulers.machinery.protocol import scheduler_name
@@ -78,10 +82,12 @@ class _Context:
         extra: list[str],
         run_fields: dict[str, Any],
         origin: dict[str, Any],
-        show_progress: bool,
+        show_progress: Progress,
+        trim: Trim,
     ) -> None:
         self.args, self.workload, self.parts, self.extra = args, workload, parts, extra
         self.run_fields, self.origin, self.show_progress = run_fields, origin, show_progress
+        self.trim = trim
 
 
 def run_all(
@@ -93,16 +99,18 @@ def run_all(
     extra: list[str],
     run_fields: dict[str, Any],
     origin: dict[str, Any],
-    show_progress: bool,
+    show_progress: Progress,
+    trim: Trim,
 ) -> Runs:
     """Simulate every run in turn; Ctrl-C keeps the runs finished and notes the others in ``stopped``.
 
-    ``run_fields`` are the row's fields every run shares (workload, load, estimates).
+    ``run_fields`` are the row's fields every run shares (workload, load, estimates); ``trim`` the
+    jobs every measure leaves out (``--warmup``, ``--cooldown``), as ``compare``'s cells do.
     """
-    context = _Context(args, workload, parts, extra, run_fields, origin, show_progress)
+    context = _Context(args, workload, parts, extra, run_fields, origin, show_progress, trim)
     done = Runs()
     started = time.perf_counter()
-    bar = progress_bar(len(workload) * len(runs), "simulate", "job") if show_progress else None
+    bar = progress_meter(show_progress, len(workload) * len(runs), "simulate", "job")
     try:
         for (spec, priority), name in zip(runs, names, strict=True):
             _run_one(context, spec, priority, name, bar, done)
@@ -170,7 +178,11 @@ def _row(
     run = {"workload": context.run_fields["workload"], "scheduler": spec.label, "scheduler_name": spec.name}
     run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
     run |= {"load": context.run_fields["load"], "estimates": context.run_fields["estimates"]}
-    row = run | summary_row(schedule, bound=args.bound, seconds=seconds, partitions=own_parts or ())
+    trim = context.trim
+    row = run | summary_row(
+        schedule, bound=args.bound, seconds=seconds, trim=trim, partitions=own_parts or ()
+    )
+    row |= dict(zip(TRIM_COLUMNS, trim.describe(), strict=True))
     if extra and own_parts:
         row |= partition_measures(
             schedule,
@@ -178,6 +190,7 @@ def _row(
             spec.build(priority, workload),
             extra,
             args.bound,
+            trim,
             progress=context.show_progress,
         )
     elif extra:
@@ -186,6 +199,7 @@ def _row(
             extra,
             scheduler=spec.build(priority, workload),
             bound=args.bound,
+            trim=trim,
             progress=context.show_progress,
         )
     return row | context.origin | {"path": schedule.path} | getattr(args, "stamp", {})
@@ -203,19 +217,23 @@ def print_results(
     parts: Any,
     report: ReadReport | None,
     done: Runs,
+    trim: Trim,
 ) -> None:
     """Print the metrics table, the planning measures, the accounting of jobs and the closing line."""
     schedules = done.schedules
     print()
     held = resource_columns(specs)
-    if chosen or not held:
-        print(chosen_table(done.rows, chosen) if chosen else metrics_table(schedules, bound=args.bound))
-    else:
-        # The default columns, and each planned resource's utilization beside the processors'.
+    if chosen:
+        print(chosen_table(done.rows, chosen))
+    elif held or trim:
+        # The default columns from the rows, which measure the jobs the trim keeps, and each
+        # planned resource's utilization beside the processors'.
         print(chosen_table(done.rows, [*DEFAULT_COLUMNS, *held]))
+    else:
+        print(metrics_table(schedules, bound=args.bound))
     print()
     if done.planned:
-        print(planning_measures(done.planned))
+        print(planning_measures([trim_schedule(s, trim) for s in done.planned]))
         print()
     lines = {s.accounting() for s in schedules.values()}
     if len(lines) == 1:
@@ -231,7 +249,10 @@ def print_results(
             f"log: {report.lines} data lines = {report.kept} kept + {dropped} dropped by the "
             f"cleaning policy + {len(report.skipped_lines)} malformed"
         )
+    kernel = kernel_words(s.path for s in schedules.values())
+    since = since_start_words(args)
     print(
-        f"times in seconds; bounded slowdown with a {args.bound:g} s bound; "
-        f"{len(schedules)} schedule(s) valid, simulated in {done.elapsed:.2f} s"
+        f"times in seconds; bounded slowdown with a {args.bound:g} s bound{trim_words(trim)}; "
+        f"{len(schedules)} schedule(s) valid, simulated ({kernel}), validated and measured in "
+        f"{done.elapsed:.2f} s" + (f"; {since}" if since else "")
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 from backfill._files import open_atomically, write_atomically
 from backfill.cli._empty import no_jobs
-from backfill.cli._metrics import add_metric_option, metrics_wanted, trim_wanted
+from backfill.cli._metrics import add_metric_option, add_trim_options, metrics_wanted, trim_wanted, trim_words
 from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, log_partition_lines
 from backfill.cli._replications import (
@@ -21,7 +21,6 @@ from backfill.cli._replications import (
     replicated_workloads,
     replications_words,
     summary_markdown,
-    trim_words,
     write_summary_csv,
 )
 from backfill.cli._resources import (
@@ -33,6 +32,7 @@ from backfill.cli._resources import (
     with_resources,
 )
 from backfill.cli._tables import DESCRIPTION, describe, markdown, metric_cell, numeric_columns, percent_cell
+from backfill.cli._timing import kernel_words, since_start_words
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
@@ -55,6 +55,7 @@ from backfill.errors import BackfillError
 from backfill.experiments.columns import EXTRA_COLUMNS
 from backfill.experiments.outputs import stamp_jobs_csv, write_metrics_json
 from backfill.experiments.plots import improvement_bars, require_matplotlib
+from backfill.experiments.progress import Progress
 from backfill.experiments.replications import replication_summary
 from backfill.experiments.sweep import (
     DROPPED_COLUMN,
@@ -126,7 +127,7 @@ def _add_workloads_argument(cmp: argparse.ArgumentParser) -> None:
 
 
 def _add_replication_options(cmp: argparse.ArgumentParser) -> None:
-    """Replications (seeds, samples, windows), the measures' trim, and the summary over them."""
+    """Replications (seeds, samples, windows), the measures' trim (as simulate's), and their summary."""
     cmp.add_argument(
         "--seeds",
         nargs="+",
@@ -154,21 +155,7 @@ def _add_replication_options(cmp: argparse.ArgumentParser) -> None:
             "after cleaning) and report each configuration over them as --seeds does"
         ),
     )
-    cmp.add_argument(
-        "--warmup",
-        metavar="JOBS_OR_TIME",
-        help=(
-            "leave the first jobs out of every measure (not the simulation): a number of jobs, "
-            "or a time such as 1d after the first submission"
-        ),
-    )
-    cmp.add_argument(
-        "--cooldown",
-        metavar="JOBS_OR_TIME",
-        help=(
-            "leave the last jobs out of every measure: a number of jobs, or a time before the last submission"
-        ),
-    )
+    add_trim_options(cmp)
     cmp.add_argument(
         "--summary-csv",
         type=Path,
@@ -414,7 +401,7 @@ def _print_notes(plan: _Plan) -> None:
         print(plan.processors_only)
 
 
-def _sweep(args: argparse.Namespace, grid: Grid, show_progress: bool) -> tuple[SweepResult, float]:
+def _sweep(args: argparse.Namespace, grid: Grid, show_progress: Progress) -> tuple[SweepResult, float]:
     """Run the sweep; return its result and the seconds it took."""
     started = time.perf_counter()
     try:
@@ -439,7 +426,7 @@ def _print_tables(
 ) -> None:
     """Print the sweep's line, the metrics, the accounting of jobs, the partitions and the improvements."""
     metrics, specs, baseline = plan.metrics, plan.specs, plan.baseline
-    print(_summary(result, elapsed))
+    print(_summary(result, elapsed, args))
     print()
     trimmed = trim_words(plan.trim)
     print(f"metrics per cell (times in seconds, bounded slowdown with a {args.bound:g} s bound{trimmed}):")
@@ -482,11 +469,19 @@ def _print_replications(args: argparse.Namespace, plan: _Plan, result: SweepResu
     return summary
 
 
-def _summary(result: SweepResult, elapsed: float) -> str:
-    """The line after a sweep: cells simulated and validated now, read from the cache, damaged."""
+def _summary(result: SweepResult, elapsed: float, args: argparse.Namespace) -> str:
+    """The line after a sweep: cells simulated and validated now, read from the cache, damaged.
+
+    Its time is the sweep's (simulating, validating and measuring the cells, on the pool), then the
+    command's so far (reading the workloads and starting included).
+    """
+    kernel = kernel_words(str(r.get("path", "python")) for r in result.rows)
+    since = since_start_words(args)
     line = (
         f"{len(result.rows)} cells: {result.computed} simulated, {result.cached} from the cache, "
-        f"in {elapsed:.2f} s; schedules validated: {result.computed} in this run"
+        f"in {elapsed:.2f} s (the sweep: simulating ({kernel}), validating and measuring)"
+        + (f"; {since}" if since else "")
+        + f"; schedules validated: {result.computed} in this run"
     )
     if result.cached:
         line += f", {result.cached} when they were cached"
@@ -554,9 +549,19 @@ def _write_outputs(
             outputs.append((output_path(args.jobs_csv, name, len(names) > 1), partial(_write_text, stamped)))
     if args.figures is not None:
         for m in metrics:
-            write = partial(_improvement_figure, result.improvement(m, baseline))
+            write = partial(_improvement_figure, _drawn_improvements(result, summary, m, baseline))
             outputs.append((args.figures / f"improvement_{m}.png", write))
     write_outputs(outputs)
+
+
+def _drawn_improvements(
+    result: SweepResult, summary: list[dict[str, Any]], metric: str, baseline: str
+) -> list[dict[str, Any]]:
+    """The bars of ``metric``'s figure: with replications, what their table says (mean and interval)."""
+    if not summary:
+        return result.improvement(metric, baseline)
+    chosen = [r for r in summary if r["kind"] == "improvement" and r["metric"] == metric]
+    return [r | {"baseline": baseline} for r in chosen]
 
 
 def _write_text(text: str, path: Path) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 from backfill._files import is_special
 from backfill.cli._parser import Parser
 from backfill.errors import BackfillError, ParameterError
+from backfill.experiments.progress import LINES, Progress
 from backfill.experiments.specs import SchedulerSpec, split_spec_text
 from backfill.measures.metrics import DEFAULT_BOUND
 from backfill.schedulers.machinery.priorities import PRIORITIES
@@ -44,6 +45,7 @@ from backfill.schedulers.registry import (
 __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_MACHINE_SIZE",
+    "DEFAULT_SCHEDULERS",
     "ESTIMATE_WORDS",
     "NO_JOBS",
     "ORDER_HINT",
@@ -77,6 +79,8 @@ __all__ = [
 DEFAULT_JOBS = 5_000
 #: Processors of the default synthetic machine.
 DEFAULT_MACHINE_SIZE = 128
+#: The schedulers both commands run when ``--scheduler`` is not given.
+DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
 #: Why both commands refuse a workload without a job (exit status 2).
 NO_JOBS = "no jobs to simulate (the log has none, or the cleaning policy dropped them all)"
 
@@ -398,13 +402,12 @@ def _scheduler_help() -> str:
     )
 
 
-def add_run_options(
-    parser: argparse.ArgumentParser, *, sweep: bool, default_schedulers: Sequence[str] = ()
-) -> None:
+def add_run_options(parser: argparse.ArgumentParser, *, sweep: bool) -> None:
     """Add the options both commands share, spelled and read alike.
 
     ``--scheduler``, ``--priority``, ``--load`` and ``--estimates`` take one or more values in
-    both commands; ``simulate`` (``sweep=False``) runs every scheduler under every priority, but one
+    both commands (``--scheduler`` defaults to :data:`DEFAULT_SCHEDULERS` in both); ``simulate``
+    (``sweep=False``) runs every scheduler under every priority, but one
     load factor and one estimate policy (``compare`` sweeps those). Then one option per scheduler
     parameter (:func:`add_scheduler_options`), ``--bound``, the outputs and ``--progress``.
     """
@@ -413,9 +416,8 @@ def add_run_options(
         "--scheduler",
         nargs="+",
         action="extend",
-        required=sweep,
         metavar="SPEC",
-        help=_scheduler_help() + (f"; default: {' '.join(default_schedulers)}" if default_schedulers else ""),
+        help=_scheduler_help() + f"; default: {' '.join(DEFAULT_SCHEDULERS)}",
     )
     taking = ", ".join(e.cli_name for e in SCHEDULERS if e.takes_priority)
     parser.add_argument(
@@ -479,12 +481,17 @@ def add_run_options(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="show a progress bar on standard error (needs tqdm: the progress extra); default: on a terminal",
+        help=(
+            "show a progress bar on standard error (needs tqdm: the progress extra); default: a bar on "
+            "a terminal, else a line now and then; --no-progress: neither"
+        ),
     )
 
 
-def scheduler_specs(args: argparse.Namespace, default: Sequence[str] = ()) -> list[SchedulerSpec]:
-    """Return the chosen schedulers, each with the parameter options given that it takes.
+def scheduler_specs(
+    args: argparse.Namespace, default: Sequence[str] = DEFAULT_SCHEDULERS
+) -> list[SchedulerSpec]:
+    """Return the chosen schedulers (``default`` without ``--scheduler``), each with its parameter options.
 
     Each scheduler reads an option's text with its own parameter of that name
     (:func:`given_parameters`). A parameter a ``NAME:K=V`` spec gives itself wins over the option
@@ -532,19 +539,24 @@ def estimate_policies(args: argparse.Namespace, logs: Iterable[str]) -> list[str
     return list(dict.fromkeys("user" if w == "f-model" else ESTIMATE_WORDS[w] for w in words))
 
 
-def progress_wanted(args: argparse.Namespace) -> bool:
-    """Whether to show a progress bar: ``--progress``/``--no-progress``, else when stderr is a terminal.
+def progress_wanted(args: argparse.Namespace) -> Progress:
+    """The progress to show: ``--progress`` a bar, ``--no-progress`` none, else a bar or lines.
+
+    By default, a bar on a terminal (with tqdm), else a line now and then on standard error
+    (``"lines"``, which needs nothing installed).
 
     Raises:
         CommandLineError: ``--progress`` given without tqdm installed.
     """
+    if args.progress is False:
+        return False
     try:
         import tqdm  # noqa: F401
     except ImportError:
         if args.progress:
             raise CommandLineError("--progress needs tqdm: pip install 'backfill[progress]'") from None
-        return False
-    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()
+        return LINES
+    return True if args.progress or sys.stderr.isatty() else LINES
 
 
 def slug(text: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from backfill.cli._empty import no_jobs
-from backfill.cli._metrics import add_metric_option, metrics_wanted
+from backfill.cli._metrics import add_metric_option, add_trim_options, metrics_wanted, trim_wanted
 from backfill.cli._outputs import OutputsInterrupted, check_outputs
 from backfill.cli._partitions import (
     add_partitions_option,
@@ -33,10 +33,12 @@ from backfill.cli._simulate_outputs import (
     write_simulate_outputs,
 )
 from backfill.cli._simulate_runs import PLANNING_PARAMETERS, Stopped, print_results, run_all
+from backfill.cli._timing import mark_start
 from backfill.cli.compare import DEFAULT_COMPARE_METRICS, add_compare_command, run_compare
 from backfill.cli.options import (
     DEFAULT_JOBS,
     DEFAULT_MACHINE_SIZE,
+    DEFAULT_SCHEDULERS,
     ESTIMATE_WORDS,
     CommandLineError,
     Parser,
@@ -85,9 +87,6 @@ __all__ = [
     "main",
 ]
 
-#: The schedulers ``simulate`` runs when ``--scheduler`` is not given.
-DEFAULT_SCHEDULERS = ("fcfs", "easy", "conservative")
-
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``backfill`` command.
@@ -128,9 +127,10 @@ def _add_simulate_command(commands: Any) -> None:
         metavar="SWF_PATH",
         help="an SWF log (.swf or .swf.gz) or a Batsim workload (.json); default: the synthetic workload",
     )
-    add_run_options(sim, sweep=False, default_schedulers=DEFAULT_SCHEDULERS)
+    add_run_options(sim, sweep=False)
     add_resources_option(sim)
     add_metric_option(sim, "default: the standard table")
+    add_trim_options(sim)
     _add_model_options(sim)
     _add_schedule_outputs(sim)
     sim.add_argument(
@@ -338,11 +338,20 @@ def _simulate(args: argparse.Namespace) -> int:
     _print_before(args, plan, given, workload, description)
     run_fields = {"workload": given.label, "load": plan.load, "estimates": plan.estimates}
     done = run_all(
-        args, plan.runs, plan.names, workload, parts, plan.extra, run_fields, given.origin, show_progress
+        args,
+        plan.runs,
+        plan.names,
+        workload,
+        parts,
+        plan.extra,
+        run_fields,
+        given.origin,
+        show_progress,
+        plan.trim,
     )
     if done.stopped is not None and not done.schedules:
         raise done.stopped
-    print_results(args, plan.specs, plan.chosen, parts, given.report, done)
+    print_results(args, plan.specs, plan.chosen, parts, given.report, done, plan.trim)
     # Named as planned (and checked) for every run, also when an interrupt left one finished.
     write_simulate_outputs(
         args, list(done.schedules.values()), done.rows, done.finished, several=len(plan.names) > 1
@@ -359,12 +368,13 @@ class _Plan:
     """
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.specs = with_resources(args, scheduler_specs(args, DEFAULT_SCHEDULERS))
+        self.specs = with_resources(args, scheduler_specs(args))
         self.orders = priorities(args)
         self.chosen = metrics_wanted(args, ()) if args.metric else []
         check_resource_metrics(self.chosen, self.specs)
         self.processors_only = processors_only_note(self.chosen, self.specs)
         self.extra = [m for m in self.chosen if m in EXTRA_COLUMNS]
+        self.trim = trim_wanted(args)
         self.load = _one(loads(args), "--load")
         self.estimates = _one(
             estimate_policies(args, [args.swf_path] if args.swf_path is not None else []), "--estimates"
@@ -459,6 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(words)
     # The provenance of every file the command writes: its words and when it started.
     args.stamp = run_provenance(["backfill", *words])
+    mark_start(args, whole_process=argv is None)
     received: list[int] = []
     try:
         with _sigterm_interrupts(received):

@@ -50,6 +50,7 @@ import numpy as np
 
 from backfill.errors import BackfillError
 from backfill.experiments.fair_start import fair_start_times
+from backfill.experiments.progress import Progress
 from backfill.measures.fairness import unfairness
 from backfill.measures.fairshare import fair_shares, resources_received
 from backfill.measures.groups import CATEGORIES, GROUP_KEYS, per_category, per_user
@@ -268,7 +269,7 @@ def extra_measures(
     scheduler: Scheduler | None = None,
     bound: float = DEFAULT_BOUND,
     trim: Trim | None = None,
-    progress: bool | Callable[[int], object] = False,
+    progress: Progress | Callable[[int], object] = False,
 ) -> dict[str, float]:
     """Return the chosen :data:`EXTRA_COLUMNS` of a schedule, over the jobs ``trim`` keeps.
 
@@ -282,7 +283,8 @@ def extra_measures(
         bound: The bounded-slowdown threshold in seconds.
         trim: The warm-up and cool-down jobs to leave out of the measures (:class:`Trim`); None
             leaves none out.
-        progress: Show a progress bar while the fair start times are computed, or report their
+        progress: Show a progress bar (True) or lines (``"lines"``) while the fair start times are
+            computed, or report their
             rows to this function (as :func:`~backfill.experiments.fair_start.fair_start_times`).
 
     Raises:

@@ -33,7 +33,7 @@ import numpy.typing as npt
 from backfill.errors import BackfillError
 from backfill.experiments._checkpoint import Checkpoint, fingerprint
 from backfill.experiments._pool import exit_with_parent
-from backfill.experiments.progress import progress_bar
+from backfill.experiments.progress import Progress, progress_meter
 from backfill.kernel._forks import CompiledSimulation, PastMaxClock, compiled_simulation
 from backfill.schedule import Schedule
 from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
@@ -239,7 +239,7 @@ def fair_start_times(
     executor: cf.Executor | None = None,
     workers: int | None = None,
     chunks: int | None = None,
-    progress: bool | Callable[[int], object] = False,
+    progress: Progress | Callable[[int], object] = False,
     overrun: OverrunPolicy = "raise_estimate",
     checkpoint: str | os.PathLike[str] | None = None,
 ) -> FairStartTimes:
@@ -291,8 +291,9 @@ def fair_start_times(
         executor: Where to run the ranges; ``None`` makes (and shuts down) a process pool.
         workers: Processes of the default pool; 1 runs everything in this process.
         chunks: Number of ranges (default: 8 per worker, at most one per job).
-        progress: Show a progress bar; a function instead is called with the number of rows each
-            time some finish (a sweep's worker reports them so).
+        progress: Show a progress bar (True), or a line now and then on standard error
+            (``"lines"``); a function instead is called with the number of rows each time some
+            finish (a sweep's worker reports them so).
         overrun: The simulator's policy for jobs that run past their estimate.
         checkpoint: File to save finished rows to and resume from.
 
@@ -323,13 +324,7 @@ def fair_start_times(
     saved = None
     if checkpoint is not None:
         saved = Checkpoint.open(checkpoint, n, fingerprint(workload, name, strict, relaxed, overrun))
-    bar = (
-        _Ticks(progress)
-        if callable(progress)
-        else progress_bar(n, f"FST {name}", "job")
-        if progress
-        else None
-    )
+    bar = _Ticks(progress) if callable(progress) else progress_meter(progress, n, f"FST {name}", "job")
     # Where the kernel runs the configuration whole, so do the forks (the same decisions).
     fast = compiled_simulation(sim)
     try:

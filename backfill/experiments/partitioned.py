@@ -18,6 +18,7 @@ import numpy as np
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.columns import extra_measures
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times
+from backfill.experiments.progress import Progress
 from backfill.experiments.specs import TraceWorkload, WorkloadSpec
 from backfill.measures.fairness import unfairness
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
@@ -272,7 +273,7 @@ def partition_measures(
     columns: Collection[str],
     bound: float,
     trim: Trim | None = None,
-    progress: bool | Callable[[int], object] = False,
+    progress: Progress | Callable[[int], object] = False,
 ) -> dict[str, float]:
     """:func:`~backfill.experiments.columns.extra_measures` of a partitioned run.
 

@@ -43,15 +43,24 @@ def _grouped(
     groups: Sequence[str],
     series: Sequence[str],
     heights: Mapping[tuple[str, str], float],
+    errors: Mapping[tuple[str, str], float] | None = None,
 ) -> None:
-    """Draw one bar container per series, its bars at the groups' positions (NaN where missing)."""
+    """Draw one bar container per series, its bars at the groups' positions (NaN where missing).
+
+    ``errors``: the half-width of each bar's interval, drawn as an error bar (none where NaN).
+    """
     x = np.arange(len(groups), dtype=np.float64)
     width = 0.8 / max(len(series), 1)
     for k, name in enumerate(series):
         values = [heights.get((g, name), math.nan) for g in groups]
         # Infinite percentages (a zero baseline) have no bar; matplotlib cannot scale to them.
         shown = [v if math.isfinite(v) else math.nan for v in values]
-        ax.bar(x - 0.4 + width * (k + 0.5), shown, width, label=name)
+        bars: dict[str, Any] = {}
+        if errors is not None:
+            half = [errors.get((g, name), math.nan) for g in groups]
+            bars = {"yerr": [h if math.isfinite(h) else math.nan for h in half], "capsize": 4}
+            bars["error_kw"] = {"elinewidth": 1.0, "ecolor": "black"}
+        ax.bar(x - 0.4 + width * (k + 0.5), shown, width, label=name, **bars)
         for xi, v in zip(x, values, strict=True):
             if math.isinf(v):
                 ax.annotate(
@@ -121,10 +130,18 @@ def improvement_bars(
     others (FCFS's thousands of percent against EASY's tens), a linear axis would flatten all but
     one bar: the y axis is then a symmetric log scale, linear near zero.
 
+    Replications (``backfill compare --seeds``, ``--windows``, ``--samples``) draw what their
+    tables say: given the rows of :func:`~backfill.experiments.replications.replication_summary`,
+    each bar is a configuration's mean paired improvement and its error bar the confidence
+    interval's half-width (its ``value`` rows are left out); a configuration of one replication has
+    no interval, so no error bar. Rows of ``improvement`` with a ``half_width`` are drawn so too.
+
     Args:
         rows: Rows of :meth:`backfill.experiments.sweep.SweepResult.improvement`: each with ``workload``,
-            ``scheduler``, ``priority`` and ``improvement``, and ``load``, ``estimates``, ``metric``
-            and ``baseline`` when present.
+            ``scheduler``, ``priority`` and ``improvement``, and ``load``, ``estimates``, ``metric``,
+            ``baseline`` and ``half_width`` when present; or rows of
+            :func:`~backfill.experiments.replications.replication_summary` (``kind``, ``mean``,
+            ``half_width``, ``n``), with a ``baseline`` key to name it on the axis.
         metric: Plot only the rows of this metric; None requires the rows to have one metric.
         title: The axes' title; default ``"<metric in words>: improvement over <baseline>"``
             (``"mean bounded slowdown: improvement over Conservative"``).
@@ -146,13 +163,22 @@ def improvement_bars(
         ...          "metric": "mean_wait", "baseline": "Conservative"}]
         >>> type(improvement_bars(rows)).__name__
         'Figure'
+        >>> summary = [{"workload": "model", "scheduler": "EASY", "priority": "fcfs", "metric": "mean_wait",
+        ...             "kind": "improvement", "n": 3.0, "mean": 4.0, "half_width": 7.5}]
+        >>> [ax] = improvement_bars(summary).axes
+        >>> ax.get_title().splitlines()[1]
+        'bars: mean of 3 replications; error bars: 95 % confidence interval of the mean'
     """
     if scale not in (None, "linear", "log"):
         raise BackfillError(f"scale must be 'linear', 'log' or None, got {scale!r}")
-    table = [dict(r) if isinstance(r, Mapping) else r for r in rows]
-    for r in table:
+    table: list[dict[str, Any]] = []
+    for given in rows:
+        r = _improvement_row(given) if isinstance(given, Mapping) else given
+        if r is None:
+            continue  # a summary's value row
         if not isinstance(r, dict) or not {"workload", "scheduler", "improvement"} <= r.keys():
             raise BackfillError(f"improvement rows need workload, scheduler and improvement keys, got {r!r}")
+        table.append(r)
     if metric is not None:
         table = [r for r in table if r.get("metric", metric) == metric]
     if not table:
@@ -166,15 +192,18 @@ def improvement_bars(
     loads = len({r.get("load") for r in table}) > 1
     estimates = len({r.get("estimates") for r in table}) > 1
     heights: dict[tuple[str, str], float] = {}
+    halves: dict[tuple[str, str], float] = {}
     for r in table:
         key = (_group_label(r, loads, estimates), _series_label(r))
         if key in heights:
             raise BackfillError(f"two rows for workload {key[0]!r} and scheduler {key[1]!r}")
         heights[key] = float(r["improvement"])
+        if "half_width" in r:
+            halves[key] = float(r["half_width"])
     groups = list(dict.fromkeys(g for g, _ in heights))
     series = list(dict.fromkeys(s for _, s in heights))
     fig, ax = _axes(ax, (_width(len(heights)), 4.8))
-    _grouped(ax, groups, series, heights)
+    _grouped(ax, groups, series, heights, halves if halves else None)
     ax.axhline(0.0, color="black", linewidth=0.8)
     name = column_label(metrics[0] if metrics else (metric or "metric"), unit=False)
     against = f" over {baselines[0]}" if baselines else ""
@@ -188,11 +217,63 @@ def improvement_bars(
         parts = ["load factor (times the arrival rate)"] * loads + ["runtime estimates"] * estimates
         shown = ", ".join(parts)
         ax.set_xlabel(f"workload, {shown}")
-    ax.set_title(title if title is not None else f"{name}: improvement{against}")
-    if values:
+    # With intervals, the title says what the bars and their error bars are.
+    what = _interval_words(table) if halves else ""
+    ax.set_title(title if title is not None else f"{name}: improvement{against}{what}")
+    if values and halves:
+        _interval_labels(ax, groups, series, heights, halves)
+    elif values:
         for container in ax.containers:
             ax.bar_label(container, fmt="%.1f", fontsize="x-small", padding=2)  # type: ignore[arg-type]
     return fig
+
+
+def _improvement_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An improvement row as drawn; a summary row's mean is its improvement; None for its values."""
+    if "kind" not in row:
+        return dict(row)
+    if row["kind"] != "improvement":
+        return None
+    mean = {"improvement": row["mean"]} if "mean" in row else {}  # without one, refused as any row
+    return {k: v for k, v in row.items() if k not in ("kind", "mean")} | mean
+
+
+def _interval_words(table: Sequence[Mapping[str, Any]]) -> str:
+    """What the bars of replications are, as a second line of the title."""
+    counts = [str(n) for n in sorted({int(r["n"]) for r in table if "n" in r and r["n"] == r["n"]})]
+    shown = f"{', '.join(counts[:-1])} or {counts[-1]}" if len(counts) > 1 else "".join(counts)
+    over = f" of {shown} replications" if counts else ""
+    alone = " (none for one)" if "1" in counts and len(counts) > 1 else ""
+    return f"\nbars: mean{over}; error bars: 95 % confidence interval of the mean{alone}"
+
+
+def _interval_labels(
+    ax: Axes,
+    groups: Sequence[str],
+    series: Sequence[str],
+    heights: Mapping[tuple[str, str], float],
+    halves: Mapping[tuple[str, str], float],
+) -> None:
+    """Write ``mean ± half-width`` beyond each error bar's end (the mean alone without an interval)."""
+    ax.margins(y=0.12)  # room for the labels beyond the error bars' ends
+    width = 0.8 / max(len(series), 1)
+    for k, name in enumerate(series):
+        for i, g in enumerate(groups):
+            mean, half = heights.get((g, name), math.nan), halves.get((g, name), math.nan)
+            if not math.isfinite(mean):
+                continue
+            reach = half if math.isfinite(half) else 0.0
+            end = mean + reach if mean >= 0 else mean - reach
+            text = f"{mean:.1f}" + (f" ± {half:.1f}" if math.isfinite(half) else "")
+            ax.annotate(
+                text.replace("-", "\N{MINUS SIGN}"),
+                (i - 0.4 + width * (k + 0.5), end),
+                xytext=(0, 2 if mean >= 0 else -2),
+                textcoords="offset points",
+                ha="center",
+                va="bottom" if mean >= 0 else "top",
+                fontsize="x-small",
+            )
 
 
 def _is_stats(value: object) -> bool:

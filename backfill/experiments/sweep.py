@@ -49,7 +49,7 @@ from backfill.experiments.columns import (
 )
 from backfill.experiments.outputs import MODEL_SOURCE, jobs_csv_text, provenance, reading_policy
 from backfill.experiments.partitioned import PartitionSpec, check_partitioned, partition_measures
-from backfill.experiments.progress import progress_bar
+from backfill.experiments.progress import Progress, progress_meter
 from backfill.experiments.results import (
     COLUMNS,
     COUNT_COLUMNS,
@@ -380,7 +380,7 @@ def run_sweep(
     cache: str | os.PathLike[str] | None = None,
     executor: cf.Executor | None = None,
     workers: int | None = None,
-    progress: bool = False,
+    progress: Progress = False,
     jobs: bool = False,
 ) -> SweepResult:
     """Run every cell of ``grid`` and return one row per cell, in grid order.
@@ -421,7 +421,8 @@ def run_sweep(
         cache: Directory of cached cells, or None for no cache.
         executor: Where to run the cells; None makes (and shuts down) a process pool.
         workers: Processes of the default pool; 1 runs the cells in this process, one by one.
-        progress: Show a tqdm progress bar (the ``progress`` extra).
+        progress: Show a tqdm progress bar (True; the ``progress`` extra), or a line now and then
+            on standard error (``"lines"``, :data:`~backfill.experiments.progress.LINES`).
         jobs: Also return every cell's per-job results.
 
     Returns:
@@ -450,12 +451,12 @@ def run_sweep(
     if store is not None and todo:
         store.check_writable()  # refused now, not after hours of simulations it could not keep
     finish = _Finish(store, keys, key_data, jobs, metrics)
-    finish.bar = progress_bar(len(cells), "sweep", "cell", len(cells) - len(todo)) if progress else None
+    finish.bar = progress_meter(progress, len(cells), "sweep", "cell", len(cells) - len(todo))
     # The fair start times cost a fork per job: their own bar counts the jobs, as the workers report them.
     fst_bar = None
     if progress and todo and any(MEASURE_GROUPS[m] == "fair_start" for m in grid.measures):
         forks = sum(len(cells[i].workload._load(identities[cells[i].workload])) for i in todo)
-        fst_bar = progress_bar(forks, "fair starts", "job")
+        fst_bar = progress_meter(progress, forks, "fair starts", "job")
     try:
         if executor is None and (workers == 1 or len(todo) <= 1):
             tick = fst_bar.update if fst_bar is not None else None
