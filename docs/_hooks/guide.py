@@ -29,6 +29,7 @@ from backfill import (
     Job,
     Resource,
     Schedule,
+    Scheduler,
     Workload,
     lublin_feitelson,
     simulate,
@@ -65,13 +66,15 @@ COLOURS = {"FCFS": "#7f7f7f", "EASY": "#1f77b4", "Conservative": "#2ca02c", "PC"
 VERDICT_COLOURS = {"holds": "#2ca02c", "partly": "#f0c419", "differs": "#d62728", "not checkable": "#bdbdbd"}
 
 
-def _figure(rows: int, cols: int, height: float, **kwargs: object) -> tuple[Figure, np.ndarray]:
+def _figure(
+    rows: int, cols: int, height: float, *, sharex: bool = False, sharey: bool = False
+) -> tuple[Figure, np.ndarray]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(WIDTH, height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
-    return fig, fig.subplots(rows, cols, squeeze=False, **kwargs)  # type: ignore[arg-type]
+    return fig, fig.subplots(rows, cols, squeeze=False, sharex=sharex, sharey=sharey)
 
 
 @cache
@@ -85,7 +88,13 @@ def default_runs() -> dict[str, Schedule]:
         The schedules.
     """
     w = lublin_feitelson(5_000, estimates="f-model")
-    runs = {"FCFS": FCFS(), "EASY": EASY(), "Conservative": Conservative(), "PC": PC(), "DC": DC()}
+    runs: dict[str, Scheduler] = {
+        "FCFS": FCFS(),
+        "EASY": EASY(),
+        "Conservative": Conservative(),
+        "PC": PC(),
+        "DC": DC(),
+    }
     runs |= {"EASY-SJF": EASY(priority=sjf), "PC-SJF": PC(priority=sjf), "DC-SJF": DC(priority=sjf)}
     return {name: simulate(w, scheduler) for name, scheduler in runs.items()}
 
