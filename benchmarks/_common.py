@@ -75,6 +75,25 @@ def markdown(header: list[str], rows: list[list[str]], right: int = 1) -> str:
     return "\n".join("| " + " | ".join(line) + " |" for line in lines)
 
 
+def markdown_split(
+    header: list[str], rows: list[list[str]], groups: list[int], keep: int = 1, right: int = 1
+) -> str:
+    """Return a wide table as several markdown tables, so that each fits the page.
+
+    The first ``keep`` columns (the rows' keys) begin every table; the other columns follow in groups
+    of ``groups[i]`` columns, one table each, in order. ``right`` is as for :func:`markdown`.
+    """
+    if keep + sum(groups) != len(header):
+        raise ValueError(f"{keep} key columns and groups {groups} do not make the {len(header)} columns")
+    parts, start = [], keep
+    for size in groups:
+        columns = [*range(keep), *range(start, start + size)]
+        table = [[row[c] for c in columns] for row in rows]
+        parts.append(markdown([header[c] for c in columns], table, right))
+        start += size
+    return "\n\n".join(parts)
+
+
 #: The verdicts a :class:`Check` may carry.
 VERDICTS = ("holds", "partly", "differs", "not checkable")
 

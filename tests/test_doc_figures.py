@@ -99,8 +99,8 @@ def test_each_figure_draws(path: str) -> None:
 
 def test_every_figure_is_embedded_and_every_embed_is_a_figure() -> None:
     embedded: dict[str, str] = {}
-    for page in ("schedulers.md", "slack-backfilling.md", "plots.md", "architecture.md"):
-        for alt, path in re.findall(r"!\[([^\]]*)\]\((figures/[^)]+)\)", (DOCS / page).read_text("utf-8")):
+    for page in sorted(DOCS.glob("*.md")):
+        for alt, path in re.findall(r"!\[([^\]]*)\]\((figures/[^)]+)\)", page.read_text("utf-8")):
             embedded[path] = alt
     assert embedded == {path: alt for path, (_, alt) in hook.FIGURES.items()}
 

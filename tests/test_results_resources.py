@@ -170,9 +170,10 @@ def test_the_tables_show_both_runs_and_the_change() -> None:
         (setup.name, "easy", "memory"): _cell("easy", "memory", 0.0),
     }
     table = rr.trace_table(cells, setup)
-    assert "| Conservative | 2.00 | 2.50 | +25.0 % | 7,200.00 | 9,000.00 | +25.0 % |" in table
-    assert "| EASY | 0.00 | 0.00 | 0 % |" in table
-    assert re.search(r"\| PC \|( +\|){12}$", table, flags=re.MULTILINE)
+    assert table.startswith("Each cell: processors alone → + memory (change).")
+    assert "| Conservative | 2.00 → 2.50 (+25.0 %) | 7,200.00 → 9,000.00 (+25.0 %) |" in table
+    assert "| EASY | 0.00 → 0.00 (0 %) |" in table
+    assert re.search(r"\| PC \|( +\|){4}$", table, flags=re.MULTILINE)
     runs = rr.runs_table(cells)
     assert (
         f"| {setup.name} | {setup.stem} | first {setup.jobs:,} | 10 | 1 | 8 processors, 1.00 GB each |"

@@ -83,6 +83,9 @@ PAPER_FILES: dict[str, str] = {
     "SDSC-SP2": "SDSC-SP2-1998-3.1-cln",
 }
 
+#: The alt text of the summary's figure, drawn by ``docs/_hooks/guide.py`` (``GUIDE_FIGURES`` has it too).
+VERDICTS_ALT = "Each reproduced paper's claims by verdict, from the report's summary tables"
+
 _INTRO = """\
 # Reproduction report
 
@@ -321,6 +324,10 @@ def report(
             f"\n{_BEYOND_TITLE}, not one of the papers `backfill` implements, counted apart:\n",
             markdown(header, beyond),
         ]
+    parts += [
+        "\nThe same counts in a picture, which this site's build draws from the tables above:\n",
+        f"![{VERDICTS_ALT}](figures/verdicts.png)",
+    ]
     if rules:
         parts += [
             "\n## How the verdicts are reached\n",

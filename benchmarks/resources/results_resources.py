@@ -408,11 +408,11 @@ def _change(before: float, after: float) -> str:
 def trace_table(
     cells: dict[tuple[str, str, str], dict[str, Any]], setup: TraceSetup, configs: tuple[str, ...] = CONFIGS
 ) -> str:
-    """A row per scheduler; for each measure its value in the first configuration (processors alone,
-    or one pool), in the second (with memory, or partitions) and the change."""
-    header = ["scheduler"]
-    for _, label, _ in MEASURES:
-        header += [f"{label}, {LABELS[configs[0]]}", LABELS[configs[1]], "change"]
+    """A row per scheduler; for each measure one cell: its value in the first configuration (processors
+    alone, or one pool), in the second (with memory, or partitions) and the change, so that the table
+    has five columns and fits the page."""
+    first, second = LABELS[configs[0]], LABELS[configs[1]]
+    header = ["scheduler", *(label for _, label, _ in MEASURES)]
     rows = []
     for key, (label, _) in SCHEDULERS.items():
         alone, both = cells.get((setup.name, key, configs[0])), cells.get((setup.name, key, configs[1]))
@@ -420,10 +420,13 @@ def trace_table(
         for measure, _, scale in MEASURES:
             a = None if alone is None else alone["figures"][measure]
             b = None if both is None else both["figures"][measure]
-            row += ["" if a is None else f"{a / scale:,.2f}", "" if b is None else f"{b / scale:,.2f}"]
-            row.append("" if a is None or b is None else _change(a, b))
+            if a is None and b is None:
+                row.append("")
+                continue
+            shown = " → ".join("-" if v is None else f"{v / scale:,.2f}" for v in (a, b))
+            row.append(shown if a is None or b is None else f"{shown} ({_change(a, b)})")
         rows.append(row)
-    return markdown(header, rows)
+    return f"Each cell: {first} → {second} (change).\n\n" + markdown(header, rows)
 
 
 def _runs_row(
@@ -480,7 +483,7 @@ def _missing(cells: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
 POOL_MODEL = (
     "**The memory results follow from the model.** Memory here is one machine-wide pool: a job's memory"
     " is spread over every node, so no job ever waits for the memory of the nodes it would run on. That"
-    " memory seldom or never holds a job back below (*binds*, and the columns *+ memory*) is what this"
+    " memory seldom or never holds a job back below (*binds*, and the values after the arrows) is what this"
     " model gives: it shows how little memory binds under a pool model, not how much it binds on the"
     " real machine, where each node's memory is its own."
 )
@@ -519,8 +522,8 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         "* **Measures.** Mean wait and mean bounded slowdown (10 s bound) over every job of the window; the"
         " strict and relaxed fair-start unfairness, the mean over jobs of max(0, start - fair start) with"
         " Sabin and Sadayappan's fair start times under the same scheduler and configuration (see"
-        " [Fairness](fairness.md); with partitions, each partition's own). *Change* is (second - first) /"
-        " first.",
+        " [Fairness](fairness.md); with partitions, each partition's own). The change in brackets is"
+        " (second - first) / first.",
         "* **Binds** is the share of the time with a job waiting in which the oldest waiting job's"
         " processors were free on the whole machine but its memory (or its partition's processors) were"
         " not, in the runs with memory (or partitions).",

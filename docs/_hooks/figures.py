@@ -4,6 +4,8 @@ Each scheduler page's figure is a small hand-made workload simulated by :func:`b
 and drawn with :func:`backfill.experiments.plots.schedule_window`: filled boxes are the jobs as they
 ran, hatched outlines the reservations held at the instant a panel names. The plots page shows what
 ``backfill simulate --figures`` draws of a synthetic workload (:func:`figure_utilization_queue`).
+The home page's, the tutorial's and the guide pages' figures (resources, performance, reproduction)
+are drawn by the sibling module ``guide.py``, and the architecture page's by ``layout.py``.
 :data:`FIGURES` maps each figure's path in the site (``figures/easy.png``) to its drawing function
 and alt text; :func:`on_files` adds the rendered PNGs to the site's files, so nothing is written
 into the source tree and pages link to them as if they were in ``docs/figures/``. The workload
@@ -21,6 +23,7 @@ import io
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from backfill import (
@@ -369,9 +372,12 @@ def figure_utilization_queue() -> Figure:
     )
 
 
-def _layout_figure() -> Callable[[], Figure]:
-    """The layout figure of ``docs/architecture.md``, drawn by the sibling module ``layout.py``."""
-    spec = importlib.util.spec_from_file_location("_doc_layout_hook", Path(__file__).with_name("layout.py"))
+def _sibling(name: str) -> ModuleType:
+    """The sibling module ``<name>.py`` of this hook (``layout``, ``guide``), loaded once."""
+    key = f"_doc_{name}_hook"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # its dataclass looks it up
     before, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # leave no __pycache__ in docs/
@@ -379,8 +385,19 @@ def _layout_figure() -> Callable[[], Figure]:
         spec.loader.exec_module(module)
     finally:
         sys.dont_write_bytecode = before
-    draw: Callable[[], Figure] = module.figure_layout
+    return module
+
+
+def _layout_figure() -> Callable[[], Figure]:
+    """The layout figure of ``docs/architecture.md``, drawn by the sibling module ``layout.py``."""
+    draw: Callable[[], Figure] = _sibling("layout").figure_layout
     return draw
+
+
+def _guide_figures() -> dict[str, tuple[Callable[[], Figure], str]]:
+    """The figures of the home page, the tutorial and the guide pages, from the sibling ``guide.py``."""
+    figures: dict[str, tuple[Callable[[], Figure], str]] = _sibling("guide").GUIDE_FIGURES
+    return figures
 
 
 #: Path of each figure in the site -> (function drawing it, alt text).
@@ -401,6 +418,7 @@ FIGURES: dict[str, tuple[Callable[[], Figure], str]] = {
         _layout_figure(),
         "The package's rooms by layer, their largest modules, and the arrows of their imports",
     ),
+    **_guide_figures(),
 }
 
 

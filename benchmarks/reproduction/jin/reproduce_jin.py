@@ -46,7 +46,15 @@ import numpy as np
 
 # benchmarks/, where _common is (importing it puts the other benchmark folders on sys.path)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from _common import DEFAULT_TRACE_DIR, RESULTS, load_result, markdown, save_result, write_report
+from _common import (
+    DEFAULT_TRACE_DIR,
+    RESULTS,
+    load_result,
+    markdown,
+    markdown_split,
+    save_result,
+    write_report,
+)
 
 from backfill import (
     G1,
@@ -314,7 +322,7 @@ def rr_table(groups: list[tuple[str, list[Any]]]) -> str:
                 f"{better}/{len(cells)} ({low:+.1f} to {high:+.1f})" if len(cells) > 1 else f"{better}/1"
             )
         rows.append(row)
-    return markdown(header, rows)
+    return markdown_split(header, rows, [3, 5, 5])
 
 
 def seeds_table(groups: list[tuple[str, list[Any]]]) -> str:
@@ -362,7 +370,7 @@ def other_table(groups: list[tuple[str, list[Any]]]) -> str:
                 *(_pct(_improvement(cells, s, "wait_long")[0]) for s in ("G1", "G2")),
             ]
         )
-    return markdown(header, rows)
+    return markdown_split(header, rows, [6, 7])
 
 
 def workload_table(groups: list[tuple[str, list[Any]]]) -> str:
@@ -401,7 +409,7 @@ def fairness_table(groups: list[tuple[str, list[Any]]]) -> str:
             row += [f"{_avg(cells, s, 'late_jobs'):,.1f}", f"{_avg(cells, s, 'late_mean'):,.0f}"]
         row += [f"{_avg(cells, s, 'early_jobs'):,.1f}" for s in SCHEDULERS]
         rows.append(row)
-    return markdown(header, rows)
+    return markdown_split(header, rows, [6, 4, 3])
 
 
 def utilization_table(groups: list[tuple[str, list[Any]]]) -> str:
@@ -419,7 +427,7 @@ def utilization_table(groups: list[tuple[str, list[Any]]]) -> str:
         row += [f"{_avg(cells, s, 'sets_tried') / _avg(cells, s, 'searches'):.1f}" for s in ("G1", "G2")]
         row += [f"{_avg(cells, s, 'seconds'):.1f}" for s in SCHEDULERS]
         rows.append(row)
-    return markdown(header, rows)
+    return markdown_split(header, rows, [7, 6, 3])
 
 
 def thesis_table(results: dict[tuple[Any, ...], dict[str, dict[str, Any]]]) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from _common import markdown, verdict_of
+from _common import markdown, markdown_split, verdict_of
 from _vasupongayya_findings import FCFS, HOUR, LXF, REL, WINDOWS, Finding
 
 from backfill import Workload
@@ -479,7 +479,7 @@ def table_ii(results: list[dict[str, Any]], machine_size: int) -> str:
     sizes = [[u, *_sizes(r, u)] for u in hurt_most(r)]
     return (
         f"Month {r['label']} ({machine_size} processors):\n\n"
-        + markdown(["user", "kind", *_header(policies)], rows, right=2)
+        + markdown_split(["user", "kind", *_header(policies)], rows, [4] * len(policies), keep=2, right=2)
         + "\n\n"
         + markdown(["user", *_SIZE_HEADER], sizes)
     )
@@ -496,7 +496,7 @@ def table_iv(results: list[dict[str, Any]], top: int = 5) -> str:
     rows = [[u, r["label"], *(c for p in policies for c in _measures(r, u, p))] for r, u in chosen]
     sizes = [[u, r["label"], *_sizes(r, u)] for r, u in chosen]
     return (
-        markdown(["user", "month", *_header(policies)], rows, right=2)
+        markdown_split(["user", "month", *_header(policies)], rows, [4] * len(policies), keep=2, right=2)
         + "\n\n"
         + markdown(["user", "month", *_SIZE_HEADER], sizes, right=2)
     )
