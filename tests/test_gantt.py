@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from backfill import Job, Workload, simulate
+from backfill.cli import main
 from backfill.errors import BackfillError, ParameterError
 from backfill.experiments.gantt import (
     JOB_COLORS,
@@ -251,3 +253,27 @@ def test_a_large_machine_is_drawn_as_occupancy() -> None:
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["jobs"]
     with pytest.raises(BackfillError, match="style must be"):
         schedule_window(s, start=0, end=2000, style="bands")
+
+
+@pytest.mark.integration
+def test_simulate_draws_the_window_and_colors_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    figures = tmp_path / "figs"
+    argv = ["simulate", "--jobs", "80", "--scheduler", "easy", "--figures", str(figures)]
+    assert main([*argv, "--gantt-window", "0:6h", "--gantt-colour", "user"]) == 0
+    out = capsys.readouterr().out
+    assert "note: the workload records no user: the Gantt figures draw every job in one color" in out
+    assert (figures / "gantt-easy.png").read_bytes().startswith(b"\x89PNG")
+    assert main([*argv, "--gantt-window", "400d:"]) != 0
+    assert "--gantt-window: EASY(fcfs): the window starts 400 days" in capsys.readouterr().err
+
+
+def test_gantt_options_need_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    for option, value in (("--gantt-window", "2d"), ("--gantt-color", "size")):
+        assert main(["simulate", "--jobs", "10", "--scheduler", "easy", option, value]) == 2
+        assert f"{option} applies only with --figures" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["simulate", "--jobs", "10", "--gantt-window", "2x", "--figures", "f"])
+    assert "--gantt-window: expected LENGTH, START:END" in capsys.readouterr().err
