@@ -17,18 +17,22 @@ import numpy as np
 from backfill._files import open_atomically
 from backfill._version import library_version
 from backfill.cli._outputs import write_outputs
-from backfill.cli.options import CommandLineError, output_path
+from backfill.cli.options import CommandLineError, argument_type, output_path
+from backfill.errors import BackfillError
+from backfill.experiments.gantt import COLOR_BY, GanttWindow, gantt_window, schedule_window
 from backfill.experiments.outputs import write_jobs_csv, write_metrics_json
-from backfill.experiments.plots import schedule_window
 from backfill.experiments.results import SweepResult
 from backfill.experiments.timeline import utilization_bins, utilization_queue
 from backfill.schedule import Schedule
 from backfill.workloads.batsim import BATSIM_PROFILE_TYPES, write_batsim_workload
 
-__all__ = ["GANTT_WINDOW", "add_batsim_output_options", "check_batsim_version", "write_simulate_outputs"]
-
-#: The longest time span of the Gantt chart ``simulate --figures`` draws of each schedule: two days.
-GANTT_WINDOW = 2 * 86_400.0
+__all__ = [
+    "add_batsim_output_options",
+    "add_gantt_options",
+    "check_batsim_version",
+    "check_gantt_options",
+    "write_simulate_outputs",
+]
 
 
 def add_batsim_output_options(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +58,40 @@ def add_batsim_output_options(parser: argparse.ArgumentParser) -> None:
             "'DelayProfile' (default 4)"
         ),
     )
+
+
+def add_gantt_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``simulate``'s ``--gantt-window WINDOW`` and ``--gantt-color BY`` (the Gantt figures')."""
+    parser.add_argument(
+        "--gantt-window",
+        type=argument_type(GanttWindow.from_text, "gantt_window"),
+        default=None,
+        metavar="WINDOW",
+        help=(
+            "with --figures: the time the Gantt figures show, LENGTH (from the middle job's "
+            "submission), START:END or START: (two days from START), counted from the first "
+            "submission (36h, 10d:12d), or all; default two days from the middle job's submission"
+        ),
+    )
+    parser.add_argument(
+        "--gantt-color",
+        "--gantt-colour",
+        choices=COLOR_BY,
+        default=None,
+        metavar="BY",
+        help=(
+            "with --figures: what the Gantt figures' colors tell apart: user, group, queue or "
+            "partition (the top ten by area, the rest in grey), size (processors, powers of two), "
+            "or job (colors cycling by id, no key); default user"
+        ),
+    )
+
+
+def check_gantt_options(args: argparse.Namespace) -> None:
+    """Refuse ``--gantt-window`` and ``--gantt-color`` without ``--figures``: they would change nothing."""
+    for option, value in (("--gantt-window", args.gantt_window), ("--gantt-color", args.gantt_color)):
+        if value is not None and args.figures is None:
+            raise CommandLineError(f"{option} applies only with --figures")
 
 
 def check_batsim_version(args: argparse.Namespace) -> None:
@@ -93,8 +131,13 @@ def write_simulate_outputs(
         outputs.append(
             (args.figures / "utilization_queue.png", partial(_utilization_figure, schedules, args.figure_bin))
         )
+        color = args.gantt_color or "user"
+        if color != "size" and all(np.all(s.workload.column(color) == -1) for s in schedules):
+            print(f"note: the workload records no {color}: the Gantt figures draw every job in one color")
         for schedule, name in zip(schedules, names, strict=True):
-            outputs.append((args.figures / f"gantt-{name}.png", partial(_gantt_figure, schedule)))
+            window = _gantt_window(schedule, args.gantt_window)  # refused before anything is written
+            write = partial(_gantt_figure, schedule, window, color)
+            outputs.append((args.figures / f"gantt-{name}.png", write))
     write_outputs(outputs)
 
 
@@ -143,18 +186,16 @@ def _utilization_figure(schedules: list[Schedule], bin_width: float | None, path
     _save_figure(utilization_queue(schedules, bin_width=bin_width), path)
 
 
-def _gantt_figure(schedule: Schedule, path: Path) -> None:
-    """The Gantt chart of a schedule over a busy window of at most two days."""
-    start, end = _gantt_window(schedule)
-    _save_figure(schedule_window(schedule, start=start, end=end, reservations=False), path)
+def _gantt_figure(schedule: Schedule, window: tuple[float, float], color: str, path: Path) -> None:
+    """The Gantt chart of a schedule over ``window``, colored by ``color``."""
+    start, end = window
+    figure = schedule_window(schedule, start=start, end=end, reservations=False, color=color)
+    _save_figure(figure, path)
 
 
-def _gantt_window(schedule: Schedule) -> tuple[float, float]:
-    """A window of at most two days from the middle job's submission: a busy stretch, readable."""
-    submit = schedule.submit
-    first, last = float(submit.min()), float(np.nanmax(schedule.end))
-    start = float(submit[len(submit) // 2])
-    end = min(last, start + GANTT_WINDOW)
-    if end <= start:
-        start, end = first, max(last, first + 1.0)
-    return start, end
+def _gantt_window(schedule: Schedule, window: GanttWindow | None) -> tuple[float, float]:
+    """The window of a schedule's Gantt chart (default: two days from the middle job's submission)."""
+    try:
+        return gantt_window(schedule, window)
+    except BackfillError as e:
+        raise CommandLineError(f"--gantt-window: {schedule.scheduler}: {e}") from None

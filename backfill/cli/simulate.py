@@ -27,9 +27,10 @@ from backfill.cli._resources import (
     with_resources,
 )
 from backfill.cli._simulate_outputs import (
-    GANTT_WINDOW,
     add_batsim_output_options,
+    add_gantt_options,
     check_batsim_version,
+    check_gantt_options,
     write_simulate_outputs,
 )
 from backfill.cli._simulate_runs import PLANNING_PARAMETERS, Stopped, print_results, run_all
@@ -81,7 +82,6 @@ __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_MACHINE_SIZE",
     "DEFAULT_SCHEDULERS",
-    "GANTT_WINDOW",
     "PLANNING_PARAMETERS",
     "build_parser",
     "main",
@@ -199,6 +199,7 @@ def _add_schedule_outputs(sim: argparse.ArgumentParser) -> None:
             "default chosen from the span, from a minute to a week"
         ),
     )
+    add_gantt_options(sim)
 
 
 class _Input:
@@ -312,6 +313,7 @@ def _check_outputs(args: argparse.Namespace, names: list[str]) -> None:
     if args.figure_bin is not None and args.figures is None:
         raise CommandLineError("--figure-bin applies only with --figures")
     check_batsim_version(args)
+    check_gantt_options(args)
     if args.figures is not None:
         try:
             require_matplotlib()

@@ -11,6 +11,7 @@ processors, and the y axis says which resources are not drawn.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -24,17 +25,48 @@ from backfill.experiments._figure import (
     require_matplotlib,
     time_unit,
 )
+from backfill.experiments._gantt_layout import (
+    COLOR_BY,
+    DEFAULT_WINDOW,
+    JOB_COLORS,
+    SIZE_CLASSES,
+    ColorClasses,
+    GanttWindow,
+    color_classes,
+    gantt_window,
+    job_span,
+    occupancy,
+)
 from backfill.schedule import Schedule
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["processor_lanes", "schedule_window"]
+__all__ = [
+    "COLOR_BY",
+    "DEFAULT_WINDOW",
+    "JOB_COLORS",
+    "LANE_LIMIT",
+    "SIZE_CLASSES",
+    "ColorClasses",
+    "GanttWindow",
+    "color_classes",
+    "gantt_window",
+    "occupancy",
+    "processor_lanes",
+    "schedule_window",
+]
+
+#: The most processors a Gantt chart draws one lane each by default; a larger machine is drawn as
+#: occupancy, the processors in use stacked by class (a lane of 93,312 is thinner than a pixel).
+LANE_LIMIT = 2048
+#: The color of the class that gathers the users (groups, ...) not given one of their own.
+OTHER_COLOR = "#c8c8c8"
 
 
 def _take(free: np.ndarray[Any, Any], width: int) -> list[tuple[int, int]]:
-    """Choose ``width`` lanes among the free ones: the lowest run long enough, else the lowest lanes."""
+    """Choose ``width`` lanes among the free ones: the shortest run long enough, else the longest runs."""
     idx = np.flatnonzero(free)
     if idx.size < width:
         raise BackfillError("infeasible packing")  # callers check capacity first
@@ -42,17 +74,18 @@ def _take(free: np.ndarray[Any, Any], width: int) -> list[tuple[int, int]]:
     starts = np.concatenate(([0], breaks))
     lengths = np.diff(np.concatenate((starts, [idx.size])))
     fits = np.flatnonzero(lengths >= width)
-    if fits.size:
-        return [(int(idx[starts[fits[0]]]), width)]
+    if fits.size:  # best fit: the large runs stay whole for the wide jobs to come
+        best = fits[np.argmin(lengths[fits])]
+        return [(int(idx[starts[best]]), width)]
     blocks: list[tuple[int, int]] = []
     left = width
-    for s, n in zip(starts.tolist(), lengths.tolist(), strict=True):
-        used = min(n, left)
-        blocks.append((int(idx[s]), used))
+    for k in np.argsort(-lengths, kind="stable").tolist():  # the fewest blocks
+        used = min(int(lengths[k]), left)
+        blocks.append((int(idx[starts[k]]), used))
         left -= used
         if left == 0:
             break
-    return blocks
+    return sorted(blocks)
 
 
 def processor_lanes(
@@ -63,9 +96,11 @@ def processor_lanes(
     A schedule says how many processors a job used, not which; this picks lanes 0 to
     ``machine_size - 1`` for a picture. Jobs are taken in order of start time (then row), and each
     gets the lanes free at its start (a lane frees when its job ends, so a job may start on lanes
-    freed at that very instant): the lowest contiguous run of free lanes wide enough, or, when the
-    free lanes are fragmented, the lowest free lanes, in several blocks. Since the schedule never
-    uses more than the machine, there are always enough. Jobs that did not start, and jobs of zero
+    freed at that very instant): the shortest contiguous run of free lanes wide enough (the
+    lowest of those), which keeps the long runs whole for wide jobs, or, when no run is wide
+    enough, the longest runs, in as few blocks as that gives. Since the schedule never uses more
+    than the machine, there are always enough. On the first 5,000 jobs of KTH-SP2 and HPC2N under
+    EASY, a fifth of the jobs still need several blocks. Jobs that did not start, and jobs of zero
     runtime (which occupy nothing), get no lanes; a started job without an end (a partial
     schedule) holds its lanes to the end.
 
@@ -91,7 +126,7 @@ def processor_lanes(
     """
     if not isinstance(schedule, Schedule):
         raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
-    begin, finish = _job_span(schedule)
+    begin, finish = job_span(schedule)
     width = schedule.processors
     rows = np.flatnonzero((begin < end) & (finish > start) & (finish > begin))
     rows = rows[np.lexsort((rows, begin[rows]))]
@@ -109,13 +144,6 @@ def processor_lanes(
         for first, n in lanes[i]:
             free_at[first : first + n] = finish[i]
     return lanes
-
-
-def _job_span(s: Schedule) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    begin = np.where(np.isfinite(s.start), s.start, math.inf)
-    finish = np.where(np.isfinite(s.start) & np.isnan(s.end), math.inf, s.end)
-    finish = np.where(np.isfinite(s.start) & (s.runtime > 0), finish, -math.inf)
-    return begin, finish
 
 
 def _held_reservations(s: Schedule, at: float) -> list[tuple[float, int]]:
@@ -155,23 +183,41 @@ def schedule_window(
     labels: bool = True,
     title: str | None = None,
     ax: Axes | None = None,
+    color: str = "job",
+    top: int = 10,
+    style: str | None = None,
 ) -> Figure:
     """Draw a Gantt chart of the jobs running in [start, end), with the reservations held at ``at``.
 
     Each job is a filled rectangle from its start to its end (clipped to the window) over the lanes
-    :func:`processor_lanes` gives it, in several rectangles when its lanes are not contiguous; the
-    y axis is the machine's processors. Only processors: with resources besides them
-    (``schedule.resources``, memory), the jobs are still drawn by their processors, and the y axis
-    label names the resources not drawn (``processors (memory not drawn)``). With ``reservations``
-    and a reservation log in the schedule (``simulate(..., record_reservations=True)``, the
-    default), every job still queued at ``at`` that holds a reservation then is drawn as a hatched,
-    dashed outline from its reserved start for its estimate, in the job's color: the plan the
-    scheduler had at that instant. The x axis holds seconds of simulated time but reads in a unit
-    fit for the window (minutes, hours, days, weeks) counted from the first submission. The
-    reservations are packed like the jobs, after the jobs running at ``at``, which are taken to end
-    at their start plus estimate, as the scheduler planned; where a plan does not fit that way, a
-    reservation takes the lanes that free first, so outlines may then overlap. A dotted line marks
-    ``at``. Rectangles carry a gid, ``"job:<id>"`` or ``"reservation:<id>"``.
+    :func:`processor_lanes` gives it; the y axis is the machine's processors. Its color says its
+    class (:func:`color_classes`): its user, group, queue or partition, the ``top`` of them by
+    area in the window each in a color of their own and the rest in grey, or its size (processors,
+    in power-of-two classes, from dark to light), and a legend keys them; or, by default
+    (``color="job"``), colors that cycle by job id, which tell the jobs of a small, labelled
+    picture apart and mean nothing else (``backfill simulate --figures`` colors by user). A job whose
+    lanes are not contiguous is drawn in several rectangles of its color, joined across the gaps
+    between them by a dotted line at its start, which makes the pieces one job: re-laning every
+    job to be contiguous would need lanes the machine does not have (which lanes a job gets is
+    the dynamic storage allocation problem), and the packing already keeps such splits few.
+    Only processors: with resources besides them (``schedule.resources``, memory), the jobs are
+    still drawn by their processors, and the y axis label names the resources not drawn
+    (``processors (memory not drawn)``). With ``reservations`` and a reservation log in the
+    schedule (``simulate(..., record_reservations=True)``, the default), every job still queued at
+    ``at`` that holds a reservation then is drawn as a hatched, dashed outline from its reserved
+    start for its estimate, in the job's color: the plan the scheduler had at that instant. The x
+    axis holds seconds of simulated time but reads in a unit fit for the window (minutes, hours,
+    days, weeks) counted from the first submission. The reservations are packed like the jobs,
+    after the jobs running at ``at``, which are taken to end at their start plus estimate, as the
+    scheduler planned; where a plan does not fit that way, a reservation takes the lanes that free
+    first, so outlines may then overlap. A dotted line marks ``at``. Rectangles carry a gid,
+    ``"job:<id>"`` or ``"reservation:<id>"``, and the lines joining a split job's pieces
+    ``"split:<id>"``.
+
+    A machine of more than :data:`LANE_LIMIT` processors has lanes thinner than a pixel, so by
+    default (``style=None``) it is drawn as ``"occupancy"``: the processors in use over time,
+    stacked by class in the same colors (all in one with ``color="job"``), with neither lanes nor
+    reservations; ``style="lanes"`` draws lanes whatever the size, ``"occupancy"`` whatever the size.
 
     Args:
         schedule: The schedule to draw.
@@ -182,50 +228,135 @@ def schedule_window(
         labels: Write job ids on rectangles (only when at most 60 jobs are drawn).
         title: The axes' title; default the scheduler and the window, in the axis's unit.
         ax: Axes to draw on; None draws on a new figure.
+        color: What the colors tell apart: one of :data:`COLOR_BY`.
+        top: The most users (groups, ...) given a color of their own.
+        style: ``"lanes"``, ``"occupancy"``, or None: lanes up to :data:`LANE_LIMIT` processors.
 
     Returns:
         The figure.
 
     Raises:
-        BackfillError: Not a schedule, a bad window or ``at``, or an infeasible schedule.
+        BackfillError: Not a schedule, a bad window, ``at``, ``color``, ``top`` or ``style``, or an
+            infeasible schedule.
 
     Examples:
         >>> from backfill import EASY, lublin_feitelson, simulate
         >>> s = simulate(lublin_feitelson(60, machine_size=16, seed=2), EASY())
-        >>> type(schedule_window(s, start=0.0, end=20_000.0)).__name__
+        >>> type(schedule_window(s, start=0.0, end=20_000.0, color="size")).__name__
         'Figure'
     """
     at = _checked_at(schedule, start, end, at)
-    lanes = processor_lanes(schedule, start=start, end=end)
+    if style not in (None, "lanes", "occupancy"):
+        raise BackfillError(f"style must be 'lanes', 'occupancy' or None, got {style!r}")
+    classes = color_classes(schedule, color, start=start, end=end, top=top)
+    size = schedule.workload.machine_size
+    lanes_drawn = style == "lanes" or (style is None and size <= LANE_LIMIT)
+    if color == "job" and not lanes_drawn:  # a stack of twenty id classes would mean nothing
+        classes = ColorClasses("job", ("jobs",), np.where(classes.of_row >= 0, 0, -1))
+    lanes = processor_lanes(schedule, start=start, end=end) if lanes_drawn else {}
     require_matplotlib()
     from matplotlib.patches import Patch
 
     fig, ax = figure_axes(ax, (10.0, 5.0))
     origin = float(np.min(schedule.submit)) if len(schedule) else 0.0
     unit, unit_name = readable_time_axis(ax, start, end, origin)
-    at_text = format_time(at - origin, unit, unit_name)
-    begin, finish = _job_span(schedule)
+    colors = _palette(classes)
+    keyed = classes.by != "job" or not lanes_drawn
+    handles = [
+        Patch(facecolor=c, edgecolor=_edge(c), label=k) for c, k in zip(colors, classes.labels, strict=True)
+    ]
+    handles = handles if keyed else []
+    window = _window_words(start, end, origin, unit, unit_name)
+    others = ", ".join(r.name for r in schedule.resources)
+    if lanes_drawn:
+        handles += _draw_lanes(ax, schedule, lanes, classes, colors, start, end, at, reservations, labels)
+        what, ylabel = f"jobs running from {window}", "processors"
+    else:
+        _draw_occupancy(ax, schedule, classes, colors, start, end)
+        handles.reverse()  # the key reads down as the stack does
+        what, ylabel = f"processors in use from {window}", f"processors in use (of {size:,})"
+    ax.set_xlim(start, end)
+    ax.set_ylim(0, size)
+    ax.set_ylabel(f"{ylabel} ({others} not drawn)" if others else ylabel)
+    if handles:
+        ax.legend(
+            handles=handles,
+            title=classes.title if keyed else None,
+            fontsize="small",
+            title_fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+        )
+    ax.set_title(title if title is not None else f"{schedule.scheduler}: {what}")
+    return fig
+
+
+def _draw_lanes(
+    ax: Axes,
+    schedule: Schedule,
+    lanes: dict[int, list[tuple[int, int]]],
+    classes: ColorClasses,
+    colors: list[Any],
+    start: float,
+    end: float,
+    at: float,
+    reservations: bool,
+    labels: bool,
+) -> list[Any]:
+    """Draw the jobs on their lanes and the plan held at ``at``; return the legend's entries for the kinds."""
+    from matplotlib.patches import Patch
+
+    begin, finish = job_span(schedule)
     held = _held_reservations(schedule, at) if reservations else []
-    boxes = _Boxes(ax, schedule, start, end, labels=labels and len(lanes) + len(held) <= 60)
+    boxes = _Boxes(ax, schedule, classes, colors, start, end, labels=labels and len(lanes) + len(held) <= 60)
     for i, blocks in lanes.items():
         boxes.draw(i, float(begin[i]), float(finish[i]), blocks, "later" if held and begin[i] > at else "job")
-    handles = [Patch(facecolor="lightgray", edgecolor="black", label="job as run")]
-    if held:
-        handles.append(
-            Patch(facecolor="lightgray", edgecolor="black", alpha=0.35, label=f"started after {at_text}")
-        )
-        _draw_plan(boxes, schedule, lanes, held, at, begin, finish)
-        handles.append(Patch(fill=False, hatch="//", linestyle="--", label=f"reservation held at {at_text}"))
-        ax.axvline(at, color="black", linestyle=":", linewidth=1.0)
-    ax.set_xlim(start, end)
-    ax.set_ylim(0, schedule.workload.machine_size)
-    others = ", ".join(r.name for r in schedule.resources)
-    ax.set_ylabel(f"processors ({others} not drawn)" if others else "processors")
-    if held:  # one kind of box needs no key
-        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    window = _window_words(start, end, origin, unit, unit_name)
-    ax.set_title(title if title is not None else f"{schedule.scheduler}: jobs running from {window}")
-    return fig
+    if not held:  # one kind of box needs no key
+        return []
+    at_text = format_time(at - float(np.min(schedule.submit)), *time_unit(end - start))
+    _draw_plan(boxes, schedule, lanes, held, at, begin, finish)
+    ax.axvline(at, color="black", linestyle=":", linewidth=1.0)
+    return [
+        Patch(facecolor="lightgray", edgecolor="black", label="job as run"),
+        Patch(facecolor="lightgray", edgecolor="black", alpha=0.35, label=f"started after {at_text}"),
+        Patch(fill=False, hatch="//", linestyle="--", label=f"reservation held at {at_text}"),
+    ]
+
+
+def _draw_occupancy(
+    ax: Axes, schedule: Schedule, classes: ColorClasses, colors: list[Any], start: float, end: float
+) -> None:
+    """Draw the processors in use over the window, stacked by class."""
+    times, used = occupancy(schedule, classes, start=start, end=end)
+    if used.size:
+        steps = np.concatenate((used, used[:, -1:]), axis=1)  # the last step lasts to the end
+        ax.stackplot(times, steps, colors=colors, step="post", linewidth=0)
+
+
+def _palette(classes: ColorClasses) -> list[Any]:
+    """One color per class: a sequence from dark to light for sizes, distinct hues and grey otherwise."""
+    from matplotlib import colormaps
+
+    n = len(classes.labels)
+    if classes.by == "job":
+        return [colormaps["tab20"](k) for k in range(n)] if n > 1 else ["#4c72b0"]
+    if classes.by == "size":
+        return [colormaps["viridis"](x) for x in np.linspace(0.05, 0.95, n)] if n > 1 else ["#3b528b"]
+    named = n - 1 if classes.other else n
+    if named <= 10:  # tab10 with its grey, which would read as the rest's, made a dark indigo
+        hues: list[Any] = [colormaps["tab10"](k) for k in range(10)]
+        hues[7] = "#393b79"
+    else:
+        hues = [colormaps["tab20"](k) for k in range(20)]
+    return [hues[k % len(hues)] for k in range(named)] + ([OTHER_COLOR] if classes.other else [])
+
+
+def _edge(color: Any) -> tuple[float, float, float]:
+    """A darker shade of ``color``: the outline that tells touching jobs of one class apart."""
+    from matplotlib.colors import to_rgb
+
+    r, g, b = to_rgb(color)
+    return (0.55 * r, 0.55 * g, 0.55 * b)
 
 
 def _checked_at(schedule: Schedule, start: float, end: float, at: float | None) -> float:
@@ -243,35 +374,55 @@ def _checked_at(schedule: Schedule, start: float, end: float, at: float | None) 
 class _Boxes:
     """Draws a job's or a reservation's rectangles, clipped to the window, with its id as label."""
 
-    def __init__(self, ax: Axes, schedule: Schedule, start: float, end: float, *, labels: bool) -> None:
-        from matplotlib import colormaps
-
+    def __init__(
+        self,
+        ax: Axes,
+        schedule: Schedule,
+        classes: ColorClasses,
+        colors: list[Any],
+        start: float,
+        end: float,
+        *,
+        labels: bool,
+    ) -> None:
         self.ax, self.start, self.end, self.labels = ax, start, end, labels
         self.ids = schedule.workload.column("id").tolist()
-        self.palette = colormaps["tab20"]
+        self.of_row, self.colors = classes.of_row, colors
 
     def draw(self, i: int, t0: float, t1: float, blocks: list[tuple[int, int]], kind: str) -> None:
         """Draw job ``i`` from ``t0`` to ``t1`` on ``blocks`` of lanes, as a job, later or a reservation."""
+        from matplotlib.lines import Line2D
         from matplotlib.patches import Rectangle
 
         ax, start, end, ids = self.ax, self.start, self.end, self.ids
         lo, hi = max(t0, start), min(t1, end)
         if hi <= lo:
             return
-        color = self.palette(ids[i] % 20)
+        k = int(self.of_row[i])
+        color = self.colors[k] if k >= 0 else "lightgray"  # a reservation of a job outside the window
+        edge = _edge(color)
+        # With a plan drawn, what started after it is faded so that the plan stands out.
+        alpha = 0.35 if kind == "later" else 1.0
         for first, n in blocks:
             if kind == "reservation":
                 patch = Rectangle(
-                    (lo, first), hi - lo, n, fill=False, hatch="//", linestyle="--", edgecolor=color
+                    (lo, first), hi - lo, n, fill=False, hatch="//", linestyle="--", edgecolor=edge
                 )
             else:
-                # With a plan drawn, what started after it is faded so that the plan stands out.
-                alpha = 0.35 if kind == "later" else 1.0
                 patch = Rectangle(
-                    (lo, first), hi - lo, n, facecolor=color, edgecolor="black", lw=0.4, alpha=alpha
+                    (lo, first), hi - lo, n, facecolor=color, edgecolor=edge, lw=0.4, alpha=alpha
                 )
             patch.set_gid(f"{'reservation' if kind == 'reservation' else 'job'}:{ids[i]}")
             ax.add_patch(patch)
+        if len(blocks) > 1:  # dotted across the gaps between the pieces: they are one job
+            xs: list[float] = []
+            ys: list[float] = []
+            for (a, m), (b, _) in itertools.pairwise(blocks):
+                xs += [lo, lo, math.nan]
+                ys += [a + m, b, math.nan]
+            line = Line2D(xs, ys, color=edge, lw=1.0, linestyle=":", alpha=alpha)
+            line.set_gid(f"split:{ids[i]}")
+            ax.add_line(line)
         first, n = max(blocks, key=lambda b: b[1])
         if not (self.labels and hi - lo >= 0.03 * (end - start)):
             return
