@@ -5,6 +5,7 @@ says what its verdict alone would hide (a best that is a loss, a high load far h
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -175,6 +176,21 @@ def test_without_results_the_rule_tally_still_adds_up(paper: str, tmp_path: Path
     # Every row is then not checkable; a verdict computed on no results and replaced is no rule's.
     rules_used()
     rows = reproduce._load(paper).checks(NO_TRACES, tmp_path / paper, workers=1, run=False)
+    counted = reproduce.rules_of(rows, rules_used())
+    assert sum(counted.values()) == len(rows)
+
+
+_LINDSAY = RESULTS / "lindsay"
+
+
+@pytest.mark.parametrize("stem", sorted({path.name.split("__")[0] for path in _LINDSAY.glob("*__*.json")}))
+def test_lindsays_rule_tally_adds_up_with_one_traces_results(stem: str, tmp_path: Path) -> None:
+    # A cache filled for one trace, as reproduce_lindsay.py --traces leaves it: on most traces alone PC's
+    # and DC's Fig. 9 runs go one way, so "mixed, but not consistently bad" differs, and its rule counts that.
+    for path in _LINDSAY.glob(f"{stem}__*.json"):
+        shutil.copy(path, tmp_path)
+    rules_used()
+    rows = reproduce._load("lindsay").checks(NO_TRACES, tmp_path, workers=1, run=False)
     counted = reproduce.rules_of(rows, rules_used())
     assert sum(counted.values()) == len(rows)
 
