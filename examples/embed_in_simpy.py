@@ -14,7 +14,7 @@ The schedule built from the SimPy run is validated, and its start times and rese
 compared with ``backfill.simulate`` on the same workload. ``--decide-per-event`` calls ``schedule``
 at every SimPy event instead, to show that the order at equal times changes the result.
 
-Run: python examples/embed_in_simpy.py [--decide-per-event]   (needs simpy: pip install "backfill[embedding]")
+Run: python examples/embed_in_simpy.py [--decide-per-event]   (needs simpy: pip install ".[embedding]")
 """
 
 from __future__ import annotations

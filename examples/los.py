@@ -31,7 +31,7 @@ Run: python examples/los.py [--trace PATH] [--jobs N] [--lookahead L] [--example
 Without --trace the workload is the Lublin-Feitelson model; with it, the first N jobs of an SWF
 log (e.g. ../shared/traces/KTH-SP2-1996-2.swf.gz). The script simulates LOS and EASY, validates
 both schedules, property-tests LOS with backfill.testing on K random workloads (needs hypothesis:
-pip install "backfill[test]") and prints a table of mean wait, mean bounded slowdown, utilization.
+pip install ".[test]") and prints a table of mean wait, mean bounded slowdown, utilization.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ functions are ordinary hypothesis tests: put them in your test suite and pytest 
 a script, this file calls them itself, then shows what ``check_scheduler`` says about a FirstFit
 asked for guarantees it never made and about one whose ``copy()`` shares its queue.
 
-Run: python examples/property_test_scheduler.py   (needs hypothesis: pip install "backfill[test]")
+Run: python examples/property_test_scheduler.py   (needs hypothesis: pip install ".[test]")
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ functions are public so that ``tests/test_doc_figures.py`` can check the start t
 state.
 
 Enable it in ``mkdocs.yml`` with ``hooks: [docs/_hooks/figures.py]``; it needs matplotlib
-(``pip install 'backfill[docs]'``).
+(``pip install ".[docs]"``).
 """
 
 from __future__ import annotations
