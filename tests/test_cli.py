@@ -794,7 +794,7 @@ def test_compare_figures_without_matplotlib(
         monkeypatch.setitem(sys.modules, name, None)
     code, out, err = run(capsys, "compare", MODEL, "--scheduler", "easy", "pc", "--figures",
                          str(tmp_path / "figs"), "--workers", "1")  # fmt: skip
-    assert_clean_error(code, out, err, "--figures: plotting needs matplotlib: pip install 'backfill[plot]'")
+    assert_clean_error(code, out, err, "--figures: plotting needs matplotlib: pip install '.[plot]'")
     assert not (tmp_path / "figs").exists()
 
 

@@ -554,7 +554,7 @@ def progress_wanted(args: argparse.Namespace) -> Progress:
         import tqdm  # noqa: F401
     except ImportError:
         if args.progress:
-            raise CommandLineError("--progress needs tqdm: pip install 'backfill[progress]'") from None
+            raise CommandLineError("--progress needs tqdm: pip install '.[progress]'") from None
         return LINES
     return True if args.progress or sys.stderr.isatty() else LINES
 

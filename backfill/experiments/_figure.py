@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-_MISSING = "plotting needs matplotlib: pip install 'backfill[plot]'"
+_MISSING = "plotting needs matplotlib: pip install '.[plot]'"
 
 #: Units of a time axis, by the longest span each is used for (seconds): (span, seconds, name).
 _UNITS = (

@@ -2,7 +2,7 @@
 
 Each function draws on a :class:`matplotlib.figure.Figure` of its own (no pyplot state, so it works
 under any backend, Agg included) or on the ``ax`` it is given, and returns the figure; save it with
-``fig.savefig("name.png")``. matplotlib is optional (``pip install 'backfill[plot]'``): this module
+``fig.savefig("name.png")``. matplotlib is optional (``pip install '.[plot]'``): this module
 imports without it, and each function raises :class:`~backfill.errors.BackfillError` when it is
 missing. :func:`processor_lanes`, the packing behind :func:`schedule_window`, needs no matplotlib.
 See ``docs/plots.md``.

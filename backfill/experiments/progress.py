@@ -42,7 +42,7 @@ def progress_bar(total: int, label: str, unit: str, initial: int = 0) -> Any:
     try:
         from tqdm.auto import tqdm
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise BackfillError("progress=True needs tqdm: pip install 'backfill[progress]'") from e
+        raise BackfillError("progress=True needs tqdm: pip install '.[progress]'") from e
     return tqdm(total=total, initial=initial, desc=label, unit=unit)
 
 

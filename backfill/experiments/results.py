@@ -195,7 +195,7 @@ class SweepResult:
         try:
             pandas = importlib.import_module("pandas")
         except ImportError as e:
-            raise BackfillError("to_dataframe needs pandas: pip install 'backfill[dataframe]'") from e
+            raise BackfillError("to_dataframe needs pandas: pip install '.[dataframe]'") from e
         return pandas.DataFrame(self.rows, columns=row_columns(self.rows))
 
     def improvement(self, metric: str, baseline: str = "Conservative") -> list[dict[str, Any]]:

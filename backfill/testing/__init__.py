@@ -1,7 +1,7 @@
 """Property tests for schedulers, yours or ours: random workloads and checkers that trust no scheduler.
 
 This module needs `hypothesis <https://hypothesis.readthedocs.io>`_, which comes with the ``test``
-extra (``pip install "backfill[test]"``); ``import backfill`` never imports it.
+extra (``pip install ".[test]"``); ``import backfill`` never imports it.
 
 The usual test of a scheduler of your own, anything satisfying :class:`~backfill.Scheduler`::
 
