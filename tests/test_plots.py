@@ -475,7 +475,7 @@ def test_without_matplotlib(monkeypatch: pytest.MonkeyPatch, improvement_rows: l
         lambda: plots.schedule_window(s, start=0, end=10),
     ]
     for call in calls:
-        with pytest.raises(BackfillError, match=r"pip install 'backfill\[plot\]'"):
+        with pytest.raises(BackfillError, match=r"pip install '\.\[plot\]'"):
             call()
     assert plots.processor_lanes(s) == {0: [(0, 1)]}
 

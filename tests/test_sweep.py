@@ -428,7 +428,7 @@ def test_dataframe_uses_pandas_when_present(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_dataframe_without_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
-    with pytest.raises(BackfillError, match=r"pip install 'backfill\[dataframe\]'"):
+    with pytest.raises(BackfillError, match=r"pip install '\.\[dataframe\]'"):
         SweepResult([]).to_dataframe()
 
 
