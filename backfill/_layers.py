@@ -16,6 +16,7 @@ LAYERS: dict[str, int] = {
     "_version": 0,
     "_files": 0,
     "_layers": 0,
+    "_clock": 0,
     "workloads": 1,
     "profile": 2,
     "kernel": 2,

@@ -9,34 +9,25 @@ command started.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections.abc import Iterable
+
+from backfill._clock import IMPORTED
 
 __all__ = ["kernel_words", "mark_start", "since_start_words"]
 
 
-def _process_age() -> float | None:
-    """Seconds since this process started (Linux's /proc), or None where that cannot be read."""
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            stat = f.read()
-        # Field 22, the start in clock ticks since boot, counted after the parenthesized name.
-        ticks = int(stat.rsplit(b")", 1)[1].split()[19])
-        return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-
-
 def mark_start(args: argparse.Namespace, *, whole_process: bool) -> None:
-    """Note in ``args`` when the command started: the process's start if it is the command's own.
+    """Note in ``args`` when the command started: when the library's import began, if it is the process's.
 
     ``whole_process`` when the command is the process (``backfill ...``, ``python -m backfill``):
-    its time then counts the interpreter's start and the imports too. Called from Python
-    (``main([...])``), the command starts when ``main`` does.
+    its time then counts the imports too, from :data:`backfill._clock.IMPORTED`, though not the
+    interpreter's own start (tens of milliseconds). Not the process's start: a shell that runs the
+    command by ``exec`` after other work (``bash -c 'pip install . && backfill simulate'``) dates
+    that to before the other work. Called from Python (``main([...])``), the command starts when
+    ``main`` does.
     """
-    age = _process_age() if whole_process else None
-    args.started = time.perf_counter() - (age if age is not None and age >= 0 else 0.0)
+    args.started = IMPORTED if whole_process else time.perf_counter()
 
 
 def since_start_words(args: argparse.Namespace) -> str:
