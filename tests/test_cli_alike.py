@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from backfill.cli import DEFAULT_SCHEDULERS, main
 from backfill.cli.options import DEFAULT_SCHEDULERS as SHARED_DEFAULT
+from backfill.errors import BackfillError
 from backfill.experiments import progress
 from backfill.experiments.progress import LINES, ProgressLines
 from backfill.experiments.results import SweepResult
@@ -181,6 +184,22 @@ def test_a_log_gets_a_line_now_and_then(
     # --no-progress: nothing.
     code, _, err = run(capsys, *argv, "--no-progress")
     assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"total": -1}, "ProgressLines total must be an int >= 0"),
+        ({"total": 2.5}, "ProgressLines total must be an int >= 0"),
+        ({"initial": -1}, "ProgressLines initial must be an int >= 0"),
+        ({"every": math.nan}, "ProgressLines every must be a finite number of seconds >= 0"),
+        ({"every": -1.0}, "ProgressLines every must be a finite number of seconds >= 0"),
+    ],
+)
+def test_progress_lines_refuse_bad_values(arguments: dict[str, Any], words: str) -> None:
+    given = {"total": 10, "label": "demo", "unit": "step"} | arguments
+    with pytest.raises(BackfillError, match=words):
+        ProgressLines(**given)
 
 
 def test_progress_lines_come_further_apart_as_the_run_goes() -> None:

@@ -158,6 +158,36 @@ def test_classes_refuse_bad_arguments(week: Any) -> None:
         color_classes(week, "user", top=0)
     with pytest.raises(BackfillError, match="expected a Schedule"):
         color_classes(None, "user")  # type: ignore[arg-type]
+    with pytest.raises(BackfillError, match="the window needs start < end"):
+        color_classes(week, "user", start=math.nan)
+
+
+def test_classes_of_a_window_where_no_job_runs_are_none(week: Any) -> None:
+    # A window after the last job (or in an idle stretch) has no job to rank: no class, no error.
+    idle = color_classes(week, "user", start=30 * DAY, end=31 * DAY)
+    assert idle.labels == () and (idle.of_row == -1).all()
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"start": math.nan}, "GanttWindow.start must be a finite number of seconds >= 0"),
+        ({"start": -5.0}, "GanttWindow.start must be a finite number of seconds >= 0"),
+        ({"end": math.inf}, "GanttWindow.end must be a finite number of seconds >= 0"),
+        ({"length": -5.0}, "GanttWindow.length must be seconds > 0"),
+        ({"length": math.nan}, "GanttWindow.length must be seconds > 0"),
+        ({"length": "2d"}, "GanttWindow.length must be seconds > 0"),
+        ({"start": 100.0, "end": 50.0, "length": 1.0}, "GanttWindow.end must come after start"),
+    ],
+)
+def test_window_refuses_bad_values(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(ParameterError, match=words):
+        GanttWindow(**fields)
+
+
+def test_window_of_another_type_is_refused(week: Any) -> None:
+    with pytest.raises(BackfillError, match="expected a GanttWindow, its text or None, got int"):
+        gantt_window(week, 123)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,6 +298,12 @@ def test_simulate_draws_the_window_and_colors_asked_for(
     assert (figures / "gantt-easy.png").read_bytes().startswith(b"\x89PNG")
     assert main([*argv, "--gantt-window", "400d:"]) != 0
     assert "--gantt-window: EASY(fcfs): the window starts 400 days" in capsys.readouterr().err
+    # Colors by size or by job read no workload column: no note, a figure.
+    for by in ("size", "job"):
+        (figures / "gantt-easy.png").unlink()
+        assert main([*argv, "--gantt-color", by]) == 0
+        assert "note: the workload records no" not in capsys.readouterr().out
+        assert (figures / "gantt-easy.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_gantt_options_need_figures(capsys: pytest.CaptureFixture[str]) -> None:

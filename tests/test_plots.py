@@ -535,6 +535,14 @@ def test_improvement_bars_of_replications_draw_the_mean_and_its_interval(
     assert f"{easy['mean']:.1f} ± {easy['half_width']:.1f}".replace("-", "\N{MINUS SIGN}") in shown
 
 
+@pytest.mark.parametrize("half", [-1.0, "7.5", None, True])
+def test_improvement_bars_refuse_a_half_width_that_is_no_interval(half: object) -> None:
+    rows = [{"workload": "w", "scheduler": "EASY", "metric": "mean_wait", "kind": "improvement", "n": 3.0,
+             "mean": 5.0, "half_width": half}]  # fmt: skip
+    with pytest.raises(BackfillError, match="half_width must be a number >= 0 or NaN"):
+        improvement_bars(rows)
+
+
 def test_improvement_bars_without_an_interval_draw_no_error_bar() -> None:
     rows = [
         {"workload": "w", "scheduler": "EASY", "metric": "mean_wait", "kind": "improvement", "n": 1.0,

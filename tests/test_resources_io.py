@@ -25,6 +25,7 @@ from backfill.measures.metrics import utilization
 from backfill.measures.resource_use import job_amounts, resource_utilization, resource_utilizations
 from backfill.workloads._batsim_json import memory_per_processor
 from backfill.workloads.batsim import read_batsim_workload, write_batsim_workload
+from backfill.workloads.cleaning import memory_note
 from backfill.workloads.resources import memory_request
 from backfill.workloads.swf import read_swf, write_swf
 
@@ -288,6 +289,18 @@ def test_a_size_is_written_in_the_user_s_units_and_read_back_exactly(kb: int) ->
     assert SchedulerSpec.parse(str(scheduler)) == scheduler
     if kb % 1024 == 0:  # a whole number of M is never written as kB
         assert text[-1] in "TGM"
+
+
+@pytest.mark.parametrize("kb", [0, -5, 1.5, True, "1G", None])
+def test_a_size_to_write_is_a_whole_number_of_kb(kb: object) -> None:
+    with pytest.raises(BackfillError, match="a memory size is a whole number of kB >= 1"):
+        memory_text(kb)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("counts", [{"requested": 1, "used": -2}, {"requested": "1"}, {"none": 1.0}])
+def test_a_memory_note_needs_counts(counts: dict[str, object]) -> None:
+    with pytest.raises(BackfillError, match="memory_note: the count of"):
+        memory_note(counts)  # type: ignore[arg-type]
 
 
 def test_sizes_are_labelled_as_written() -> None:

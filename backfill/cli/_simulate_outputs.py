@@ -132,7 +132,7 @@ def write_simulate_outputs(
             (args.figures / "utilization_queue.png", partial(_utilization_figure, schedules, args.figure_bin))
         )
         color = args.gantt_color or "user"
-        if color != "size" and all(np.all(s.workload.column(color) == -1) for s in schedules):
+        if color not in ("size", "job") and all(np.all(s.workload.column(color) == -1) for s in schedules):
             print(f"note: the workload records no {color}: the Gantt figures draw every job in one color")
         for schedule, name in zip(schedules, names, strict=True):
             window = _gantt_window(schedule, args.gantt_window)  # refused before anything is written

@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from backfill._validators import optional_seconds
 from backfill.errors import BackfillError, ParameterError
 from backfill.schedule import Schedule
 from backfill.schedulers.registry import duration_from_text, non_negative_float_from_text
@@ -67,11 +68,22 @@ class GanttWindow:
         start: Its left edge in seconds after the first submission; None: the middle job's submission.
         end: Its right edge, likewise; None: ``start + length``, or the schedule's end if that is sooner.
         length: The span when no end is given (seconds; infinite: to the schedule's end).
+
+    Raises:
+        ParameterError: A start or end that is not None or finite seconds >= 0, a length that is not
+            > 0, or an end not after the start.
     """
 
-    start: float | None = None
-    end: float | None = None
-    length: float = DEFAULT_WINDOW
+    start: float | None = attrs.field(default=None, validator=optional_seconds)
+    end: float | None = attrs.field(default=None, validator=optional_seconds)
+    length: float = attrs.field(default=DEFAULT_WINDOW)
+
+    @length.validator
+    def _check_length(self, attribute: attrs.Attribute[Any], value: object) -> None:
+        if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+            raise ParameterError(f"GanttWindow.length must be seconds > 0 (inf: all), got {value!r}")
+        if self.start is not None and self.end is not None and not self.end > self.start:
+            raise ParameterError(f"GanttWindow.end must come after start, got {self.start!r}:{self.end!r}")
 
     @classmethod
     def from_text(cls, text: str) -> GanttWindow:
@@ -142,6 +154,7 @@ def gantt_window(schedule: Schedule, window: GanttWindow | str | None = None) ->
 
     Raises:
         BackfillError: The window starts after the last job ends (the error says when that is).
+            Or ``window`` is neither a :class:`GanttWindow`, its text nor None.
         ParameterError: Text that is not a window.
 
     Examples:
@@ -155,8 +168,12 @@ def gantt_window(schedule: Schedule, window: GanttWindow | str | None = None) ->
     """
     if not isinstance(schedule, Schedule):
         raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
-    if not isinstance(window, GanttWindow):
-        window = GanttWindow() if window is None else GanttWindow.from_text(window)
+    if isinstance(window, str):
+        window = GanttWindow.from_text(window)
+    elif window is None:
+        window = GanttWindow()
+    elif not isinstance(window, GanttWindow):
+        raise BackfillError(f"expected a GanttWindow, its text or None, got {type(window).__name__}")
     submit = schedule.submit
     first = float(submit.min()) if len(submit) else 0.0
     ends = schedule.end[np.isfinite(schedule.end)]
@@ -232,7 +249,8 @@ def color_classes(
         The classes and each job's class.
 
     Raises:
-        BackfillError: Not a schedule, an unknown ``by`` or a ``top`` below 1.
+        BackfillError: Not a schedule, an unknown ``by``, a ``top`` below 1, or a ``start`` not
+            before ``end`` (NaN included).
 
     Examples:
         >>> from backfill import Job, Workload, simulate
@@ -253,6 +271,8 @@ def color_classes(
         raise BackfillError(f"cannot color by {by!r}: choose one of {', '.join(COLOR_BY)}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise BackfillError(f"top must be an int of at least 1, got {top!r}")
+    if not start < end:  # NaN too
+        raise BackfillError(f"the window needs start < end, got [{start!r}, {end!r})")
     begin, finish = job_span(schedule)
     shown = (begin < end) & (finish > start) & (finish > begin)
     if by == "job":  # the colors cycle: jobs apart, not classes
@@ -276,10 +296,13 @@ def color_classes(
     kept = order if kinds.size <= top + 1 else order[:top]
     other = kept.size < kinds.size
     ranked = kinds[kept]  # each class's value, the largest area first
-    sorter = np.argsort(ranked)
-    at = sorter[np.minimum(np.searchsorted(ranked, values, sorter=sorter), max(ranked.size - 1, 0))]
-    has = ranked[at] == values if ranked.size else np.zeros(len(values), dtype=bool)
-    of_row[has] = at[has]
+    if ranked.size:  # else no job runs in the window: every row keeps -1
+        sorter = np.argsort(ranked)
+        at = sorter[np.minimum(np.searchsorted(ranked, values, sorter=sorter), ranked.size - 1)]
+        has = ranked[at] == values
+        of_row[has] = at[has]
+    else:
+        has = np.zeros(len(values), dtype=bool)
     if other:
         of_row[~has] = kept.size
     labels = tuple(f"{by} {v}" if v != -1 else f"{by} unknown" for v in kinds[kept].tolist())

@@ -75,7 +75,12 @@ def memory_text(kb: int) -> str:
         ['1G', '1.5G', '512M', '2M', '1000']
         >>> memory_size(memory_text(1049624)) == 1049624
         True
+
+    Raises:
+        BackfillError: ``kb`` is not an int of at least 1.
     """
+    if not isinstance(kb, int) or isinstance(kb, bool) or kb < 1:
+        raise BackfillError(f"a memory size is a whole number of kB >= 1, got {kb!r}")
     for unit in ("T", "G", "M"):
         scale = _UNITS[unit]
         whole, rest = divmod(kb, scale)

@@ -156,7 +156,8 @@ def improvement_bars(
 
     Raises:
         BackfillError: No rows, rows without the needed keys, several metrics or baselines when
-            ``metric`` does not choose, two rows for the same bar, or an unknown scale.
+            ``metric`` does not choose, two rows for the same bar, a ``half_width`` that is not a
+            number >= 0 or NaN, or an unknown scale.
 
     Examples:
         >>> rows = [{"workload": "CTC", "scheduler": "EASY", "priority": "sjf", "improvement": 12.5,
@@ -199,7 +200,7 @@ def improvement_bars(
             raise BackfillError(f"two rows for workload {key[0]!r} and scheduler {key[1]!r}")
         heights[key] = float(r["improvement"])
         if "half_width" in r:
-            halves[key] = float(r["half_width"])
+            halves[key] = _half_width(r)
     groups = list(dict.fromkeys(g for g, _ in heights))
     series = list(dict.fromkeys(s for _, s in heights))
     fig, ax = _axes(ax, (_width(len(heights)), 4.8))
@@ -236,6 +237,15 @@ def _improvement_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     mean = {"improvement": row["mean"]} if "mean" in row else {}  # without one, refused as any row
     return {k: v for k, v in row.items() if k not in ("kind", "mean")} | mean
+
+
+def _half_width(row: Mapping[str, Any]) -> float:
+    """A row's ``half_width``: a number >= 0, or NaN (no interval: one replication)."""
+    value = row["half_width"]
+    half = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -1.0
+    if not (half >= 0 or math.isnan(half)):
+        raise BackfillError(f"half_width must be a number >= 0 or NaN, got {value!r} in {dict(row)!r}")
+    return half
 
 
 def _interval_words(table: Sequence[Mapping[str, Any]]) -> str:

@@ -7,6 +7,7 @@ a line now and then (:data:`LINES`), which needs nothing installed.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -64,6 +65,10 @@ class ProgressLines:
         >>> print(out.getvalue(), end="")
         sweep: 12/40 cells (30 %), 12 s, about 28 s left
         sweep: 12/40 cells (30 %), 13 s, done
+
+    Raises:
+        BackfillError: ``total`` or ``initial`` not an int >= 0, ``every`` not a finite number >= 0
+            (0: a line at every update).
     """
 
     def __init__(
@@ -77,8 +82,14 @@ class ProgressLines:
         stream: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        for name, count in (("total", total), ("initial", initial)):
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise BackfillError(f"ProgressLines {name} must be an int >= 0, got {count!r}")
+        every = _EVERY if every is None else every
+        if not isinstance(every, int | float) or isinstance(every, bool) or not 0 <= every < math.inf:
+            raise BackfillError(f"ProgressLines every must be a finite number of seconds >= 0, got {every!r}")
         self.total, self.n, self.label, self.unit = total, initial, label, unit
-        self._every = _EVERY if every is None else every
+        self._every = float(every)
         self._initial, self._stream, self._clock = initial, stream, clock
         self._started = self._last = clock()
         self._said = self._closed = False
@@ -121,7 +132,7 @@ def progress_meter(progress: Progress, total: int, label: str, unit: str, initia
     Raises:
         BackfillError: ``progress`` is none of them, or True without tqdm installed.
     """
-    if progress is LINES or progress == LINES:
+    if isinstance(progress, str) and progress == LINES:
         return ProgressLines(total, label, unit, initial)
     if not isinstance(progress, bool):
         raise BackfillError(f"progress must be True, False or {LINES!r}, got {progress!r}")

@@ -280,7 +280,13 @@ def memory_note(counts: Mapping[str, int]) -> str:
         'memory: 2 jobs record neither requested (field 10) nor used memory (field 7): they hold none'
         >>> memory_note({"requested": 0, "used": 0, "none": 3}), memory_note({"requested": 3})
         ('', '')
+
+    Raises:
+        BackfillError: A count that is not an int >= 0.
     """
+    for key, n in counts.items():
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise BackfillError(f"memory_note: the count of {key!r} must be an int >= 0, got {n!r}")
     used, none = counts.get("used", 0), counts.get("none", 0)
     if not (counts.get("requested", 0) or used):
         return ""
