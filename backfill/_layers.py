@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "kernel": 2,
     "schedulers": 3,
     "schedule": 4,
+    "admission": 4,
     "simulator": 4,
     "partitions": 4,
     "measures": 5,

@@ -28,6 +28,7 @@ call scans; every step is a length-N r array, so a step's work is O(N r) (done i
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -39,111 +40,13 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.profile import ProfileError
+from backfill.profile.demand import Demand, NodeFree
 from backfill.profile.placement import Placement, first_fit
-from backfill.workloads.nodes import Machine, NodeRequest
+from backfill.workloads.nodes import Allocation, Machine, NodeRequest
 
-__all__ = ["Demand", "NodeFree", "NodeProfile"]
+__all__ = ["Demand", "NodeFree", "NodeProfile", "placement_refusal", "zero_length_allocation"]
 
 IntArray = npt.NDArray[np.int64]
-
-
-class Demand:
-    """What one job asks of a node profile: ``count`` shares of ``share``, under ``key``.
-
-    Compares with a :class:`NodeFree` as a width compares with a free count: ``demand <= free``
-    when the profile's policy places it there, ``demand > free`` when it does not.
-
-    Args:
-        key: The job's id: the profile remembers the job's placement under it.
-        share: One share's amount of each of the machine's resources.
-        count: Shares asked.
-        per_node: The most shares one node takes (None: any).
-        exclusive: Whether a node the job uses must be wholly free, and is wholly held.
-    """
-
-    __slots__ = ("asked", "count", "exclusive", "key", "per_node", "share")
-
-    def __init__(
-        self, key: int, share: IntArray, count: int, per_node: int | None = None, exclusive: bool = False
-    ) -> None:
-        self.key = key
-        self.share = np.asarray(share, dtype=np.int64)
-        self.asked = self.share > 0
-        self.count = count
-        self.per_node = per_node
-        self.exclusive = exclusive
-
-    @classmethod
-    def of(cls, key: int, machine: Machine, request: NodeRequest) -> Demand:
-        """The demand of ``request`` on ``machine``, under ``key`` (the job's id)."""
-        return cls(key, machine.share(request), request.count, request.per_node, request.exclusive)
-
-    @property
-    def processors(self) -> int:
-        """Cores asked over all shares (the pool model's width)."""
-        return self.count * int(self.share[0])
-
-    def __repr__(self) -> str:
-        extra = (f", per_node={self.per_node}" if self.per_node else "") + (
-            ", exclusive" if self.exclusive else ""
-        )
-        return f"Demand(key={self.key}, {self.count} x {self.share.tolist()}{extra})"
-
-    def __le__(self, other: Any) -> bool:
-        return _free(other, "<=").holds(self)
-
-    def __gt__(self, other: Any) -> bool:
-        return not _free(other, ">").holds(self)
-
-
-def _free(other: Any, op: str) -> NodeFree:
-    if other.__class__ is not NodeFree:
-        raise TypeError(f"'{op}' not supported between instances of 'Demand' and '{type(other).__name__}'")
-    return other
-
-
-class NodeFree:
-    """Free amounts per node (a (nodes, resources) array) as a scheduler compares demands with them.
-
-    ``free >= demand`` (and ``demand <= free``) when the profile's policy places the demand on these
-    amounts. It cannot be reduced by a demand: a scheduler reserves in the profile and reads again.
-    """
-
-    __slots__ = ("_profile", "amounts")
-
-    def __init__(self, amounts: IntArray, profile: NodeProfile) -> None:
-        self.amounts = amounts
-        self._profile = profile
-
-    def holds(self, demand: Demand) -> bool:
-        """Whether the policy places ``demand`` on these amounts. O(N r) and the policy's cost."""
-        room = self._profile._room(self.amounts, demand)
-        return int(room.sum()) >= demand.count and self._profile._place(room, demand) is not None
-
-    def __ge__(self, other: Any) -> bool:
-        return self.holds(_demand(other, ">="))
-
-    def __lt__(self, other: Any) -> bool:
-        return not self.holds(_demand(other, "<"))
-
-    def __sub__(self, other: Any) -> NodeFree:
-        raise TypeError(
-            "the free amounts of a node machine are not reduced by a demand (which nodes it takes is the "
-            "profile's choice): reserve it in the NodeProfile and read what is free again"
-        )
-
-    def total(self) -> IntArray:
-        """The machine-wide free amount of each resource (the pool model's view). O(N r)."""
-        return self.amounts.sum(axis=0)  # type: ignore[no-any-return]
-
-    def __repr__(self) -> str:
-        return f"NodeFree({self.amounts.tolist()})"
-
-
-def _demand(other: Any, op: str) -> Demand:
-    if other.__class__ is not Demand:
-        raise TypeError(f"'{op}' not supported between instances of 'NodeFree' and '{type(other).__name__}'")
-    return other
 
 
 class NodeProfile:
@@ -355,6 +258,10 @@ class NodeProfile:
             t = times[i]
         return None
 
+    def _fits(self, time: float, demand: Demand, duration: float) -> bool:
+        """Whether ``demand`` is placed over ``[time, time + duration)``. O(log n + k N r)."""
+        return self._search(time, demand, duration, math.nextafter(time, math.inf)) is not None
+
     def earliest_move(
         self, time: float, demand: Demand, duration: float, current: float, before: float | None = None
     ) -> float | None:
@@ -424,6 +331,24 @@ class NodeProfile:
             raise ProfileError(f"NodeProfile.reserve: {demand!r} is not placed over [{start:g}, {end:g})")
         nodes = np.flatnonzero(take)
         amounts = self.capacity[nodes] if demand.exclusive else take[nodes, None] * demand.share
+        self._change(nodes, amounts, start, end, -1)
+        self._placed[key] = [nodes, amounts, start, end]
+        heapq.heappush(self._ends, (end, key))
+
+    def _hold(self, key: int, nodes: IntArray, amounts: IntArray, start: float, end: float) -> None:
+        """Reserve ``amounts`` on ``nodes`` over ``[start, end)`` under ``key``, placed as given.
+
+        For a placement made in another profile (a plan) that this one must hold alike.
+
+        Raises:
+            ProfileError: If the key holds a reservation, or the nodes lack the amounts somewhere.
+        """
+        if not end > start:
+            return
+        if key in self._placed or (self._min_free(start, end).amounts[nodes] < amounts).any():
+            raise ProfileError(
+                f"NodeProfile: job {key} cannot hold nodes {nodes.tolist()} over [{start:g}, {end:g})"
+            )
         self._change(nodes, amounts, start, end, -1)
         self._placed[key] = [nodes, amounts, start, end]
         heapq.heappush(self._ends, (end, key))
@@ -602,3 +527,45 @@ class NodeProfile:
         assert all((r[3], key) in ends for key, r in self._placed.items()), (
             "advance knows every placement's end"
         )
+
+
+@functools.lru_cache(maxsize=4096)
+def placement_refusal(machine: Machine, policy: Placement, request: NodeRequest) -> str | None:
+    """Why ``request`` can never be placed on ``machine`` by ``policy``, or None if it can.
+
+    :meth:`Machine.refusal`'s reasons, and a policy that does not place the request even on the
+    empty machine (``contiguous`` on a machine whose groups hold it only together). Cached: O(N r)
+    for the first call of a request, O(1) after.
+
+    Examples:
+        >>> from backfill.profile.placement import contiguous
+        >>> machine = Machine.parse(["1x4", "1x4,gpus=1"])
+        >>> placement_refusal(machine, contiguous, NodeRequest.tasks(8)) is None
+        True
+        >>> placement_refusal(machine, contiguous, NodeRequest.nodes(2, gpus_per_node=1))
+        'asks 2 nodes; the machine holds at most 1 such nodes'
+    """
+    why = machine.refusal(request)
+    if why is not None:
+        return why
+    profile = NodeProfile(machine.capacities(), 0, policy)
+    if not profile._free_at(0).holds(Demand.of(0, machine, request)):
+        name = getattr(policy, "__qualname__", repr(policy))
+        return f"is never placed by {name}, even on the empty machine"
+    return None
+
+
+def zero_length_allocation(profile: NodeProfile, demand: Demand, now: float, machine: Machine) -> Allocation:
+    """Where a job of zero estimate runs: placed on what is free at ``now``, else on the empty machine.
+
+    Such a job holds nothing over time (it starts and ends in one instant), so no reservation
+    records it; a host that places jobs still needs nodes to name. O(N r).
+    """
+    for free in (profile._free_at(now).amounts, profile.capacity):
+        room = profile._room(free, demand)
+        take = profile._place(room, demand) if int(room.sum()) >= demand.count else None
+        if take is not None:
+            nodes = np.flatnonzero(take)
+            amounts = take[nodes, None] * demand.share
+            return Allocation(tuple(nodes.tolist()), tuple(map(tuple, amounts.tolist())), machine.resources)
+    raise ProfileError(f"NodeProfile: {demand!r} is never placed, even on the empty machine")

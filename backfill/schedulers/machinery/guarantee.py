@@ -145,6 +145,9 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         if self._capacity is not None:
             # With resources, what is free now is Amounts, as every running job's width.
             self._free = self._capacity  # type: ignore[assignment]
+        if self._running_nodes is not None:
+            # Every placement, running jobs' too, is in the profile of guarantees.
+            self._running_nodes = self._profile  # type: ignore[assignment]
         self._by_start = SortedList()
         self._entry = {}
         self._freed = []
@@ -508,7 +511,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
                 # The job holds its amounts while it runs (QueueScheduler's record holds processors).
                 width = requests[jid]
                 self._running[jid] = (now + job.estimate, seq, width)
-                self._free -= width
+                if self.nodes is None:
+                    self._free -= width
             started.append(job)
         self._dequeue(taken, now)
         if len(self._freed) > 2 * len(seen) + TRIM:
