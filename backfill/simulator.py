@@ -259,7 +259,9 @@ class Simulator:
             # A job of zero runtime occupies nothing, as in the profile and the validator.
             if self._runtime[i] > 0:
                 self._used += job.processors
-            if self._used > size:
+            # (On a node machine the request rule says what a job holds, not its processors: every
+            # node's capacity is the validator's to check, from the allocations.)
+            if self._used > size and not placing:
                 name = scheduler_name(self.scheduler)
                 raise ScheduleError(
                     f"{name} started job {job.id} at {now:g}: {self._used} processors in use "

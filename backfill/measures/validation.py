@@ -109,9 +109,10 @@ def validate_schedule(
         )
     # Every node's capacity, on a node machine; then processors, then each further resource.
     validate_allocations(schedule)
-    size = w.machine_size if schedule.machine is None else schedule.machine.cores
+    # (On a node machine, what a job holds is its allocation's, checked node by node above.)
+    size = w.machine_size
     peak_at = _peak(w.column("processors")[finished], start[finished], end[finished])
-    if peak_at is not None and peak_at[0] > size:
+    if schedule.machine is None and peak_at is not None and peak_at[0] > size:
         raise ScheduleError(
             f"{name}: {peak_at[0]} processors in use at time {peak_at[1]:g} on a {size}-processor machine"
         )

@@ -335,6 +335,16 @@ class NodeProfile:
         self._placed[key] = [nodes, amounts, start, end]
         heapq.heappush(self._ends, (end, key))
 
+    def _extends(self, key: int, start: float, end: float) -> bool:
+        """Whether ``key``'s nodes have its amounts free over ``[start, end)``. O(log n + k N r).
+
+        The test of a running job planned longer: it runs on where it is.
+        """
+        record = self._placed.get(key)
+        if record is None:
+            return False
+        return not (self._min_free(start, end).amounts[record[0]] < record[1]).any()
+
     def _hold(self, key: int, nodes: IntArray, amounts: IntArray, start: float, end: float) -> None:
         """Reserve ``amounts`` on ``nodes`` over ``[start, end)`` under ``key``, placed as given.
 
@@ -566,6 +576,6 @@ def zero_length_allocation(profile: NodeProfile, demand: Demand, now: float, mac
         take = profile._place(room, demand) if int(room.sum()) >= demand.count else None
         if take is not None:
             nodes = np.flatnonzero(take)
-            amounts = take[nodes, None] * demand.share
+            amounts = profile.capacity[nodes] if demand.exclusive else take[nodes, None] * demand.share
             return Allocation(tuple(nodes.tolist()), tuple(map(tuple, amounts.tolist())), machine.resources)
     raise ProfileError(f"NodeProfile: {demand!r} is never placed, even on the empty machine")

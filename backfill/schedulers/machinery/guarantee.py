@@ -145,9 +145,6 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
         if self._capacity is not None:
             # With resources, what is free now is Amounts, as every running job's width.
             self._free = self._capacity  # type: ignore[assignment]
-        if self._running_nodes is not None:
-            # Every placement, running jobs' too, is in the profile of guarantees.
-            self._running_nodes = self._profile  # type: ignore[assignment]
         self._by_start = SortedList()
         self._entry = {}
         self._freed = []
