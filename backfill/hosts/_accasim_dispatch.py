@@ -84,6 +84,9 @@ class BackfillDispatcher:
         start: The time the scheduler is reset at.
     """
 
+    #: Set by AccaSim's ``SchedulerBase.__init__``: how it checks a job before the scheduler sees it.
+    _job_check: Any
+
     def __new__(cls, *args: Any, **kwargs: Any) -> BackfillDispatcher:
         return object.__new__(_accasim_class() if cls is BackfillDispatcher else cls)
 
@@ -297,8 +300,9 @@ class BackfillDispatcher:
         return ScheduleError(
             f"{self._name} started job {job.id} at {now:g}, but {by} cannot place it on the nodes: it asks "
             f"{event.requested_nodes} x {dict(event.requested_resources)}, the nodes have {total} free in "
-            f"all before this instant's starts; backfill's pool of {self.machine.cores} processors had room "
-            "(the two machine models differ here: see docs/how-to/accasim.md)"
+            f"all before this instant's starts, where the scheduler's pool of {self.machine.cores} processors "
+            "(and of the resources it plans) had room: the two machine models differ here (see "
+            "docs/how-to/accasim.md)"
         )
 
     # -- what AccaSim did ---------------------------------------------------------------------------------
