@@ -77,8 +77,15 @@ def _grid(n: int = 120, size: int = 8) -> Workload:
     jobs = []
     for i in range(n):
         runtime = 300.0 * (i % 4) * (1 + i % 3)
-        jobs.append(Job(id=i + 1, submit=300.0 * (i // 3), processors=1 + (7 * i) % size, runtime=runtime,
-                        estimate=runtime + 300.0 * (i % 2)))
+        jobs.append(
+            Job(
+                id=i + 1,
+                submit=300.0 * (i // 3),
+                processors=1 + (7 * i) % size,
+                runtime=runtime,
+                estimate=runtime + 300.0 * (i % 2),
+            )
+        )
     return Workload.from_jobs(jobs, machine_size=size)
 
 
@@ -125,7 +132,8 @@ def test_memory_on_nodes_is_where_the_models_part() -> None:
     machine = AccaSimMachine((NodeGroup(2, core=8, mem=16 * GB),))
     pool = FCFS(resources=[Resource.memory(capacity=32 * GB)])
     assert simulate(w, pool.copy()).start.tolist() == [0.0, 10.0]
-    with pytest.raises(ScheduleError, match=r"FCFS\(fcfs, \+memory\) started job 2 at 10, but AccaSim's FirstFit cannot place"):
+    unplaced = r"FCFS\(fcfs, \+memory\) started job 2 at 10, but AccaSim's FirstFit cannot place it"
+    with pytest.raises(ScheduleError, match=unplaced):
         run_accasim(w, pool, machine=machine)
     # With room on the nodes (24 GB each), AccaSim places both and the schedules agree again.
     roomy = AccaSimMachine((NodeGroup(2, core=8, mem=24 * GB),))
@@ -235,7 +243,8 @@ def test_an_allocation_that_does_not_fit_is_an_error_naming_the_job() -> None:
     jobs = [Job(id=7, submit=0.0, processors=2, runtime=5.0, estimate=5.0)]
     w = Workload.from_jobs(jobs, machine_size=4)
     fake = TwiceOnTheLastNode(cores=(1, 1, 1, 1))
-    with pytest.raises(ScheduleError, match=r"started job 7 at 0, but LastNodesFCFS's allocation \(node 3: \{'core': 0\} free\)"):
+    unplaced = r"started job 7 at 0, but LastNodesFCFS's allocation \(node 3: \{'core': 0\} free\)"
+    with pytest.raises(ScheduleError, match=unplaced):
         run_accasim(w, fake, machine=machine, allocator="backfill")
 
 
@@ -246,12 +255,14 @@ def test_bad_inputs_are_the_librarys_errors(lublin: Workload, tmp_path: Path) ->
         run_accasim(lublin, "EASY")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match=r'allocator="backfill" needs a scheduler with an allocation'):
         run_accasim(lublin, EASY(), allocator="backfill")
-    with pytest.raises(ParameterError, match="the machine has 16 cores but the workload's machine size is 32"):
+    with pytest.raises(ParameterError, match="the machine has 16 cores but the workload's machine size is"):
         run_accasim(lublin, EASY(), machine=AccaSimMachine.one_core(16))
-    half = Workload.from_jobs([Job(id=1, submit=0.5, processors=1, runtime=1.0, estimate=1.0)], machine_size=1)
-    with pytest.raises(ParameterError, match="job 1: AccaSim reads whole seconds, but its submit is 0.5"):
+    half = Workload.from_jobs(
+        [Job(id=1, submit=0.5, processors=1, runtime=1.0, estimate=1.0)], machine_size=2
+    )
+    with pytest.raises(ParameterError, match=r"job 1: AccaSim reads whole seconds, but its submit is 0\.5"):
         run_accasim(half, EASY())
-    with pytest.raises(ParameterError, match="NodeGroup.core must be an int of at least 1"):
+    with pytest.raises(ParameterError, match=r"NodeGroup\.core must be an int of at least 1"):
         NodeGroup(2, core=0)
 
 

@@ -300,9 +300,9 @@ class BackfillDispatcher:
         return ScheduleError(
             f"{self._name} started job {job.id} at {now:g}, but {by} cannot place it on the nodes: it asks "
             f"{event.requested_nodes} x {dict(event.requested_resources)}, the nodes have {total} free in "
-            f"all before this instant's starts, where the scheduler's pool of {self.machine.cores} processors "
-            "(and of the resources it plans) had room: the two machine models differ here (see "
-            "docs/how-to/accasim.md)"
+            f"all before this instant's starts, where the scheduler's pool of {self.machine.cores} "
+            "processors (and of the resources it plans) had room: the two machine models differ here "
+            "(see docs/how-to/accasim.md)"
         )
 
     # -- what AccaSim did ---------------------------------------------------------------------------------
