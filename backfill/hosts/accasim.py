@@ -74,8 +74,10 @@ def run_accasim(
         machine: The nodes; by default ``workload.machine_size`` nodes of one core.
         allocator: ``"accasim"`` (AccaSim's FirstFit), an AccaSim allocator object, or
             ``"backfill"`` (the scheduler's ``allocation(job_id)`` places each job it starts).
-        workdir: Where AccaSim's input and output files go (kept there); by default a temporary
-            folder, removed after the run.
+        workdir: A folder to keep AccaSim's input (``workload.swf``, ``system.json``) and outputs
+            (``results/``: its dispatching plan ``sched-workload.swf``, one line per job with its
+            nodes, and its statistics). By default AccaSim writes no outputs and its input goes to a
+            temporary folder, removed after the run.
 
     Returns:
         The schedule, with starts and ends from AccaSim's job records and the scheduler's
@@ -126,6 +128,10 @@ def run_accasim(
                 RESULTS_FOLDER_PATH=str(folder / "results"),
                 LOG_LEVEL="ERROR",
                 show_statistics=False,
+                # AccaSim's writers flush through a forked process each (0.5 s a run): only for a
+                # folder the caller keeps.
+                scheduling_output=workdir is not None,
+                statistics_output=workdir is not None,
             )
             simulator.start_simulation()
     start, end, order = dispatcher.times()
