@@ -105,6 +105,7 @@ class BackfillDispatcher:
                 f"the scheduler must satisfy backfill's Scheduler protocol, got {scheduler!r}"
             )
         accasim = import_accasim()
+        self._base = accasim.base.scheduler_class.SchedulerBase
         state = random.getstate()  # AccaSim's constructors reseed the random module: give it back
         accasim.base.scheduler_class.SchedulerBase.__init__(self, 0, allocator=None)
         self._placer = _placer(accasim, allocator, scheduler)
@@ -145,8 +146,7 @@ class BackfillDispatcher:
         """AccaSim's entry point: keep its job objects, decide, and note the jobs its check rejected."""
         for job_id in es:
             self._events.setdefault(job_id, es_dict[job_id])
-        base = import_accasim().base.scheduler_class.SchedulerBase
-        plan, rejected = base.schedule(self, cur_time, es_dict, es)
+        plan, rejected = self._base.schedule(self, cur_time, es_dict, es)
         for job_id in rejected:
             job = self._jobs[job_id][1]
             self.rejected[job.id] = f"rejected by AccaSim's job check ({self._job_check.name})"

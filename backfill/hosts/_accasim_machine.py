@@ -26,6 +26,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import importlib
+import sys
 import warnings
 from types import ModuleType
 from typing import Any
@@ -68,6 +69,8 @@ def import_accasim() -> ModuleType:
         >>> import_accasim().base.allocator_class.FirstFit.name
         'FF'
     """
+    if all(name in sys.modules for name in _MODULES):
+        return sys.modules["accasim"]  # the dispatcher asks at every decision
     lent = not hasattr(collections, "Mapping")
     if lent:
         collections.Mapping = collections.abc.Mapping  # type: ignore[attr-defined]
