@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import backfill
 from backfill import (
@@ -25,12 +26,14 @@ from backfill import (
     ParameterError,
     Resource,
     ScheduleError,
+    Selective,
     Workload,
     same_schedule,
     simulate,
     sjf,
     validate_schedule,
 )
+from backfill.testing import workloads
 from backfill.workloads.swf import read_swf
 
 pytestmark = pytest.mark.integration
@@ -94,6 +97,17 @@ def test_same_time_events_and_zero_runtimes_keep_the_protocols_order(scheduler: 
     grid = _grid()
     assert sum(job.runtime == 0 for job in grid) == 30
     same_schedule(run_accasim(grid, scheduler.copy()), simulate(grid, scheduler), reservations=True)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(overruns=True))
+def test_random_corner_cases_give_simulates_schedule(workload: Workload) -> None:
+    # Many jobs at one instant, zero runtimes, estimates below runtimes, empty workloads; Selective
+    # asks for wake-ups at times nothing else happens.
+    for scheduler in (FCFS(), EASY(sjf), Conservative(), PC(sjf), DC(sjf), Selective()):
+        ours = run_accasim(workload, scheduler.copy())
+        validate_schedule(ours)
+        same_schedule(ours, simulate(workload, scheduler), reservations=True)
 
 
 def test_jobs_simulate_rejects_are_rejected_with_its_reasons() -> None:

@@ -115,6 +115,9 @@ def run_accasim(
     offset = _offset(jobs)
     first = float(workload.column("submit")[0]) if len(workload) else 0.0
     dispatcher = BackfillDispatcher(scheduler, machine, jobs, allocator=allocator, offset=offset, start=first)
+    if not jobs:
+        # AccaSim's loop fails on a workload of no job (its clock is never set): nothing to run.
+        return Schedule.from_starts(workload, {}, name=scheduler_name(scheduler), rejected=plan.rejected)
     with _folder(workdir) as folder:
         swf = folder / WORKLOAD_FILE
         swf.write_text("".join(_swf_line(aid, job, offset, machine) for aid, (_, job) in jobs.items()))
