@@ -314,3 +314,34 @@ def test_the_swf_accasim_reads_is_one_line_per_job(tmp_path: Path) -> None:
     again, _ = read_swf(io.StringIO(text), machine_size=8)
     assert len(again) == 9
     assert [job.submit - 2 for job in again] == [job.submit for job in w]  # AccaSim's clock starts at 2
+
+
+def test_a_job_no_node_can_hold_is_rejected_by_accasims_check() -> None:
+    # Job 2 asks 20 GB a processor and nodes have 16: AccaSim's JobVerification.CHECK_REQUEST rejects
+    # it before the scheduler hears of it (simulate, planning no memory, would run it).
+    jobs = [
+        Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0, requested_memory=1.0 * GB),
+        Job(id=2, submit=0.0, processors=1, runtime=10.0, estimate=10.0, requested_memory=20.0 * GB),
+        Job(id=3, submit=5.0, processors=4, runtime=10.0, estimate=10.0, requested_memory=1.0 * GB),
+    ]
+    w = Workload.from_jobs(jobs, machine_size=4)
+    ours = run_accasim(w, EASY(), machine=AccaSimMachine((NodeGroup(4, mem=16 * GB),)))
+    assert ours.rejected == {2: "rejected by AccaSim's job check (CHECK_REQUEST)"}
+    assert ours.start.tolist()[::2] == [0.0, 10.0]
+    validate_schedule(ours)
+
+
+@attrs.define
+class NeverStarts(LastNodesFCFS):
+    """Takes jobs and never starts one."""
+
+    def schedule(self, now: float) -> list[Job]:
+        return []
+
+
+def test_a_scheduler_that_never_starts_a_job_is_an_error_not_an_endless_run() -> None:
+    # AccaSim, with queued jobs and no time point left, adds one second to its clock and asks again,
+    # forever: the dispatcher stops it when nothing is left to happen.
+    w = Workload.from_jobs([Job(id=3, submit=0.0, processors=1, runtime=5.0, estimate=5.0)], machine_size=1)
+    with pytest.raises(ScheduleError, match=r"NeverStarts left jobs \[3\] queued at 0 with nothing left"):
+        run_accasim(w, NeverStarts(cores=(1,), name="NeverStarts"))

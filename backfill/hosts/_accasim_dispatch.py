@@ -120,6 +120,8 @@ class BackfillDispatcher:
         self._order: list[str] = []
         self._ends: list[tuple[float, int, str]] = []  # running jobs: (end, start rank, id)
         self._wakeups: set[float] = set()
+        self._wake_of: dict[float, float] = {}  # AccaSim's time of a wake-up -> the scheduler's
+        self._asked: list[str] = []  # the jobs AccaSim asked about in its current call
         self._events: dict[str, Any] = {}  # AccaSim's job objects, which record its times
         self.rejected: dict[int, str] = {}
         self.log: list[tuple[float, int, float]] = []
@@ -146,16 +148,17 @@ class BackfillDispatcher:
         """AccaSim's entry point: keep its job objects, decide, and note the jobs its check rejected."""
         for job_id in es:
             self._events.setdefault(job_id, es_dict[job_id])
+        self._asked = list(es)
         plan, rejected = self._base.schedule(self, cur_time, es_dict, es)
-        for job_id in rejected:
-            job = self._jobs[job_id][1]
-            self.rejected[job.id] = f"rejected by AccaSim's job check ({self._job_check.name})"
-            self._pending -= 1
+        self._note_rejected(rejected)  # all of them, when no job passed the check
         return plan, rejected
 
     def scheduling_method(self, cur_time: float, jobs: Sequence[Any], es_dict: Mapping[str, Any]) -> Any:
         """One decision of AccaSim's: the protocol's calls for ``now``; (time, id, nodes) for every job."""
-        now = cur_time - self.offset
+        # A wake-up's time comes back as it was asked for, whatever the float sum with the offset.
+        now = self._wake_of.get(cur_time, cur_time - self.offset)
+        passed = {e.id for e in jobs}
+        self._note_rejected([job_id for job_id in self._asked if job_id not in passed])
         self._catch_up(now)
         self._check_queue(jobs, now)
         self._complete_due(now)
@@ -182,8 +185,18 @@ class BackfillDispatcher:
                 f"{self._name} left jobs {[self._jobs[i][1].id for i in queued]} queued at {now:g} with "
                 "nothing left to happen (no job running or to arrive, no wake-up)"
             )
-        wake = min(self._wakeups) + self.offset if self._wakeups else None
+        wake = None
+        if self._wakeups:
+            wake = min(self._wakeups) + self.offset
+            self._wake_of[wake] = min(self._wakeups)
         return plan + [(wake, job_id, []) for job_id in queued], []
+
+    def _note_rejected(self, job_ids: Sequence[str]) -> None:
+        for job_id in job_ids:
+            job = self._jobs[job_id][1]
+            if job.id not in self.rejected:
+                self.rejected[job.id] = f"rejected by AccaSim's job check ({self._job_check.name})"
+                self._pending -= 1
 
     # -- the protocol's instants -----------------------------------------------------------------------
 
