@@ -244,6 +244,15 @@ def test_the_schedulers_own_allocation_places_the_jobs(tmp_path: Path) -> None:
     assert _assigned_nodes(tmp_path / "ff")[1] == [1, 1, 1]
 
 
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(machine_size=12, overruns=True, too_wide=True))
+def test_random_workloads_placed_by_the_scheduler_itself(workload: Workload) -> None:
+    machine = AccaSimMachine((NodeGroup(2, core=4), NodeGroup(2, core=2)))
+    ours = run_accasim(workload, LastNodesFCFS(cores=(4, 4, 2, 2)), machine=machine, allocator="backfill")
+    validate_schedule(ours)
+    same_schedule(ours, simulate(workload, FCFS()))
+
+
 @attrs.define
 class TwiceOnTheLastNode(LastNodesFCFS):
     """Places every job's two processors on the last node, which has one core."""
