@@ -354,3 +354,14 @@ def test_a_scheduler_that_never_starts_a_job_is_an_error_not_an_endless_run() ->
     w = Workload.from_jobs([Job(id=3, submit=0.0, processors=1, runtime=5.0, estimate=5.0)], machine_size=1)
     with pytest.raises(ScheduleError, match=r"NeverStarts left jobs \[3\] queued at 0 with nothing left"):
         run_accasim(w, NeverStarts(cores=(1,), name="NeverStarts"))
+
+
+def test_another_accasim_release_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+    import sys
+
+    for name in [m for m in sys.modules if m == "accasim" or m.startswith("accasim.")]:
+        monkeypatch.delitem(sys.modules, name)  # so that the import, and its check, run again
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.2.0")
+    with pytest.raises(BackfillError, match=r"written for AccaSim 1\.1\.3, and 1\.2\.0 is installed"):
+        import_accasim()

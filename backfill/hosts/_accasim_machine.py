@@ -26,6 +26,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import importlib
+import importlib.metadata
 import sys
 import warnings
 from types import ModuleType
@@ -62,7 +63,8 @@ def import_accasim() -> ModuleType:
         ``allocator_class`` and ``event_class`` imported.
 
     Raises:
-        BackfillError: AccaSim is not installed; the message names the extra.
+        BackfillError: AccaSim is not installed, or another release than 1.1.3 is; the message
+            names the extra.
 
     Examples:
         >>> import accasim  # the extra: pip install '.[accasim]'
@@ -89,7 +91,21 @@ def import_accasim() -> ModuleType:
     finally:
         if lent:
             del collections.Mapping  # type: ignore[attr-defined]
+    _check_version()
     return importlib.import_module("accasim")
+
+
+def _check_version() -> None:
+    """Refuse another AccaSim release: the dispatcher relies on 1.1.3's internals."""
+    try:
+        installed = importlib.metadata.version("accasim")
+    except importlib.metadata.PackageNotFoundError:  # imported from a source tree: no metadata
+        return
+    if installed != ACCASIM_VERSION:
+        raise BackfillError(
+            f"the AccaSim adapter was written for AccaSim {ACCASIM_VERSION}, and {installed} is "
+            "installed: pip install '.[accasim]'"
+        )
 
 
 def _count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
