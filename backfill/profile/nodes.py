@@ -1,0 +1,604 @@
+"""Free amounts of every node over time, and where each reservation sits: the node-time profile.
+
+A :class:`NodeProfile` is the node twin of :class:`~backfill.profile.Profile`: the same step
+function of time, but each step holds a (nodes, resources) array of free amounts, and every
+reservation is *placed*: it holds given amounts on given nodes over its interval. The schedulers call
+it with the methods they call on a Profile (``_earliest_fit``, ``_reserve``, ``_release``,
+``_earliest_move``, ``_move``, ``_free_at``, ``_min_free``, ``_advance``), with a :class:`Demand`
+where those take a width, so that one scheduler code plans pools and nodes.
+
+A demand carries a key (the job's id): the profile remembers where each key's reservation was
+placed, so that releasing it frees those nodes, moving it re-places it (a move may change nodes:
+see below), and a running job's extension grows on the nodes it runs on. A key holds at most one
+reservation.
+
+**Fits.** A demand of ``count`` shares fits over ``[s, e)`` when, with each node's least free
+amount over that interval (its *room*: the shares it can hold throughout), the placement policy
+(:mod:`backfill.profile.placement`) places ``count`` shares. Only such a placement is reserved: a
+job holds the same nodes from its start to its end, as a batch system runs it.
+
+**Moves.** A queued job's reservation is a start time and a node set; compression, PC's and DC's
+moves and re-plans move it to an earlier start and may give it other nodes there. What a
+guarantee promises on a node machine is the *start*: a reservation never starts later (the nodes
+it will run on are the ones it holds when it starts).
+
+Complexities use *n* for the steps, *N* for the nodes, *r* for the resources, *k* for the steps a
+call scans; every step is a length-N r array, so a step's work is O(N r) (done in NumPy).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from backfill.profile import ProfileError
+from backfill.profile.placement import Placement, first_fit
+from backfill.workloads.nodes import Machine, NodeRequest
+
+__all__ = ["Demand", "NodeFree", "NodeProfile"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+class Demand:
+    """What one job asks of a node profile: ``count`` shares of ``share``, under ``key``.
+
+    Compares with a :class:`NodeFree` as a width compares with a free count: ``demand <= free``
+    when the profile's policy places it there, ``demand > free`` when it does not.
+
+    Args:
+        key: The job's id: the profile remembers the job's placement under it.
+        share: One share's amount of each of the machine's resources.
+        count: Shares asked.
+        per_node: The most shares one node takes (None: any).
+        exclusive: Whether a node the job uses must be wholly free, and is wholly held.
+    """
+
+    __slots__ = ("asked", "count", "exclusive", "key", "per_node", "share")
+
+    def __init__(
+        self, key: int, share: IntArray, count: int, per_node: int | None = None, exclusive: bool = False
+    ) -> None:
+        self.key = key
+        self.share = np.asarray(share, dtype=np.int64)
+        self.asked = self.share > 0
+        self.count = count
+        self.per_node = per_node
+        self.exclusive = exclusive
+
+    @classmethod
+    def of(cls, key: int, machine: Machine, request: NodeRequest) -> Demand:
+        """The demand of ``request`` on ``machine``, under ``key`` (the job's id)."""
+        return cls(key, machine.share(request), request.count, request.per_node, request.exclusive)
+
+    @property
+    def processors(self) -> int:
+        """Cores asked over all shares (the pool model's width)."""
+        return self.count * int(self.share[0])
+
+    def __repr__(self) -> str:
+        extra = (f", per_node={self.per_node}" if self.per_node else "") + (
+            ", exclusive" if self.exclusive else ""
+        )
+        return f"Demand(key={self.key}, {self.count} x {self.share.tolist()}{extra})"
+
+    def __le__(self, other: Any) -> bool:
+        return _free(other, "<=").holds(self)
+
+    def __gt__(self, other: Any) -> bool:
+        return not _free(other, ">").holds(self)
+
+
+def _free(other: Any, op: str) -> NodeFree:
+    if other.__class__ is not NodeFree:
+        raise TypeError(f"'{op}' not supported between instances of 'Demand' and '{type(other).__name__}'")
+    return other
+
+
+class NodeFree:
+    """Free amounts per node (a (nodes, resources) array) as a scheduler compares demands with them.
+
+    ``free >= demand`` (and ``demand <= free``) when the profile's policy places the demand on these
+    amounts. It cannot be reduced by a demand: a scheduler reserves in the profile and reads again.
+    """
+
+    __slots__ = ("_profile", "amounts")
+
+    def __init__(self, amounts: IntArray, profile: NodeProfile) -> None:
+        self.amounts = amounts
+        self._profile = profile
+
+    def holds(self, demand: Demand) -> bool:
+        """Whether the policy places ``demand`` on these amounts. O(N r) and the policy's cost."""
+        room = self._profile._room(self.amounts, demand)
+        return int(room.sum()) >= demand.count and self._profile._place(room, demand) is not None
+
+    def __ge__(self, other: Any) -> bool:
+        return self.holds(_demand(other, ">="))
+
+    def __lt__(self, other: Any) -> bool:
+        return not self.holds(_demand(other, "<"))
+
+    def __sub__(self, other: Any) -> NodeFree:
+        raise TypeError(
+            "the free amounts of a node machine are not reduced by a demand (which nodes it takes is the "
+            "profile's choice): reserve it in the NodeProfile and read what is free again"
+        )
+
+    def total(self) -> IntArray:
+        """The machine-wide free amount of each resource (the pool model's view). O(N r)."""
+        return self.amounts.sum(axis=0)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"NodeFree({self.amounts.tolist()})"
+
+
+def _demand(other: Any, op: str) -> Demand:
+    if other.__class__ is not Demand:
+        raise TypeError(f"'{op}' not supported between instances of 'NodeFree' and '{type(other).__name__}'")
+    return other
+
+
+class NodeProfile:
+    """Free amounts of each node as a step function of time, with every reservation's nodes.
+
+    Args:
+        capacity: Each node's amount of each resource, a (nodes, resources) array of ints >= 0 with
+            at least one core per node (:meth:`Machine.capacities`).
+        origin: First time the profile describes.
+        policy: The placement policy (:mod:`backfill.profile.placement`).
+
+    Examples:
+        >>> machine = Machine.parse("3x4")
+        >>> p = NodeProfile(machine.capacities())
+        >>> a, b = Demand.of(1, machine, NodeRequest.tasks(6)), Demand.of(2, machine, NodeRequest.nodes(2))
+        >>> p.reserve(0, 10, a)  # 6 tasks: node 0 whole, 2 cores of node 1
+        >>> p.placement(1)
+        ((0, 1), ((4,), (2,)), 0, 10)
+        >>> p.earliest_fit(0, b, 5)  # two nodes with a core each: nodes 1 and 2 now
+        0
+        >>> p.earliest_fit(0, Demand(3, np.array([4]), 2, per_node=1), 5)  # two whole nodes: at 10
+        10
+    """
+
+    __slots__ = ("_ends", "_free", "_placed", "_policy", "_times", "capacity", "examined")
+
+    def __init__(self, capacity: npt.ArrayLike, origin: float = 0, policy: Placement = first_fit) -> None:
+        cap = np.array(capacity, dtype=np.int64)
+        if cap.ndim != 2 or cap.shape[0] < 1 or cap.shape[1] < 1 or (cap < 0).any() or (cap[:, 0] < 1).any():
+            raise ProfileError(
+                "NodeProfile: capacity must be a (nodes, resources) array of ints >= 0, cores >= 1, "
+                f"got {capacity!r}"
+            )
+        if not -math.inf < origin < math.inf:
+            raise ProfileError(f"NodeProfile: origin must be a finite number, got {origin!r}")
+        if not callable(policy):
+            raise ProfileError(
+                f"NodeProfile: policy must be a callable (room, count) -> take, got {policy!r}"
+            )
+        cap.flags.writeable = False
+        self.capacity = cap
+        self._times: list[float] = [origin]
+        self._free: list[IntArray] = [cap.copy()]
+        # key -> [nodes, amounts, start, end]: where each reservation sits.
+        self._placed: dict[int, list[Any]] = {}
+        self._ends: list[tuple[float, int]] = []  # (end, key), to forget finished placements lazily
+        self._policy = policy
+        self.examined = 0
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    @property
+    def origin(self) -> float:
+        """The first time the profile describes. O(1)."""
+        return self._times[0]
+
+    @property
+    def policy(self) -> Placement:
+        """The placement policy. O(1)."""
+        return self._policy
+
+    def __len__(self) -> int:
+        """Number of steps. O(1)."""
+        return len(self._times)
+
+    def __iter__(self) -> Iterator[tuple[float, IntArray]]:
+        """Iterate over ``(time, free)`` steps; each free a read-only (nodes, resources) array. O(n)."""
+        for t, f in zip(self._times, self._free, strict=True):
+            view = f.view()
+            view.flags.writeable = False
+            yield t, view
+
+    def __repr__(self) -> str:
+        nodes, steps, placed = self.capacity.shape[0], len(self._times), len(self._placed)
+        return f"NodeProfile(nodes={nodes}, steps={steps}, placed={placed})"
+
+    def placement(self, key: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...], float, float] | None:
+        """Where ``key``'s reservation sits: (node ids, amounts per node, start, end), or None. O(N r)."""
+        record = self._placed.get(key)
+        if record is None:
+            return None
+        nodes, amounts, start, end = record
+        return tuple(nodes.tolist()), tuple(map(tuple, amounts.tolist())), start, end
+
+    def free_at(self, time: float) -> NodeFree:
+        """The free amounts of every node at ``time`` (at or after the origin). O(log n + N r)."""
+        return self._free_at(self._time("free_at", time))
+
+    def _free_at(self, time: float) -> NodeFree:
+        return NodeFree(self._free[max(bisect_right(self._times, time) - 1, 0)], self)
+
+    def min_free(self, start: float, end: float) -> NodeFree:
+        """Each node's least free amounts over ``[start, end)``. O(log n + k N r)."""
+        return self._min_free(*self._interval("min_free", start, end))
+
+    def _min_free(self, start: float, end: float) -> NodeFree:
+        i, j = self._span(start, end)
+        return NodeFree(np.minimum.reduce(self._free[i:j]) if j - i > 1 else self._free[i], self)
+
+    def max_free(self, start: float, end: float) -> NodeFree:
+        """Each node's most free amounts over ``[start, end)``. O(log n + k N r).
+
+        A demand that fits somewhere in the interval fits these: a necessary test.
+        """
+        return self._max_free(*self._interval("max_free", start, end))
+
+    def _max_free(self, start: float, end: float) -> NodeFree:
+        i, j = self._span(start, end)
+        return NodeFree(np.maximum.reduce(self._free[i:j]) if j - i > 1 else self._free[i], self)
+
+    def _span(self, start: float, end: float) -> tuple[int, int]:
+        """Indices ``i, j`` of the steps covering ``[start, end)``: ``free[i:j]``, never empty."""
+        times = self._times
+        i = max(bisect_right(times, start) - 1, 0)
+        return i, max(bisect_left(times, end, i), i + 1)
+
+    def _room(self, free: IntArray, demand: Demand) -> IntArray:
+        """Shares of ``demand`` each node holds with ``free``. O(N r)."""
+        asked = demand.asked
+        room = (free[:, asked] // demand.share[asked]).min(axis=1)
+        if demand.exclusive:
+            room[(free != self.capacity).any(axis=1)] = 0
+        if demand.per_node is not None:
+            np.minimum(room, demand.per_node, out=room)
+        return room  # type: ignore[no-any-return]
+
+    def _place(self, room: IntArray, demand: Demand) -> IntArray | None:
+        """The policy's placement on ``room``, checked: shares per node, or None."""
+        take = self._policy(room, demand.count)
+        if take is None:
+            return None
+        take = np.asarray(take)
+        if (
+            take.shape != room.shape
+            or take.dtype.kind not in "iu"
+            or (take < 0).any()
+            or (take > room).any()
+            or int(take.sum()) != demand.count
+        ):
+            name = getattr(self._policy, "__qualname__", repr(self._policy))
+            raise ProfileError(
+                f"placement policy {name} answered {take!r} for {demand.count} shares on room "
+                f"{room.tolist()}: a placement takes 0 to room[i] shares on node i,"
+                " summing to the shares asked"
+            )
+        return take.astype(np.int64, copy=False)
+
+    def earliest_fit(self, time: float, demand: Demand, duration: float) -> float:
+        """The earliest start ``s >= time`` at which the policy places ``demand`` over ``[s, s + duration)``.
+
+        A zero ``duration`` fits at ``time``. Candidates are ``time`` and the step times after it;
+        a step too full for the demand on its own rules out every start whose interval covers it.
+        O(log n + c k N r), c candidates tried, k steps each.
+
+        Raises:
+            ProfileError: If no placement exists even on the empty machine (the demand can never
+                fit), or an argument is not valid.
+        """
+        time = self._time("earliest_fit", time)
+        if not (isinstance(duration, int | float) and 0 <= duration < math.inf):
+            raise ProfileError(
+                f"NodeProfile.earliest_fit: duration must be a finite number >= 0, got {duration!r}"
+            )
+        return self._earliest_fit(time, self._demand("earliest_fit", demand), duration)
+
+    def _earliest_fit(self, time: float, demand: Demand, duration: float) -> float:
+        found = self._search(time, demand, duration, math.inf)
+        assert found is not None
+        return found
+
+    def _search(self, time: float, demand: Demand, duration: float, bound: float) -> float | None:
+        """The earliest start in ``[time, bound)`` where ``demand`` is placed, or None."""
+        times, free = self._times, self._free
+        origin = times[0]
+        t = time if time > origin else origin
+        if not duration > 0:
+            return t if t < bound else None
+        count = demand.count
+        room_of = self._room
+        enough: dict[int, bool] = {}  # step -> whether it alone holds count shares
+        i = bisect_right(times, t) - 1
+        n = len(times)
+        while t < bound:
+            j = bisect_left(times, t + duration, i + 1)
+            low = None
+            blocked = -1
+            for k in range(i, j):
+                self.examined += 1
+                ok = enough.get(k)
+                if ok is None:
+                    ok = enough[k] = int(room_of(free[k], demand).sum()) >= count
+                if not ok:
+                    blocked = k
+                    break
+                low = free[k] if low is None else np.minimum(low, free[k])
+            if blocked < 0:
+                assert low is not None
+                room = room_of(low, demand)
+                if int(room.sum()) >= count and self._place(room, demand) is not None:
+                    return t
+                i += 1
+            else:
+                i = blocked + 1
+            if i >= n:
+                raise ProfileError(
+                    f"NodeProfile: demand {demand!r} is never placed, even on the empty machine "
+                    f"(policy {getattr(self._policy, '__qualname__', self._policy)})"
+                )
+            t = times[i]
+        return None
+
+    def earliest_move(
+        self, time: float, demand: Demand, duration: float, current: float, before: float | None = None
+    ) -> float | None:
+        """Where ``demand``'s reservation at ``current`` could start earlier, or None if nowhere.
+
+        Its own nodes count as free; with ``before``, only starts before it count. Nothing
+        changes. O(the search).
+        """
+        time = self._time("earliest_move", time)
+        return self._earliest_move(time, self._demand("earliest_move", demand), duration, current, before)
+
+    def _earliest_move(
+        self, time: float, demand: Demand, duration: float, current: float, before: float | None = None
+    ) -> float | None:
+        bound = current if before is None or before > current else before
+        record = self._placed.get(demand.key)
+        if record is not None:
+            self._change(record[0], record[1], record[2], record[3], 1)
+        try:
+            return self._search(time, demand, duration, bound)
+        finally:
+            if record is not None:
+                self._change(record[0], record[1], record[2], record[3], -1)
+
+    # -- updates -------------------------------------------------------------------------------------
+
+    def reserve(self, start: float, end: float, demand: Demand) -> None:
+        """Place ``demand`` over ``[start, end)`` by the policy; an empty interval is a no-op.
+
+        A key that holds a reservation ending at ``start`` is extended on its nodes (a running job
+        planned longer). O(log n + k N r).
+
+        Raises:
+            ProfileError: If the policy cannot place it there (nothing changes), or the key holds
+                another reservation.
+        """
+        start, end = self._interval("reserve", start, end)
+        self._reserve(start, end, self._demand("reserve", demand))
+
+    def _reserve(self, start: float, end: float, demand: Demand) -> None:
+        if not end > start:
+            return
+        if start < self._times[0]:
+            raise ProfileError(
+                f"NodeProfile.reserve: start {start:g} is before the origin {self._times[0]:g}"
+            )
+        key = demand.key
+        record = self._placed.get(key)
+        if record is not None:
+            if record[3] != start:
+                raise ProfileError(
+                    f"NodeProfile.reserve: job {key} already holds [{record[2]:g}, {record[3]:g}); "
+                    f"release it before reserving [{start:g}, {end:g})"
+                )
+            nodes, amounts = record[0], record[1]
+            if (self._min_free(start, end).amounts[nodes] < amounts).any():
+                raise ProfileError(
+                    f"NodeProfile.reserve: job {key} cannot run on to {end:g} on its nodes {nodes.tolist()}"
+                )
+            self._change(nodes, amounts, start, end, -1)
+            record[3] = end
+            heapq.heappush(self._ends, (end, key))
+            return
+        room = self._room(self._min_free(start, end).amounts, demand)
+        take = self._place(room, demand) if int(room.sum()) >= demand.count else None
+        if take is None:
+            raise ProfileError(f"NodeProfile.reserve: {demand!r} is not placed over [{start:g}, {end:g})")
+        nodes = np.flatnonzero(take)
+        amounts = self.capacity[nodes] if demand.exclusive else take[nodes, None] * demand.share
+        self._change(nodes, amounts, start, end, -1)
+        self._placed[key] = [nodes, amounts, start, end]
+        heapq.heappush(self._ends, (end, key))
+
+    def release(self, start: float, end: float, demand: Demand) -> None:
+        """Free ``[start, end)`` of the key's reservation, on its nodes. O(log n + k N r).
+
+        The interval must reach the reservation's start or its end (a job ending early frees its
+        tail; a queued job leaving frees all of it).
+
+        Raises:
+            ProfileError: If the key holds no reservation, or the interval would split it.
+        """
+        start, end = self._interval("release", start, end)
+        self._release(start, end, self._demand("release", demand))
+
+    def _release(self, start: float, end: float, demand: Demand) -> None:
+        if not end > start:
+            return
+        record = self._placed.get(demand.key)
+        if record is None:
+            raise ProfileError(f"NodeProfile.release: job {demand.key} holds no reservation")
+        nodes, amounts, low, high = record
+        a = start if start > low else low
+        b = end if end < high else high
+        if not b > a:
+            return
+        if a > low and b < high:
+            raise ProfileError(
+                f"NodeProfile.release: [{start:g}, {end:g}) would split job {demand.key}'s "
+                f"[{low:g}, {high:g})"
+            )
+        origin = self._times[0]
+        if b > origin:
+            self._change(nodes, amounts, a if a > origin else origin, b, 1)
+        if a <= low and b >= high:
+            del self._placed[demand.key]
+        elif b >= high:
+            record[3] = a
+            heapq.heappush(self._ends, (a, demand.key))
+        else:
+            record[2] = b
+
+    def move(self, start: float, new: float, duration: float, demand: Demand) -> None:
+        """Move the key's reservation from ``start`` to ``new``, placed afresh there. O(the two updates).
+
+        Raises:
+            ProfileError: If it is not placed at ``new`` (the reservation is then where it was).
+        """
+        start, new = self._time("move", start), self._time("move", new)
+        self._move(start, new, duration, self._demand("move", demand))
+
+    def _move(self, start: float, new: float, duration: float, demand: Demand) -> None:
+        if not duration > 0 or new == start:
+            return
+        record = self._placed.get(demand.key)
+        if record is None:
+            raise ProfileError(f"NodeProfile.move: job {demand.key} holds no reservation")
+        self._release(start, start + duration, demand)
+        try:
+            self._reserve(new, new + duration, demand)
+        except ProfileError:
+            self._change(record[0], record[1], record[2], record[3], -1)
+            self._placed[demand.key] = record
+            raise
+
+    def advance(self, time: float) -> None:
+        """Forget the profile before ``time``, and the placements that ended by then. O(log n + k)."""
+        self._advance(self._time("advance", time))
+
+    def _advance(self, time: float) -> None:
+        times = self._times
+        if time <= times[0]:
+            return
+        i = bisect_right(times, time) - 1
+        if i:
+            del times[:i]
+            del self._free[:i]
+        times[0] = time
+        ends, placed = self._ends, self._placed
+        while ends and ends[0][0] <= time:
+            _, key = heapq.heappop(ends)
+            record = placed.get(key)
+            if record is not None and record[3] <= time:
+                del placed[key]
+
+    def _change(self, nodes: IntArray, amounts: IntArray, start: float, end: float, sign: int) -> None:
+        """Add ``sign * amounts`` on ``nodes`` over ``[start, end)``, splitting and merging steps."""
+        i = self._split(start)
+        j = self._split(end) if end < math.inf else len(self._times)
+        free = self._free
+        delta = amounts if sign > 0 else -amounts
+        for k in range(i, j):
+            free[k][nodes] += delta
+        # Merge at both edges so that adjacent steps always differ.
+        if j < len(free) and np.array_equal(free[j - 1], free[j]):
+            del self._times[j], free[j]
+        if i > 0 and np.array_equal(free[i - 1], free[i]):
+            del self._times[i], free[i]
+
+    def _split(self, time: float) -> int:
+        """Make a step start at ``time`` (at or after the origin); return its index."""
+        times = self._times
+        k = bisect_left(times, time)
+        if k < len(times) and times[k] == time:
+            return k
+        times.insert(k, time)
+        self._free.insert(k, self._free[k - 1].copy())
+        return k
+
+    def copy(self) -> NodeProfile:
+        """An independent copy. O(n N r)."""
+        other = NodeProfile.__new__(NodeProfile)
+        other.capacity = self.capacity
+        other._times = self._times.copy()
+        other._free = [f.copy() for f in self._free]
+        other._placed = {k: [n, a, s, e] for k, (n, a, s, e) in self._placed.items()}
+        other._ends = self._ends.copy()
+        other._policy = self._policy
+        other.examined = self.examined
+        return other
+
+    # -- argument checks ------------------------------------------------------------------------------
+
+    def _demand(self, method: str, value: Any) -> Demand:
+        if value.__class__ is not Demand or value.share.shape != (self.capacity.shape[1],):
+            raise ProfileError(
+                f"NodeProfile.{method}: a Demand over {self.capacity.shape[1]} resources is needed, "
+                f"got {value!r}"
+            )
+        return value
+
+    @staticmethod
+    def _time(method: str, value: Any) -> float:
+        try:
+            if -math.inf < value < math.inf and not isinstance(value, bool):
+                return value  # type: ignore[no-any-return]
+        except TypeError:
+            pass
+        raise ProfileError(f"NodeProfile.{method}: a time must be a finite number, got {value!r}")
+
+    def _interval(self, method: str, start: Any, end: Any) -> tuple[float, float]:
+        start = self._time(method, start)
+        end = self._time(method, end)
+        if end < start:
+            raise ProfileError(
+                f"NodeProfile.{method}: an interval's end must not be before its start, got {end!r}"
+            )
+        return start, end
+
+    def _check(self) -> None:
+        """Assert every invariant of the representation. O(n N r + p k N) for p placements."""
+        times, free, cap = self._times, self._free, self.capacity
+        assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
+        assert all(a < b for a, b in itertools.pairwise(times)), "times strictly increase"
+        assert all(-math.inf < t < math.inf for t in times), "times finite"
+        assert all(f.shape == cap.shape and f.dtype == np.int64 for f in free), (
+            "one (nodes, resources) array a step"
+        )
+        assert all(((f >= 0) & (f <= cap)).all() for f in free), "free within [0, capacity]"
+        assert np.array_equal(free[-1], cap), "everything is free after the last step"
+        assert all(not np.array_equal(a, b) for a, b in itertools.pairwise(free)), "adjacent steps differ"
+        held = [np.zeros_like(cap) for _ in times]
+        for key, (nodes, amounts, start, end) in self._placed.items():
+            assert end > start and len(nodes) == len(amounts) >= 1, f"job {key}: a placement holds some node"
+            assert (np.diff(nodes) > 0).all(), f"job {key}: node ids increase"
+            assert end > times[0], f"job {key}: a placement that ended is forgotten by advance"
+            for k, t in enumerate(times):
+                following = times[k + 1] if k + 1 < len(times) else math.inf
+                if start < following and t < end:
+                    assert max(start, times[0]) <= t and following <= end, f"job {key}: edges are step edges"
+                    held[k][nodes] += amounts
+        for k in range(len(times)):
+            assert np.array_equal(held[k], cap - free[k]), f"step {k}: free is capacity less the placements"
+        ends = set(self._ends)
+        assert all((r[3], key) in ends for key, r in self._placed.items()), (
+            "advance knows every placement's end"
+        )
