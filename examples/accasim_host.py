@@ -25,7 +25,8 @@ import time
 
 import backfill
 from backfill import DC, EASY, FCFS, PC, Conservative, Workload, same_schedule, sjf, validate_schedule
-from backfill.hosts import AccaSimMachine, NodeGroup, run_accasim
+from backfill.hosts import run_accasim
+from backfill.workloads.nodes import Machine, NodeGroup
 from backfill.workloads.swf import read_swf
 
 
@@ -44,8 +45,8 @@ def main(argv: list[str] | None = None) -> None:
         source = f"{len(workload)} Lublin-Feitelson jobs"
     if workload.machine_size % args.cores:
         parser.error(f"--cores {args.cores} does not divide the machine's {workload.machine_size} processors")
-    machine = AccaSimMachine((NodeGroup(workload.machine_size // args.cores, core=args.cores),))
-    print(f"{source}, {machine.nodes} nodes of {args.cores} core(s), AccaSim's FirstFit placing")
+    machine = Machine((NodeGroup(workload.machine_size // args.cores, args.cores),))
+    print(f"{source}, {machine.node_count} nodes of {args.cores} core(s), AccaSim's FirstFit placing")
     for scheduler in (FCFS(), EASY(), Conservative(), PC(sjf), DC(sjf)):
         began = time.perf_counter()
         hosted = run_accasim(workload, scheduler.copy(), machine=machine)

@@ -39,7 +39,8 @@ from backfill.workloads.swf import read_swf
 pytestmark = pytest.mark.integration
 pytest.importorskip("accasim", reason="needs AccaSim 1.1.3: pip install '.[accasim]'")
 
-from backfill.hosts import AccaSimMachine, NodeGroup, import_accasim, run_accasim  # noqa: E402
+from backfill.hosts.accasim import import_accasim, one_core_nodes, run_accasim  # noqa: E402
+from backfill.workloads.nodes import Allocation, Machine, NodeRequest  # noqa: E402
 
 TRACE = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"
 SCHEDULERS = (FCFS(), EASY(), Conservative(), PC(sjf), DC(sjf))
@@ -128,7 +129,7 @@ def test_nodes_of_eight_cores_without_memory_are_a_pool(lublin: Workload) -> Non
     # AccaSim reads an SWF job of p processors as p requests of one core, which its allocators pack
     # onto any nodes: with cores only, a job fits whenever p cores are free, as in backfill's pool.
     best_fit = import_accasim().base.allocator_class.BestFit()
-    machine = AccaSimMachine((NodeGroup(4, core=8),))
+    machine = Machine.parse("4x8")
     for scheduler, allocator in ((EASY(), "accasim"), (DC(sjf), best_fit)):
         ours = run_accasim(lublin, scheduler.copy(), machine=machine, allocator=allocator)
         same_schedule(ours, simulate(lublin, scheduler), reservations=True)
@@ -143,24 +144,16 @@ def test_memory_on_nodes_is_where_the_models_part() -> None:
         Job(id=2, submit=10.0, processors=3, runtime=100.0, estimate=100.0, requested_memory=6.0 * GB),
     ]
     w = Workload.from_jobs(jobs, machine_size=16)
-    machine = AccaSimMachine((NodeGroup(2, core=8, mem=16 * GB),))
+    machine = Machine.parse("2x8,memory=16G")
     pool = FCFS(resources=[Resource.memory(capacity=32 * GB)])
     assert simulate(w, pool.copy()).start.tolist() == [0.0, 10.0]
     unplaced = r"FCFS\(fcfs, \+memory\) started job 2 at 10, but AccaSim's FirstFit cannot place it"
     with pytest.raises(ScheduleError, match=unplaced):
         run_accasim(w, pool, machine=machine)
     # With room on the nodes (24 GB each), AccaSim places both and the schedules agree again.
-    roomy = AccaSimMachine((NodeGroup(2, core=8, mem=24 * GB),))
+    roomy = Machine.parse("2x8,memory=24G")
     pool = FCFS(resources=[Resource.memory(capacity=48 * GB)])
     same_schedule(run_accasim(w, pool.copy(), machine=roomy), simulate(w, pool))
-
-
-@attrs.frozen
-class Placed:
-    """Where the fake scheduler put a job: node indices and, per node, its amounts (cores only)."""
-
-    nodes: tuple[int, ...]
-    amounts: tuple[tuple[int, ...], ...]
 
 
 @attrs.define
@@ -170,7 +163,7 @@ class LastNodesFCFS:
     cores: tuple[int, ...]
     inner: FCFS = attrs.Factory(FCFS)
     free: list[int] = attrs.Factory(list)
-    where: dict[int, Placed] = attrs.Factory(dict)
+    where: dict[int, Allocation] = attrs.Factory(dict)
     name: str = "LastNodesFCFS"
 
     def reset(self, machine_size: int, now: float) -> None:
@@ -197,7 +190,7 @@ class LastNodesFCFS:
                     amounts.append((take,))
                     self.free[node] -= take
                     left -= take
-            self.where[job.id] = Placed(tuple(nodes), tuple(amounts))
+            self.where[job.id] = Allocation(tuple(nodes), tuple(amounts), ("cores",))
         return started
 
     def next_wakeup(self) -> float | None:
@@ -209,7 +202,7 @@ class LastNodesFCFS:
     def copy(self) -> LastNodesFCFS:
         return copy.deepcopy(self)
 
-    def allocation(self, job_id: int) -> Placed:
+    def allocation(self, job_id: int) -> Allocation:
         return self.where[job_id]
 
 
@@ -225,7 +218,7 @@ def _assigned_nodes(results: Path) -> dict[int, list[int]]:
 
 
 def test_the_schedulers_own_allocation_places_the_jobs(tmp_path: Path) -> None:
-    machine = AccaSimMachine((NodeGroup(2, core=4), NodeGroup(2, core=2)))  # nodes 0, 1: 4 cores; 2, 3: 2
+    machine = Machine.parse(["2x4", "2x2"])  # nodes 0, 1: 4 cores; 2, 3: 2
     jobs = [
         Job(id=10, submit=0.0, processors=3, runtime=50.0, estimate=50.0),
         Job(id=11, submit=0.0, processors=5, runtime=20.0, estimate=30.0),
@@ -247,7 +240,7 @@ def test_the_schedulers_own_allocation_places_the_jobs(tmp_path: Path) -> None:
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(machine_size=12, overruns=True, too_wide=True))
 def test_random_workloads_placed_by_the_scheduler_itself(workload: Workload) -> None:
-    machine = AccaSimMachine((NodeGroup(2, core=4), NodeGroup(2, core=2)))
+    machine = Machine.parse(["2x4", "2x2"])
     ours = run_accasim(workload, LastNodesFCFS(cores=(4, 4, 2, 2)), machine=machine, allocator="backfill")
     validate_schedule(ours)
     same_schedule(ours, simulate(workload, FCFS()))
@@ -257,18 +250,22 @@ def test_random_workloads_placed_by_the_scheduler_itself(workload: Workload) -> 
 class TwiceOnTheLastNode(LastNodesFCFS):
     """Places every job's two processors on the last node, which has one core."""
 
-    def allocation(self, job_id: int) -> Placed:
-        return Placed((3, 3), ((1,), (1,)))
+    def allocation(self, job_id: int) -> Allocation:
+        return Allocation((3, 3), ((1,), (1,)), ("cores",))
 
 
 def test_an_allocation_that_does_not_fit_is_an_error_naming_the_job() -> None:
-    machine = AccaSimMachine.one_core(4)
+    machine = one_core_nodes(4)
     jobs = [Job(id=7, submit=0.0, processors=2, runtime=5.0, estimate=5.0)]
     w = Workload.from_jobs(jobs, machine_size=4)
     fake = TwiceOnTheLastNode(cores=(1, 1, 1, 1))
     unplaced = r"started job 7 at 0, but LastNodesFCFS's allocation \(node 3: \{'core': 0\} free\)"
     with pytest.raises(ScheduleError, match=unplaced):
         run_accasim(w, fake, machine=machine, allocator="backfill")
+
+
+def _whole_nodes(job: Job) -> NodeRequest:
+    return NodeRequest.nodes(job.processors)
 
 
 def test_bad_inputs_are_the_librarys_errors(lublin: Workload, tmp_path: Path) -> None:
@@ -279,14 +276,16 @@ def test_bad_inputs_are_the_librarys_errors(lublin: Workload, tmp_path: Path) ->
     with pytest.raises(ParameterError, match=r'allocator="backfill" needs a scheduler with an allocation'):
         run_accasim(lublin, EASY(), allocator="backfill")
     with pytest.raises(ParameterError, match="the machine has 16 cores but the workload's machine size is"):
-        run_accasim(lublin, EASY(), machine=AccaSimMachine.one_core(16))
+        run_accasim(lublin, EASY(), machine=one_core_nodes(16))
     half = Workload.from_jobs(
         [Job(id=1, submit=0.5, processors=1, runtime=1.0, estimate=1.0)], machine_size=2
     )
     with pytest.raises(ParameterError, match=r"job 1: AccaSim reads whole seconds, but its submit is 0\.5"):
         run_accasim(half, EASY())
-    with pytest.raises(ParameterError, match=r"NodeGroup\.core must be an int of at least 1"):
-        NodeGroup(2, core=0)
+    with pytest.raises(ParameterError, match=r"must be a backfill\.workloads\.nodes\.Machine, got '32x1'"):
+        run_accasim(lublin, EASY(), machine="32x1")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match=r"AccaSim reads an SWF job as one-core tasks \(tasks_request\)"):
+        run_accasim(lublin, EASY(), machine=Machine.parse("32x1", request=_whole_nodes))
 
 
 def test_nothing_is_left_behind_in_the_working_directory(
@@ -325,17 +324,18 @@ def test_the_swf_accasim_reads_is_one_line_per_job(tmp_path: Path) -> None:
     assert [job.submit - 2 for job in again] == [job.submit for job in w]  # AccaSim's clock starts at 2
 
 
-def test_a_job_no_node_can_hold_is_rejected_by_accasims_check() -> None:
-    # Job 2 asks 20 GB a processor and nodes have 16: AccaSim's JobVerification.CHECK_REQUEST rejects
-    # it before the scheduler hears of it (simulate, planning no memory, would run it).
+def test_a_job_no_node_can_hold_is_rejected_with_the_machines_reason() -> None:
+    # Job 2 asks 20 GB a processor and nodes have 16: left out with Machine.refusal's reason, as
+    # AccaSim's own check (JobVerification.CHECK_REQUEST) would reject it; simulate, planning no
+    # memory, would run it.
     jobs = [
         Job(id=1, submit=0.0, processors=2, runtime=10.0, estimate=10.0, requested_memory=1.0 * GB),
         Job(id=2, submit=0.0, processors=1, runtime=10.0, estimate=10.0, requested_memory=20.0 * GB),
         Job(id=3, submit=5.0, processors=4, runtime=10.0, estimate=10.0, requested_memory=1.0 * GB),
     ]
     w = Workload.from_jobs(jobs, machine_size=4)
-    ours = run_accasim(w, EASY(), machine=AccaSimMachine((NodeGroup(4, mem=16 * GB),)))
-    assert ours.rejected == {2: "rejected by AccaSim's job check (CHECK_REQUEST)"}
+    ours = run_accasim(w, EASY(), machine=Machine.parse("4x1,memory=16G"))
+    assert ours.rejected == {2: "asks 20971520 memory per task; no node has that many"}
     assert ours.start.tolist()[::2] == [0.0, 10.0]
     validate_schedule(ours)
 

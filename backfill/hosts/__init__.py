@@ -10,12 +10,6 @@ are imported when a run needs them.
 
 from __future__ import annotations
 
-from backfill.hosts.accasim import (
-    AccaSimMachine,
-    BackfillDispatcher,
-    NodeGroup,
-    import_accasim,
-    run_accasim,
-)
+from backfill.hosts.accasim import BackfillDispatcher, import_accasim, run_accasim, system_config
 
-__all__ = ["AccaSimMachine", "BackfillDispatcher", "NodeGroup", "import_accasim", "run_accasim"]
+__all__ = ["BackfillDispatcher", "import_accasim", "run_accasim", "system_config"]

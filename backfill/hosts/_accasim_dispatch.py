@@ -9,8 +9,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from backfill.errors import ParameterError, ScheduleError
-from backfill.hosts._accasim_machine import AccaSimMachine, import_accasim
+from backfill.hosts._accasim_machine import accasim_node, accasim_resource, import_accasim
 from backfill.schedulers.machinery.protocol import ReservationLog, Scheduler, scheduler_name
+from backfill.workloads.nodes import Machine
 from backfill.workloads.workload import Job
 
 __all__ = ["ALLOCATORS", "Allocation", "BackfillDispatcher", "Placing"]
@@ -23,7 +24,9 @@ ALLOCATORS = ("accasim", "backfill")
 class Allocation(Protocol):
     """Where a scheduler placed a job: node indices (0-based, machine order) and each node's amounts.
 
-    ``amounts[k]`` is a tuple in the order of :attr:`AccaSimMachine.resource_names` (core first).
+    ``amounts[k]`` is a tuple in the order of the machine's
+    :attr:`~backfill.workloads.nodes.Machine.resources` (``cores`` first), as
+    :class:`backfill.workloads.nodes.Allocation` has it.
     """
 
     @property
@@ -76,7 +79,7 @@ class BackfillDispatcher:
 
     Args:
         scheduler: Any object satisfying backfill's Scheduler protocol; it is reset here.
-        machine: The nodes, as given to AccaSim.
+        machine: The nodes, as given to AccaSim (see :func:`~backfill.hosts.accasim.system_config`).
         jobs: Each AccaSim job id (the SWF job number) and the row and job the scheduler is given.
         allocator: ``"accasim"`` (AccaSim's FirstFit), an AccaSim allocator object
             (``accasim.base.allocator_class.AllocatorBase``, e.g. ``BestFit()``), or ``"backfill"``.
@@ -93,7 +96,7 @@ class BackfillDispatcher:
     def __init__(
         self,
         scheduler: Scheduler,
-        machine: AccaSimMachine,
+        machine: Machine,
         jobs: Mapping[str, tuple[int, Job]],
         *,
         allocator: object = "accasim",
@@ -255,7 +258,7 @@ class BackfillDispatcher:
         if job.runtime == 0:
             for resource in list(event.requested_resources):
                 event.override_requested_resources(resource, 0)
-            nodes = [self.machine.node_name(0)] * event.requested_nodes
+            nodes = [accasim_node(0)] * event.requested_nodes
         elif self._placer is not None:
             nodes = self._accasim_nodes(job, event, now, cur_time)
         else:
@@ -281,23 +284,29 @@ class BackfillDispatcher:
         free = self._free
         allocation = self.scheduler.allocation(job.id)  # type: ignore[attr-defined]
         request = event.requested_resources
-        names = self.machine.resource_names
+        names = self.machine.resources
+        theirs = [accasim_resource(n) for n in names]
         nodes: list[str] = []
         for index, amounts in zip(allocation.nodes, allocation.amounts, strict=True):
-            name = self.machine.node_name(index)
+            if not 0 <= index < self.machine.node_count:
+                raise ScheduleError(
+                    f"{self._name} placed job {job.id} at {now:g} on node {index}, not one of the "
+                    f"machine's {self.machine.node_count} nodes"
+                )
+            name = accasim_node(index)
             units = amounts[0]
-            want = tuple(units * request.get(r, 0) for r in names)
+            want = tuple(units * request.get(r, 0) for r in theirs)
             if tuple(amounts) != want:
                 raise ScheduleError(
                     f"{self._name} placed job {job.id} at {now:g} on node {index} with "
                     f"{dict(zip(names, amounts, strict=True))}, but AccaSim's request for {units} of its "
                     f"processors there is {dict(zip(names, want, strict=True))}"
                 )
-            if any(free[name][r] < a for r, a in zip(names, amounts, strict=True)):
+            if any(free[name][r] < a for r, a in zip(theirs, amounts, strict=True)):
                 raise self._unplaced(
                     job, event, now, f"{self._name}'s allocation (node {index}: {free[name]} free)"
                 )
-            for r, a in zip(names, amounts, strict=True):
+            for r, a in zip(theirs, amounts, strict=True):
                 free[name][r] -= a
             nodes += [name] * units
         if len(nodes) != event.requested_nodes:
@@ -309,7 +318,9 @@ class BackfillDispatcher:
 
     def _unplaced(self, job: Job, event: Any, now: float, by: str) -> ScheduleError:
         free = self.resource_manager.current_availability
-        total = {r: sum(node[r] for node in free.values()) for r in self.machine.resource_names}
+        total = {
+            r: sum(node[r] for node in free.values()) for r in map(accasim_resource, self.machine.resources)
+        }
         return ScheduleError(
             f"{self._name} started job {job.id} at {now:g}, but {by} cannot place it on the nodes: it asks "
             f"{event.requested_nodes} x {dict(event.requested_resources)}, the nodes have {total} free in "

@@ -1,24 +1,24 @@
 """AccaSim's import (with its Python 3.11 shim) and the one place where its machine meets ours.
 
-The mapping, in full:
+backfill's machine of nodes is a :class:`~backfill.workloads.nodes.Machine`; AccaSim's is a system
+configuration of node groups. The mapping, in full:
 
-============================  =====================================  ==================================
-backfill                      AccaSim 1.1.3                          where AccaSim reads it
-============================  =====================================  ==================================
-node index ``i`` (0-based,    node name ``"node_{i+1}"``             ``Resources.__init__`` names nodes
-in machine order)                                                    in the order of the config's groups
-resource ``"core"``           resource ``"core"``                    system config ``groups``
-resource ``"mem"`` (kB)       resource ``"mem"`` (the SWF's kB)      SWF field 10 (else 7), per processor
-resource ``"gpu"``            resource ``"gpu"``                     no SWF field: jobs ask none
-machine size (processors)     the nodes' cores, summed               ``Resources.SYSTEM_CAPACITY_TOTAL``
-a job of ``p`` processors     ``p`` requests of one core (and its    ``DefaultTweaker`` (equivalence
-                              memory per processor), packed several  ``processor: {core: 1}``)
-                              to a node when they fit
-============================  =====================================  ==================================
+==============================================  =====================================================
+backfill (:mod:`backfill.workloads.nodes`)      AccaSim 1.1.3
+==============================================  =====================================================
+node id ``i`` (0-based, in the groups' order)   node ``"node_{i+1}"`` (``Resources`` numbers the nodes
+                                                in the order of the configuration's groups)
+resource ``cores``, ``memory`` (kB), ``gpus``   ``core``, ``mem`` (the SWF's kB), ``gpu``; any other
+                                                name is the same in both
+``NodeGroup(count, cores, amounts)``            a group of the system configuration, ``count`` nodes
+the request of an SWF job, ``tasks_request``:   the request of AccaSim's SWF reader
+``p`` one-core tasks with the memory per        (``DefaultTweaker``, equivalence ``processor: {core:
+processor (field 10, else 7, rounded up)        1}``): ``p`` units of one core and the memory of a
+                                                processor, which its allocators pack onto nodes
+==============================================  =====================================================
 
-So on one-core nodes a job of ``p`` processors takes ``p`` nodes, and on nodes of ``c`` cores
-AccaSim may put up to ``c`` of its processors on one node: without memory, a job fits whenever
-``p`` cores are free anywhere, as in backfill's pool of processors.
+AccaSim's reader knows only that request form: a :class:`~backfill.workloads.nodes.Machine` whose
+``request`` is another rule (whole nodes, exclusive) is not one AccaSim can run.
 """
 
 from __future__ import annotations
@@ -32,11 +32,19 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-import attrs
-
 from backfill.errors import BackfillError, ParameterError
+from backfill.workloads.nodes import Machine, NodeGroup, tasks_request
 
-__all__ = ["ACCASIM_VERSION", "AccaSimMachine", "NodeGroup", "import_accasim"]
+__all__ = [
+    "ACCASIM_NAMES",
+    "ACCASIM_VERSION",
+    "accasim_node",
+    "accasim_resource",
+    "import_accasim",
+    "node_id",
+    "one_core_nodes",
+    "system_config",
+]
 
 #: The AccaSim release this adapter was written and tested against (the ``accasim`` extra pins it).
 ACCASIM_VERSION = "1.1.3"
@@ -108,96 +116,81 @@ def _check_version() -> None:
         )
 
 
-def _count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    least = 1 if attribute.name in ("count", "core") else 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ParameterError(f"NodeGroup.{attribute.name} must be an int of at least {least}, got {value!r}")
+#: backfill's resource names whose AccaSim name differs; any other name is the same in both.
+ACCASIM_NAMES = {"cores": "core", "memory": "mem", "gpus": "gpu"}
 
 
-@attrs.frozen
-class NodeGroup:
-    """``count`` identical nodes, each with ``core`` cores, ``mem`` kB of memory and ``gpu`` GPUs.
+def accasim_resource(name: str) -> str:
+    """AccaSim's name of backfill's resource ``name``.
 
     Examples:
-        >>> NodeGroup(4, core=8, mem=16 * 2**20)
-        NodeGroup(count=4, core=8, mem=16777216, gpu=0)
-        >>> NodeGroup(0)
+        >>> accasim_resource("cores"), accasim_resource("memory"), accasim_resource("licences")
+        ('core', 'mem', 'licences')
+    """
+    return ACCASIM_NAMES.get(name, name)
+
+
+def accasim_node(node: int) -> str:
+    """AccaSim's name of node id ``node`` (0-based, in the machine's order).
+
+    Examples:
+        >>> accasim_node(0), accasim_node(127)
+        ('node_1', 'node_128')
+    """
+    return f"node_{node + 1}"
+
+
+def node_id(name: str) -> int:
+    """The 0-based node id of the node AccaSim calls ``name``.
+
+    Examples:
+        >>> node_id("node_3")
+        2
+        >>> node_id("n3")
         Traceback (most recent call last):
         ...
-        backfill.errors.ParameterError: NodeGroup.count must be an int of at least 1, got 0
+        backfill.errors.ParameterError: 'n3' is not an AccaSim node name (node_1, node_2, ...)
     """
-
-    count: int = attrs.field(validator=_count)
-    core: int = attrs.field(default=1, validator=_count)
-    mem: int = attrs.field(default=0, validator=_count)
-    gpu: int = attrs.field(default=0, validator=_count)
-
-
-def _groups(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, tuple) or not value or not all(isinstance(g, NodeGroup) for g in value):
-        raise ParameterError(f"AccaSimMachine.groups must be a non-empty tuple of NodeGroup, got {value!r}")
+    prefix, _, number = name.partition("_")
+    if prefix != "node" or not number.isdigit() or int(number) < 1:
+        raise ParameterError(f"{name!r} is not an AccaSim node name (node_1, node_2, ...)")
+    return int(number) - 1
 
 
-@attrs.frozen
-class AccaSimMachine:
-    """A machine of nodes as AccaSim models it: groups of identical nodes, numbered in group order.
-
-    Node ``i`` (0-based, ours) is AccaSim's ``"node_{i+1}"``; :meth:`node_name` and
-    :meth:`node_index` are the only translation between the two.
+def one_core_nodes(nodes: int) -> Machine:
+    """``nodes`` nodes of one core and nothing else: where AccaSim's machine is backfill's pool.
 
     Examples:
-        >>> m = AccaSimMachine((NodeGroup(2, core=8), NodeGroup(1, core=4, gpu=2)))
-        >>> m.nodes, m.cores, m.resource_names, m.node_name(2), m.node_index("node_3")
-        (3, 20, ('core', 'gpu'), 'node_3', 2)
-        >>> m.system_config()["groups"]["group_1"]
-        {'core': 4, 'gpu': 2}
+        >>> one_core_nodes(64).text()
+        '64x1'
     """
+    return Machine((NodeGroup(nodes, 1),))
 
-    groups: tuple[NodeGroup, ...] = attrs.field(validator=_groups)
 
-    @classmethod
-    def one_core(cls, nodes: int) -> AccaSimMachine:
-        """``nodes`` nodes of one core and no memory: the machine where AccaSim's model is backfill's.
+def system_config(machine: Machine) -> dict[str, Any]:
+    """The machine as AccaSim's system configuration (its JSON), one group per node group.
 
-        Examples:
-            >>> AccaSimMachine.one_core(64).cores
-            64
-        """
-        return cls((NodeGroup(nodes),))
+    Raises:
+        ParameterError: The machine's request rule is not ``tasks_request``, the only form AccaSim's
+            SWF reader makes.
 
-    @property
-    def nodes(self) -> int:
-        """How many nodes the machine has."""
-        return sum(g.count for g in self.groups)
-
-    @property
-    def cores(self) -> int:
-        """The cores of all nodes: the machine size a backfill scheduler plans."""
-        return sum(g.count * g.core for g in self.groups)
-
-    @property
-    def resource_names(self) -> tuple[str, ...]:
-        """The resources of the nodes, in the order of an allocation's amounts: core, mem, gpu."""
-        names = ["core"]
-        names += [name for name in ("mem", "gpu") if any(getattr(g, name) for g in self.groups)]
-        return tuple(names)
-
-    def node_name(self, index: int) -> str:
-        """AccaSim's name of node ``index`` (0-based, in machine order)."""
-        if not 0 <= index < self.nodes:
-            raise ParameterError(f"node index {index} is not one of the machine's {self.nodes} nodes")
-        return f"node_{index + 1}"
-
-    def node_index(self, name: str) -> int:
-        """The 0-based index of the node AccaSim calls ``name``."""
-        prefix, _, number = name.partition("_")
-        if prefix != "node" or not number.isdigit() or not 1 <= int(number) <= self.nodes:
-            raise ParameterError(f"{name!r} is not the name of one of the machine's {self.nodes} nodes")
-        return int(number) - 1
-
-    def system_config(self) -> dict[str, Any]:
-        """The machine as AccaSim's system configuration (its JSON), one group per :class:`NodeGroup`."""
-        names = self.resource_names
-        groups = {f"group_{k}": {r: getattr(g, r) for r in names} for k, g in enumerate(self.groups)}
-        # AccaSim numbers nodes in the order of "resources"; a dict keeps the groups' order.
-        return {"groups": groups, "resources": {f"group_{k}": g.count for k, g in enumerate(self.groups)}}
+    Examples:
+        >>> config = system_config(Machine.parse(["2x8,memory=16M", "1x4,gpus=2"]))
+        >>> config["groups"]
+        {'group_0': {'core': 8, 'mem': 16384, 'gpu': 0}, 'group_1': {'core': 4, 'mem': 0, 'gpu': 2}}
+        >>> config["resources"]
+        {'group_0': 2, 'group_1': 1}
+    """
+    if not isinstance(machine, Machine):
+        raise ParameterError(f"machine must be a backfill.workloads.nodes.Machine, got {machine!r}")
+    if machine.request is not tasks_request:
+        raise ParameterError(
+            f"AccaSim reads an SWF job as one-core tasks (tasks_request); the machine {machine.text()} "
+            f"asks jobs {getattr(machine.request, '__name__', machine.request)!r}"
+        )
+    names = machine.resources
+    groups = {
+        f"group_{k}": {accasim_resource(n): g.amount(n) for n in names} for k, g in enumerate(machine.groups)
+    }
+    # AccaSim numbers nodes in the order of "resources"; a dict keeps the groups' order.
+    return {"groups": groups, "resources": {f"group_{k}": g.count for k, g in enumerate(machine.groups)}}

@@ -9,11 +9,12 @@ any backfill :class:`~backfill.schedulers.Scheduler`; :func:`run_accasim` runs a
 read from AccaSim's own record of each job, so that ``same_schedule``, ``validate_schedule`` and the
 metrics judge it as they judge ``simulate``'s.
 
-The machine mapping (node names, resources, how an SWF job becomes AccaSim's request) is in
-:class:`AccaSimMachine` and its module, the one place the two models meet. On one-core nodes, and on
-nodes of several cores without memory, AccaSim's machine is backfill's pool of processors and the
-schedules are equal to ``simulate``'s; docs/how-to/accasim.md has the measured comparison and the
-differences where the models part.
+The machine is backfill's :class:`~backfill.workloads.nodes.Machine`; the mapping to AccaSim's (node
+names, resource names, how an SWF job becomes AccaSim's request) is in :func:`system_config`,
+:func:`accasim_node`, :func:`node_id` and :func:`accasim_resource`, the one place the two models
+meet. On one-core nodes, and on nodes of several cores without memory, AccaSim's machine is
+backfill's pool of processors and the schedules are equal to ``simulate``'s; docs/how-to/accasim.md
+has the measured comparison and the differences where the models part.
 """
 
 from __future__ import annotations
@@ -29,22 +30,36 @@ import attrs
 
 from backfill.errors import ParameterError
 from backfill.hosts._accasim_dispatch import ALLOCATORS, Allocation, BackfillDispatcher, Placing
-from backfill.hosts._accasim_machine import ACCASIM_VERSION, AccaSimMachine, NodeGroup, import_accasim
+from backfill.hosts._accasim_machine import (
+    ACCASIM_NAMES,
+    ACCASIM_VERSION,
+    accasim_node,
+    accasim_resource,
+    import_accasim,
+    node_id,
+    one_core_nodes,
+    system_config,
+)
 from backfill.schedule import Schedule
 from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
 from backfill.simulator import Simulator
+from backfill.workloads.nodes import Machine, tasks_request
 from backfill.workloads.workload import Job, Workload
 
 __all__ = [
+    "ACCASIM_NAMES",
     "ACCASIM_VERSION",
     "ALLOCATORS",
-    "AccaSimMachine",
     "Allocation",
     "BackfillDispatcher",
-    "NodeGroup",
     "Placing",
+    "accasim_node",
+    "accasim_resource",
     "import_accasim",
+    "node_id",
+    "one_core_nodes",
     "run_accasim",
+    "system_config",
 ]
 
 #: The name of the workload file given to AccaSim (and of its outputs, which add a prefix).
@@ -55,23 +70,25 @@ def run_accasim(
     workload: Workload,
     scheduler: Scheduler,
     *,
-    machine: AccaSimMachine | None = None,
+    machine: Machine | None = None,
     allocator: object = "accasim",
     workdir: str | Path | None = None,
 ) -> Schedule:
     """Run a workload through AccaSim with ``scheduler`` deciding; the schedule AccaSim recorded.
 
     The jobs ``simulate`` rejects (wider than the machine, no processors, an unknown runtime, more
-    of a resource than the scheduler's capacity) are left out with the same reasons, and estimates
-    are raised to runtimes as ``simulate`` does by default, so the two can be compared with
-    ``same_schedule``. The other jobs are written to an SWF file that AccaSim's own reader reads.
+    of a resource than the scheduler's capacity) are left out with the same reasons, and so are the
+    jobs no placement on the nodes can ever hold (:meth:`~backfill.workloads.nodes.Machine.refusal`);
+    estimates are raised to runtimes as ``simulate`` does by default, so the two can be compared
+    with ``same_schedule``. The other jobs are written to an SWF file that AccaSim's own reader reads.
 
     Args:
         workload: The jobs; submit times and runtimes in whole seconds (AccaSim reads integers), and
             ``workload.machine_size`` equal to the machine's cores.
         scheduler: Any object satisfying the Scheduler protocol; it is reset and driven, as
             ``simulate`` drives it.
-        machine: The nodes; by default ``workload.machine_size`` nodes of one core.
+        machine: The nodes (a :class:`~backfill.workloads.nodes.Machine` whose request is
+            ``tasks_request``, the default); by default ``workload.machine_size`` nodes of one core.
         allocator: ``"accasim"`` (AccaSim's FirstFit), an AccaSim allocator object, or
             ``"backfill"`` (the scheduler's ``allocation(job_id)`` places each job it starts).
         workdir: A folder to keep AccaSim's input (``workload.swf``, ``system.json``) and outputs
@@ -100,9 +117,8 @@ def run_accasim(
     """
     if not isinstance(scheduler, Scheduler):
         raise ParameterError(f"the scheduler must satisfy backfill's Scheduler protocol, got {scheduler!r}")
-    machine = AccaSimMachine.one_core(workload.machine_size) if machine is None else machine
-    if not isinstance(machine, AccaSimMachine):
-        raise ParameterError(f"machine must be an AccaSimMachine, got {machine!r}")
+    machine = one_core_nodes(workload.machine_size) if machine is None else machine
+    config = system_config(machine)  # refuses what is not a Machine AccaSim can run
     if machine.cores != workload.machine_size:
         raise ParameterError(
             f"the machine has {machine.cores} cores but the workload's machine size is "
@@ -111,22 +127,22 @@ def run_accasim(
     accasim = import_accasim()
     # simulate's own plan of the run: the jobs it rejects and the estimates it shows the scheduler.
     plan = Simulator(workload, scheduler.copy(), record_reservations=False).result()
-    jobs = _jobs(workload, plan)
+    rejected = dict(plan.rejected)
+    jobs = _jobs(workload, plan, machine, rejected)
     offset = _offset(jobs)
     first = float(workload.column("submit")[0]) if len(workload) else 0.0
     dispatcher = BackfillDispatcher(scheduler, machine, jobs, allocator=allocator, offset=offset, start=first)
     if not jobs:
         # AccaSim's loop fails on a workload of no job (its clock is never set): nothing to run.
-        return Schedule.from_starts(workload, {}, name=scheduler_name(scheduler), rejected=plan.rejected)
+        return Schedule.from_starts(workload, {}, name=scheduler_name(scheduler), rejected=rejected)
     with _folder(workdir) as folder:
         swf = folder / WORKLOAD_FILE
         swf.write_text("".join(_swf_line(aid, job, offset, machine) for aid, (_, job) in jobs.items()))
-        config = folder / "system.json"
-        config.write_text(json.dumps(machine.system_config()))
+        (folder / "system.json").write_text(json.dumps(config))
         with _quiet_logger():
             simulator = accasim.base.simulator_class.Simulator(
                 str(swf),
-                str(config),
+                str(folder / "system.json"),
                 dispatcher,
                 RESULTS_FOLDER_PATH=str(folder / "results"),
                 LOG_LEVEL="ERROR",
@@ -138,7 +154,7 @@ def run_accasim(
             )
             simulator.start_simulation()
     start, end, order = dispatcher.times()
-    rejected = {**plan.rejected, **dispatcher.rejected}
+    rejected.update(dispatcher.rejected)
     return Schedule.from_starts(
         workload,
         start,
@@ -152,9 +168,14 @@ def run_accasim(
     )
 
 
-def _jobs(workload: Workload, plan: Schedule) -> dict[str, tuple[int, Job]]:
-    """The jobs AccaSim is given, by its id (row + 1), with their rows and the estimates simulate shows."""
-    rejected = plan.rejected
+def _jobs(
+    workload: Workload, plan: Schedule, machine: Machine, rejected: dict[int, str]
+) -> dict[str, tuple[int, Job]]:
+    """The jobs AccaSim is given, by its id (row + 1), with their rows and the estimates simulate shows.
+
+    A job no placement on the nodes can ever hold is left out with :meth:`Machine.refusal`'s reason
+    (AccaSim's own check would reject it too), added to ``rejected``.
+    """
     estimates = plan.estimate.tolist()
     jobs: dict[str, tuple[int, Job]] = {}
     for row, job in enumerate(workload):
@@ -165,6 +186,10 @@ def _jobs(workload: Workload, plan: Schedule) -> dict[str, tuple[int, Job]]:
                 raise ParameterError(
                     f"job {job.id}: AccaSim reads whole seconds, but its {field} is {getattr(job, field)}"
                 )
+        refusal = machine.refusal(tasks_request(job))
+        if refusal is not None:
+            rejected[job.id] = refusal
+            continue
         if estimates[row] != job.estimate:
             job = attrs.evolve(job, estimate=estimates[row])
         jobs[str(row + 1)] = (row, job)
@@ -177,15 +202,13 @@ def _offset(jobs: dict[str, tuple[int, Job]]) -> int:
     return 2 if first < 2 else 0
 
 
-def _swf_line(aid: str, job: Job, offset: int, machine: AccaSimMachine) -> str:
+def _swf_line(aid: str, job: Job, offset: int, machine: Machine) -> str:
     """One SWF line for AccaSim: its id, the submit time on its clock, runtime, width, estimate, memory."""
     memory = -1
-    if "mem" in machine.resource_names:
-        # Always a number: AccaSim decides from the first job whether jobs ask memory at all.
-        known = job.requested_memory if job.requested_memory >= 0 else job.memory
-        memory = max(0, int(known))
-        if known >= 0 and known != memory:
-            raise ParameterError(f"job {job.id}: AccaSim reads whole kB of memory, got {known}")
+    if "memory" in machine.resources:
+        # Always a number (AccaSim decides from the first job whether jobs ask memory at all), and
+        # the memory of a task as backfill's node model reads it, rounded up to a whole kB.
+        memory = tasks_request(job).amount("memory")
     fields = [
         aid,
         int(job.submit) + offset,
