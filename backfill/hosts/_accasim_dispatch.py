@@ -14,14 +14,14 @@ from backfill.schedulers.machinery.protocol import ReservationLog, Scheduler, sc
 from backfill.workloads.nodes import Machine
 from backfill.workloads.workload import Job
 
-__all__ = ["ALLOCATORS", "Allocation", "BackfillDispatcher", "Placing"]
+__all__ = ["ALLOCATORS", "AllocationLike", "BackfillDispatcher", "Placing"]
 
 #: The names ``allocator`` takes (an AccaSim allocator object is taken too).
 ALLOCATORS = ("accasim", "backfill")
 
 
 @runtime_checkable
-class Allocation(Protocol):
+class AllocationLike(Protocol):
     """Where a scheduler placed a job: node indices (0-based, machine order) and each node's amounts.
 
     ``amounts[k]`` is a tuple in the order of the machine's
@@ -44,7 +44,7 @@ class Allocation(Protocol):
 class Placing(Protocol):
     """The optional method of a scheduler that places the jobs it starts (``allocator="backfill"``)."""
 
-    def allocation(self, job_id: int) -> Allocation:
+    def allocation(self, job_id: int) -> AllocationLike:
         """Where the job ``job_id``, started by the last ``schedule``, runs."""
         ...
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import attrs
 
 from backfill.errors import ParameterError
-from backfill.hosts._accasim_dispatch import ALLOCATORS, Allocation, BackfillDispatcher, Placing
+from backfill.hosts._accasim_dispatch import ALLOCATORS, AllocationLike, BackfillDispatcher, Placing
 from backfill.hosts._accasim_machine import (
     ACCASIM_NAMES,
     ACCASIM_VERSION,
@@ -50,7 +50,7 @@ __all__ = [
     "ACCASIM_NAMES",
     "ACCASIM_VERSION",
     "ALLOCATORS",
-    "Allocation",
+    "AllocationLike",
     "BackfillDispatcher",
     "Placing",
     "accasim_node",
