@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "simulator": 4,
     "partitions": 4,
     "measures": 5,
+    "hosts": 5,
     "testing": 5,
     "experiments": 6,
     "cli": 7,
