@@ -273,7 +273,10 @@ def test_bad_inputs_are_the_librarys_errors(lublin: Workload, tmp_path: Path) ->
         run_accasim(lublin, EASY(), allocator="worst-fit")
     with pytest.raises(ParameterError, match="Scheduler protocol, got 'EASY'"):
         run_accasim(lublin, "EASY")  # type: ignore[arg-type]
-    with pytest.raises(ParameterError, match=r'allocator="backfill" needs a scheduler with an allocation'):
+    with pytest.raises(
+        ParameterError,
+        match=r'allocator="backfill" needs a scheduler with an allocation\(job_id\) method that places',
+    ):
         run_accasim(lublin, EASY(), allocator="backfill")
     with pytest.raises(ParameterError, match="the machine has 16 cores but the workload's machine size is"):
         run_accasim(lublin, EASY(), machine=one_core_nodes(16))
@@ -365,3 +368,26 @@ def test_another_accasim_release_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.2.0")
     with pytest.raises(BackfillError, match=r"written for AccaSim 1\.1\.3, and 1\.2\.0 is installed"):
         import_accasim()
+
+
+NODE_SCHEDULERS = (EASY, Conservative, PC, DC)
+
+
+@pytest.mark.parametrize("cls", NODE_SCHEDULERS, ids=lambda c: c.__name__)
+def test_our_node_schedulers_place_for_accasim_as_simulate_places(cls: Any, tmp_path: Path) -> None:
+    # Each scheduler places its own jobs on 4-core nodes (allocator="backfill"); AccaSim runs them
+    # there: the same starts and reservations as simulate's run of the same scheduler, on the nodes
+    # simulate's allocations name.
+    if not TRACE.exists():
+        pytest.skip(f"no trace at {TRACE} (expected ../shared/traces beside the project)")
+    full, _ = read_swf(TRACE)
+    machine = Machine.parse("25x4")
+    head = Workload.from_jobs(full[:600], machine_size=machine.cores)
+    ours = run_accasim(head, cls(nodes=machine), machine=machine, allocator="backfill", workdir=tmp_path)
+    theirs = simulate(head, cls(nodes=machine))
+    validate_schedule(theirs)
+    same_schedule(ours, theirs, reservations=True)
+    assigned = _assigned_nodes(tmp_path)  # AccaSim's job numbers count from 1 in workload order
+    ids = [int(i) for i in head.column("id")]
+    placed = {ids[k - 1]: tuple(sorted({n - 1 for n in nodes})) for k, nodes in assigned.items()}
+    assert placed == {i: a.nodes for i, a in theirs.allocations.items()}

@@ -283,6 +283,8 @@ class BackfillDispatcher:
             self._free = self.resource_manager.current_availability
         free = self._free
         allocation = self.scheduler.allocation(job.id)  # type: ignore[attr-defined]
+        if allocation is None:
+            raise ScheduleError(f"{self._name} started job {job.id} at {now:g} with no allocation")
         request = event.requested_resources
         names = self.machine.resources
         theirs = [accasim_resource(n) for n in names]
@@ -361,10 +363,11 @@ def _placer(accasim: Any, allocator: object, scheduler: Scheduler) -> Any:
     if allocator == "accasim":
         return accasim.base.allocator_class.FirstFit()
     if allocator == "backfill":
-        if not isinstance(scheduler, Placing):
+        if not isinstance(scheduler, Placing) or getattr(scheduler, "nodes", True) is None:
             raise ParameterError(
-                f'allocator="backfill" needs a scheduler with an allocation(job_id) method; '
-                f"{scheduler_name(scheduler)} has none"
+                f'allocator="backfill" needs a scheduler with an allocation(job_id) method that places '
+                f"jobs on nodes (a built-in one built with nodes=Machine(...)); {scheduler_name(scheduler)} "
+                "has none"
             )
         return None
     raise ParameterError(

@@ -42,8 +42,8 @@ def replan(
     fit. On a node machine (a NodeProfile), the extra time must fit on the running job's own nodes,
     and a reservation is in the way if it overlaps the extra time. Return the moved jobs as
     ``(old start, new start, seq, job)`` in the order they were re-placed; the caller updates its
-    own records (``by_start`` is left with the moved jobs removed). O(k (log n + s)) for k overlapping reservations, each search scanning s
-    steps; O(log n + s) when the extra time fits.
+    own records (``by_start`` is left with the moved jobs removed). O(k (log n + s)) for k
+    overlapping reservations, each search scanning s steps; O(log n + s) when the extra time fits.
     """
     if high <= low or _fits(profile, low, high, processors):
         if high > low:
