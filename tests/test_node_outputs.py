@@ -30,6 +30,7 @@ from backfill import (
 )
 from backfill.errors import BackfillError
 from backfill.experiments.columns import column_label, is_machine_column, measure_column
+from backfill.experiments.gantt import NODE_LANE_LIMIT, node_lanes, schedule_window
 from backfill.experiments.outputs import JOB_COLUMNS, job_columns, jobs_csv_text, write_jobs_csv
 from backfill.experiments.results import SweepResult, row_columns
 from backfill.measures.metrics import metrics_table
@@ -296,3 +297,75 @@ def test_the_node_columns_are_measures_of_result_rows(tmp_path: Path) -> None:
     SweepResult([base | row]).to_csv(path)
     back = SweepResult.from_csv(path).rows[0]
     assert back["fragmentation"] == 12.5 and back["mean_fragmentation"] == 0.5
+
+
+# -- Gantt by node ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("placement", [first_fit, best_fit, contiguous])
+def test_node_lanes_put_each_job_on_its_nodes_without_overlap(placement) -> None:
+    machine = Machine.parse(["6x4", "2x8"])
+    w = lublin_feitelson(150, machine_size=machine.cores, seed=9)
+    s = simulate(w, EASY(nodes=machine, placement=placement))
+    bands = node_lanes(s)
+    ids = w.column("id").tolist()
+    cores = machine.capacities()[:, 0]
+    ran = [i for i in range(len(w)) if s.end[i] > s.start[i]]
+    assert sorted(bands) == ran
+    per_node: dict[int, list[tuple[float, float, int]]] = {}
+    for i, pieces in bands.items():
+        allocation = s.allocations[ids[i]]
+        nodes = [int(bottom) for bottom, _ in pieces]
+        assert sorted(set(nodes)) == list(allocation.nodes)  # a lane per node, the job's own
+        for node, amounts in zip(allocation.nodes, allocation.amounts, strict=True):
+            mine = [(b, h) for b, h in pieces if int(b) == node]
+            assert sum(h for _, h in mine) == pytest.approx(amounts[0] / cores[node])
+            assert all(node <= b and b + h <= node + 1 + 1e-12 for b, h in mine)
+            per_node.setdefault(node, []).extend((b, h, i) for b, h in mine)
+    # Two jobs running at once never share a piece of a lane.
+    for pieces in per_node.values():
+        for (b1, h1, i), (b2, h2, j) in itertools.combinations(pieces, 2):
+            if i != j and s.start[i] < s.end[j] and s.start[j] < s.end[i]:
+                assert b1 + h1 <= b2 + 1e-9 or b2 + h2 <= b1 + 1e-9
+
+
+def test_node_lanes_of_a_window_and_of_a_pool() -> None:
+    w = _jobs((0.0, 4, 10.0), (0.0, 2, 5.0), (20.0, 2, 5.0))
+    s = simulate(w, FCFS(nodes=Machine.parse("2x4")))
+    assert node_lanes(s) == {0: [(0.0, 1.0)], 1: [(1.0, 0.5)], 2: [(0.0, 0.5)]}
+    assert node_lanes(s, start=6.0, end=30.0) == {0: [(0.0, 1.0)], 2: [(0.0, 0.5)]}
+    with pytest.raises(BackfillError, match="no nodes to draw"):
+        node_lanes(simulate(w, FCFS()))
+
+
+def test_schedule_window_draws_a_lane_per_node() -> None:
+    pytest.importorskip("matplotlib")
+    machine = Machine.parse("16x4")
+    w = lublin_feitelson(120, machine_size=machine.cores, seed=5)
+    s = simulate(w, EASY(nodes=machine))
+    start, end = float(s.start[40]), float(s.start[40]) + 20_000.0
+    ax = schedule_window(s, start=start, end=end).axes[0]
+    assert ax.get_ylim() == (0.0, 16.0)
+    assert "node" in ax.get_ylabel()
+    drawn = 0
+    for patch in ax.patches:
+        kind, job_id = patch.get_gid().split(":")
+        assert kind == "job"  # no reservation: which nodes a plan held is not recorded
+        nodes = s.allocations[int(job_id)].nodes
+        bottom, top = patch.get_y(), patch.get_y() + patch.get_height()
+        covered = range(math.floor(bottom + 1e-9), math.ceil(top - 1e-9))
+        assert covered and set(covered) <= set(nodes)  # on the job's nodes only
+        drawn += 1
+    assert drawn >= len(node_lanes(s, start=start, end=end))
+    # A pool schedule keeps its processors' lanes.
+    pool = schedule_window(simulate(w, EASY()), start=start, end=end).axes[0]
+    assert pool.get_ylim() == (0.0, 64.0) and pool.get_ylabel() == "processors"
+
+
+def test_a_machine_of_many_nodes_is_drawn_as_occupancy() -> None:
+    pytest.importorskip("matplotlib")
+    machine = Machine.parse(f"{NODE_LANE_LIMIT + 1}x2")
+    s = simulate(lublin_feitelson(60, machine_size=machine.cores, seed=1), EASY(nodes=machine))
+    ax = schedule_window(s, start=0.0, end=float(np.nanmax(s.end))).axes[0]
+    assert not ax.patches and ax.get_ylabel().startswith("cores in use")
+    assert ax.get_ylim() == (0.0, float(machine.cores))
