@@ -6,9 +6,11 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import json
 import math
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
 
@@ -29,12 +31,16 @@ from backfill import (
     validate_schedule,
 )
 from backfill.errors import BackfillError
+from backfill.experiments import specs
+from backfill.experiments.cache import content_key, machine_key
 from backfill.experiments.columns import column_label, is_machine_column, measure_column
 from backfill.experiments.gantt import NODE_LANE_LIMIT, node_lanes, schedule_window
 from backfill.experiments.outputs import JOB_COLUMNS, job_columns, jobs_csv_text, write_jobs_csv
 from backfill.experiments.results import SweepResult, row_columns
+from backfill.experiments.sweep import Cell, Grid, ModelWorkload, SchedulerSpec, Trim, run_sweep, summary_row
 from backfill.measures.metrics import metrics_table
 from backfill.measures.nodes import NODE_COLUMNS, node_columns
+from backfill.measures.trim import trim_schedule
 from backfill.profile.placement import best_fit, contiguous, first_fit
 from backfill.schedule import Schedule
 from backfill.workloads.nodes import interval_set
@@ -369,3 +375,69 @@ def test_a_machine_of_many_nodes_is_drawn_as_occupancy() -> None:
     ax = schedule_window(s, start=0.0, end=float(np.nanmax(s.end))).axes[0]
     assert not ax.patches and ax.get_ylabel().startswith("cores in use")
     assert ax.get_ylim() == (0.0, float(machine.cores))
+
+
+# -- the sweep cache --------------------------------------------------------------------------------
+
+
+def test_machine_key_tells_machines_and_placements_apart() -> None:
+    assert machine_key(EASY()) == {}
+    keys = [
+        machine_key(EASY(nodes=Machine.parse("8x2"))),
+        machine_key(EASY(nodes=Machine.parse("8x2"), placement=best_fit)),
+        machine_key(EASY(nodes=Machine.parse("4x4"))),
+        machine_key(EASY(nodes=Machine.parse("8x2", request=one_node))),
+    ]
+    assert len({json.dumps(k, sort_keys=True) for k in keys}) == 4
+    assert keys[0] == machine_key(Conservative(nodes=Machine.parse("8x2")))  # the scheduler is keyed apart
+
+
+@pytest.fixture
+def easy_on_nodes(monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """Builds every EASY spec of a sweep on 8 nodes of 2 cores, best fit: as a --nodes option would."""
+    machine = Machine.parse("8x2")
+    built = specs._construct
+
+    def construct(name, params, priority, resources=()):
+        scheduler = built(name, params, priority, resources)
+        return attrs.evolve(scheduler, nodes=machine, placement=best_fit) if name == "EASY" else scheduler
+
+    monkeypatch.setattr(specs, "_construct", construct)
+    return machine
+
+
+def test_a_node_cell_is_cached_whole_and_apart_from_the_pool_cell(tmp_path: Path, easy_on_nodes) -> None:
+    model = ModelWorkload(n_jobs=80, machine_size=16, seed=2)
+    pool_key = Cell(model, SchedulerSpec("FCFS")).key()
+    node_cell = Cell(model, SchedulerSpec("EASY"))
+    assert node_cell._key_data(model.identity())["nodes"] == "8x2"
+    grid = Grid([model], ["EASY", "FCFS"])
+    first = run_sweep(grid, workers=1, cache=tmp_path, jobs=True)
+    again = run_sweep(grid, workers=1, cache=tmp_path, jobs=True)
+    assert (first.computed, first.cached, again.computed, again.cached) == (2, 0, 0, 2)
+    node_row, pool_row = first.rows
+    assert node_row["scheduler"] == "EASY"  # the spec's label: it has no nodes to name
+    assert node_row["fragmentation"] >= 0 and "fragmentation" not in pool_row
+    assert again.rows == first.rows and again.jobs == first.jobs
+    # The cached per-job file keeps each job's nodes: the node run's own allocations.
+    schedule = simulate(model.load(), EASY(nodes=easy_on_nodes, placement=best_fit))
+    rows = list(csv.DictReader(io.StringIO(again.jobs[0])))
+    assert [r["allocated_resources"] for r in rows] == [
+        schedule.allocations[j].text() for j in model.load().column("id").tolist()
+    ]
+    assert node_row["fragmentation"] == fragmentation(schedule)
+    data = node_cell._key_data(model.identity())
+    pool_data = {k: v for k, v in data.items() if k not in machine_key(EASY(nodes=easy_on_nodes))}
+    assert node_cell.key() not in (pool_key, content_key(pool_data))  # EASY on the pool has that key
+
+
+def test_a_trimmed_node_run_measures_its_kept_jobs_against_every_running_job() -> None:
+    w = _jobs((0.0, 3, 10.0), (0.0, 3, 10.0), (0.0, 3, 5.0), (1.0, 2, 5.0))
+    s = simulate(w, FCFS(nodes=Machine.parse("2x4", request=one_node)))
+    assert s.start.tolist() == [0.0, 0.0, 10.0, 10.0]
+    # Job 3 (3 cores) never had 3 free; job 4 (2 cores) waited 9 s with 2 free, one on each node.
+    assert fragmentation(s) == 9.0
+    # Leaving job 1 out of the measures must not free its cores, which would count job 3's 10 s.
+    row = summary_row(s, trim=Trim(warmup=1))
+    assert row["fragmentation"] == 9.0 and row["mean_fragmentation"] == 3.0
+    assert set(trim_schedule(s, Trim(warmup=1)).allocations) == {2, 3, 4}

@@ -34,11 +34,9 @@ from backfill.experiments._gantt_layout import (
     SIZE_CLASSES,
     ColorClasses,
     GanttWindow,
-    _take,
     color_classes,
     gantt_window,
     job_span,
-    node_lanes,
     occupancy,
 )
 from backfill.schedule import Schedule
@@ -72,6 +70,29 @@ LANE_LIMIT = 2048
 NODE_LANE_LIMIT = 256
 #: The color of the class that gathers the users (groups, ...) not given one of their own.
 OTHER_COLOR = "#c8c8c8"
+
+
+def _take(free: np.ndarray[Any, Any], width: int) -> list[tuple[int, int]]:
+    """Choose ``width`` lanes among the free ones: the shortest run long enough, else the longest runs."""
+    idx = np.flatnonzero(free)
+    if idx.size < width:
+        raise BackfillError("infeasible packing")  # callers check capacity first
+    breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+    starts = np.concatenate(([0], breaks))
+    lengths = np.diff(np.concatenate((starts, [idx.size])))
+    fits = np.flatnonzero(lengths >= width)
+    if fits.size:  # best fit: the large runs stay whole for the wide jobs to come
+        best = fits[np.argmin(lengths[fits])]
+        return [(int(idx[starts[best]]), width)]
+    blocks: list[tuple[int, int]] = []
+    left = width
+    for k in np.argsort(-lengths, kind="stable").tolist():  # the fewest blocks
+        used = min(int(lengths[k]), left)
+        blocks.append((int(idx[starts[k]]), used))
+        left -= used
+        if left == 0:
+            break
+    return sorted(blocks)
 
 
 def processor_lanes(
@@ -130,6 +151,69 @@ def processor_lanes(
         for first, n in lanes[i]:
             free_at[first : first + n] = finish[i]
     return lanes
+
+
+def node_lanes(
+    schedule: Schedule, *, start: float = -math.inf, end: float = math.inf
+) -> dict[int, list[tuple[float, float]]]:
+    """Give every job that runs in [start, end) a band on each of its nodes: one lane per node.
+
+    Node ``k`` is the lane from ``k`` to ``k + 1``; a job holding ``c`` of its ``C`` cores gets a
+    band ``c / C`` high in it, so jobs sharing a node lie side by side and a job holding the node
+    whole fills its lane. Within a node, the cores are packed as :func:`processor_lanes` packs a
+    pool's processors: jobs in order of start (then row), each on the cores of the node free at
+    its start, in one run where one is wide enough. Jobs that did not start or ran for no time get
+    no band. O(a C + n log n) for a allocation entries and C cores per node.
+
+    Args:
+        schedule: A schedule of a node machine (:attr:`~backfill.schedule.Schedule.machine`).
+        start: Left edge of the window; jobs ending at or before it are left out.
+        end: Right edge; jobs starting at or after it are left out.
+
+    Returns:
+        Row of each job in the window -> its bands ``(bottom, height)`` in lanes, node by node in
+        node-id order (several on a node whose free cores were not contiguous).
+
+    Raises:
+        BackfillError: A schedule with no node machine, a started job with no allocation, or jobs
+            that overfill a node's cores (an invalid schedule).
+
+    Examples:
+        >>> from backfill import FCFS, Job, Machine, Workload, simulate
+        >>> jobs = [Job(id=1, submit=0.0, processors=6, runtime=10.0, estimate=10.0),
+        ...         Job(id=2, submit=0.0, processors=2, runtime=5.0, estimate=5.0)]
+        >>> s = simulate(Workload.from_jobs(jobs, machine_size=8), FCFS(nodes=Machine.parse("2x4")))
+        >>> node_lanes(s)  # job 1: node 0 whole and half of node 1; job 2 the other half
+        {0: [(0.0, 1.0), (1.0, 0.5)], 1: [(1.5, 0.5)]}
+    """
+    if not isinstance(schedule, Schedule):
+        raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
+    machine = schedule.machine
+    if machine is None:
+        raise BackfillError(f"{schedule.scheduler} ran on a pool of processors: it has no nodes to draw")
+    cores = machine.capacities()[:, 0].tolist()
+    free_at = [np.full(c, -math.inf) for c in cores]
+    begin, finish = job_span(schedule)
+    rows = np.flatnonzero((begin < end) & (finish > start) & (finish > begin))
+    rows = rows[np.lexsort((rows, begin[rows]))]
+    ids = schedule.workload.column("id").tolist()
+    bands: dict[int, list[tuple[float, float]]] = {}
+    for i in rows.tolist():
+        allocation = schedule.allocations.get(int(ids[i]))
+        if allocation is None:
+            raise BackfillError(f"job {ids[i]} started at {begin[i]:g} with no allocation to draw")
+        bands[i] = []
+        for node, amounts in zip(allocation.nodes, allocation.amounts, strict=True):
+            free = free_at[node] <= begin[i]
+            if int(np.count_nonzero(free)) < amounts[0]:
+                raise BackfillError(
+                    f"job {ids[i]} starts at {begin[i]:g} on {amounts[0]} cores of node {node} but only "
+                    f"{int(np.count_nonzero(free))} of its {cores[node]} are free: the schedule is infeasible"
+                )
+            for first, n in _take(free, amounts[0]) if amounts[0] else []:
+                free_at[node][first : first + n] = finish[i]
+                bands[i].append((node + first / cores[node], n / cores[node]))
+    return bands
 
 
 def _held_reservations(s: Schedule, at: float) -> list[tuple[float, int]]:

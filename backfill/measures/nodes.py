@@ -332,10 +332,12 @@ def fragmentation(schedule: Schedule) -> float:
     return float(np.nansum(_fragmented_waits(schedule, machine)))
 
 
-def node_columns(schedule: Schedule) -> dict[str, float]:
+def node_columns(schedule: Schedule, measured: npt.ArrayLike | None = None) -> dict[str, float]:
     """Return the :data:`NODE_COLUMNS` of a schedule of a node machine; empty for a pool's.
 
     ``mean_fragmentation`` is :func:`fragmentation` over the completed jobs (NaN if none completed).
+    With ``measured``, a mask of the schedule's rows (the jobs a :class:`~backfill.measures.trim.Trim`
+    keeps), both cover those jobs only, while the free amounts still count every job running.
 
     Examples:
         >>> from backfill import FCFS, Job, Machine, Workload, simulate
@@ -347,6 +349,11 @@ def node_columns(schedule: Schedule) -> dict[str, float]:
         return {}
     waits = _fragmented_waits(schedule, schedule.machine)
     done = _completed(schedule)
+    if measured is not None:
+        keep = np.asarray(measured, dtype=np.bool_)
+        if keep.shape != done.shape:
+            raise BackfillError(f"measured has shape {keep.shape}; the schedule has {len(schedule)} jobs")
+        waits, done = np.where(keep, waits, np.nan), done & keep
     total = float(np.nansum(waits))
     mean = float(np.sum(waits[done]) / np.count_nonzero(done)) if done.any() else float("nan")
     return {"fragmentation": total, "mean_fragmentation": mean}
