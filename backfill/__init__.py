@@ -53,6 +53,7 @@ from backfill.measures.metrics import (
     utilization,
     wait_times,
 )
+from backfill.measures.nodes import fragmentation, node_utilization
 from backfill.measures.partitions import validate_partitions
 from backfill.measures.phases import high_load_phases, high_load_utilization, phase_utilization
 from backfill.measures.planning import (
@@ -232,6 +233,7 @@ __all__ = [
     "fairness_buckets",
     "fcfs",
     "first_fit",
+    "fragmentation",
     "group_summary",
     "guarantee_violations",
     "guarded",
@@ -251,6 +253,7 @@ __all__ = [
     "metrics_table",
     "never_reserved",
     "njf",
+    "node_utilization",
     "partition_fair_start_times",
     "partition_sizes",
     "per_category",

@@ -27,6 +27,7 @@ from backfill._files import write_atomically
 from backfill._version import library_version
 from backfill.errors import BackfillError
 from backfill.experiments.results import COUNT_COLUMNS, DROPPED_COLUMN, METRIC_COLUMNS, REJECTIONS_COLUMN
+from backfill.schedulers.machinery.protocol import Scheduler
 
 __all__ = [
     "CACHE_FORMAT",
@@ -39,6 +40,7 @@ __all__ = [
     "content_key",
     "file_digest",
     "library_version",
+    "machine_key",
 ]
 
 # -- keys and the store --------------------------------------------------------------------------
@@ -48,8 +50,9 @@ __all__ = [
 #: schedule's ``path`` (which code made it), so that a cached row says it as a computed one does;
 #: format 4 the ``held_back_<resource>`` columns of runs with resources and Batsim's own job ids
 #: in the per-job files; format 5 the per-job files' ``user`` and ``group`` columns, with their
-#: provenance on the first row only.
-CACHE_FORMAT = 5
+#: provenance on the first row only; format 6 the ``fragmentation`` columns of runs on node machines
+#: (:data:`~backfill.measures.nodes.NODE_COLUMNS`) and their per-job files' node ids.
+CACHE_FORMAT = 6
 
 #: What :meth:`CellStore.read` found: a sound file, no file, a file of an older format (written
 #: by an earlier version, computed again without being counted as damaged), or a damaged one.
@@ -88,6 +91,32 @@ def content_key(value: Any) -> str:
         (True, False)
     """
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def _callable_name(f: object) -> str:
+    return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', repr(f))}"
+
+
+def machine_key(scheduler: Scheduler) -> dict[str, Any]:
+    """The node machine's part of a cell's key: none for a scheduler of a pool, so pool keys stay.
+
+    A scheduler built with ``nodes`` (a :class:`~backfill.workloads.nodes.Machine`) adds its node
+    groups, its request rule and its placement policy, each callable by module and qualified name
+    (so two lambdas would share one: give a sweep's rules and policies names): a node run is never
+    served a pool run's cell, nor one of other nodes or another placement.
+
+    Examples:
+        >>> from backfill import EASY, Machine, best_fit
+        >>> machine_key(EASY())
+        {}
+        >>> machine_key(EASY(nodes=Machine.parse("16x4"), placement=best_fit))["placement"]
+        'backfill.profile.placement.best_fit'
+    """
+    nodes = getattr(scheduler, "nodes", None)
+    if nodes is None:
+        return {}
+    placement = _callable_name(getattr(scheduler, "placement", None))
+    return {"nodes": nodes.text(), "request": _callable_name(nodes.request), "placement": placement}
 
 
 def file_digest(path: Path) -> str:
