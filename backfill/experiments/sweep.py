@@ -13,7 +13,6 @@ improvements over a baseline. See ``docs/sweeps.md``.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import json
 import math
 import os
 import time
@@ -162,7 +161,7 @@ class Cell:
             # Only when given, so that the cells of sweeps without them keep their keys.
             **({"measures": list(self.measures)} if self.measures else {}),
             **({"trim": [self.trim.warmup, self.trim.cooldown]} if self.trim else {}),
-            **self.scheduler.resource_key(),  # with resources, never the key of a cell without
+            **self.scheduler.resource_key(),  # with resources or nodes, never the key of a cell without
             **({"partitions": self.partitions.identity()} if self.partitions is not None else {}),
         }
 
@@ -172,7 +171,7 @@ class Cell:
             "workload": self.workload.label,
             "scheduler": self.scheduler.label,
             "scheduler_name": self.scheduler.name,
-            "params": json.dumps(dict(self.scheduler.params), sort_keys=True),
+            "params": self.scheduler.row_params(),  # with the node machine's, on one
             "priority": self.priority,
             "load": self.load,
             "estimates": self.estimates,

@@ -328,11 +328,21 @@ class Entry:
             return "inf"
         return "none" if value is None else str(value)
 
-    def build(self, priority: Priority | None = None, *, resources: Any = (), **params: Any) -> Scheduler:
+    def build(
+        self,
+        priority: Priority | None = None,
+        *,
+        resources: Any = (),
+        nodes: Any = None,
+        placement: Any = None,
+        **params: Any,
+    ) -> Scheduler:
         """Return a new scheduler with the given priority and parameters (as a spec holds them).
 
         Planning options wrap it: ``planning(scheduler, predictor=..., resolution=..., correction=...)``.
-        Slurm's names are read as :meth:`canonical` reads them. ``resources``, if any, are its ``resources``.
+        Slurm's names are read as :meth:`canonical` reads them. ``resources``, if any, are its
+        ``resources``; ``nodes`` (a :class:`~backfill.workloads.nodes.Machine`), if given, its node
+        machine, and ``placement``, if given, its placement policy.
 
         Raises:
             ParameterError: A priority for a scheduler without one, an unknown parameter, or a
@@ -346,6 +356,8 @@ class Entry:
                 raise ParameterError(f"{self.name} takes no queue priority")
             kwargs["priority"] = priority
         kwargs |= {"resources": tuple(resources)} if resources else {}  # (backfill.workloads.resources)
+        kwargs |= {"nodes": nodes} if nodes is not None else {}  # (backfill.workloads.nodes)
+        kwargs |= {"placement": placement} if placement is not None else {}
         scheduler: Scheduler = self.cls(**kwargs)
         # With the default predictor and no resolution, planning returns the scheduler itself.
         return planning(scheduler, **planned) if planned else scheduler
