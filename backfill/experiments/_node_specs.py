@@ -86,7 +86,7 @@ def placement_of(value: object) -> str | Placement | None:
             f"got {value!r}"
         )
     check_module_level("placement", value)
-    return value  # type: ignore[return-value]  # a callable: checked above
+    return value
 
 
 def placement_label(placement: str | Placement) -> str:

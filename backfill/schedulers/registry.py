@@ -328,26 +328,16 @@ class Entry:
             return "inf"
         return "none" if value is None else str(value)
 
-    def build(
-        self,
-        priority: Priority | None = None,
-        *,
-        resources: Any = (),
-        nodes: Any = None,
-        placement: Any = None,
-        **params: Any,
-    ) -> Scheduler:
+    def build(self, priority: Priority | None = None, *, resources: Any = (), **params: Any) -> Scheduler:
         """Return a new scheduler with the given priority and parameters (as a spec holds them).
 
         Planning options wrap it: ``planning(scheduler, predictor=..., resolution=..., correction=...)``.
-        Slurm's names are read as :meth:`canonical` reads them. ``resources``, if any, are its
-        ``resources``; ``nodes`` (a :class:`~backfill.workloads.nodes.Machine`), if given, its node
-        machine, and ``placement``, if given, its placement policy.
+        Slurm's names are read as :meth:`canonical` reads them; resources, nodes, placement: its own.
 
         Raises:
-            ParameterError: A priority for a scheduler without one, an unknown parameter, or a
-                value the scheduler refuses.
+            ParameterError: A priority for a scheduler without one, an unknown parameter, a value it refuses.
         """
+        machine = {k: v for k in ("nodes", "placement") if (v := params.pop(k, None)) is not None}
         given = dict(self.canonical(params.items()))
         planned = {name: _PLANNING[name].value(given.pop(name)) for name in _PLANNING if name in given}
         kwargs = {name: self.parameter(name).value(value) for name, value in given.items()}
@@ -355,9 +345,7 @@ class Entry:
             if not self.takes_priority:
                 raise ParameterError(f"{self.name} takes no queue priority")
             kwargs["priority"] = priority
-        kwargs |= {"resources": tuple(resources)} if resources else {}  # (backfill.workloads.resources)
-        kwargs |= {"nodes": nodes} if nodes is not None else {}  # (backfill.workloads.nodes)
-        kwargs |= {"placement": placement} if placement is not None else {}
+        kwargs |= ({"resources": tuple(resources)} if resources else {}) | machine  # (backfill.workloads)
         scheduler: Scheduler = self.cls(**kwargs)
         # With the default predictor and no resolution, planning returns the scheduler itself.
         return planning(scheduler, **planned) if planned else scheduler
