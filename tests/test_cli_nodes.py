@@ -155,11 +155,13 @@ def test_compare_runs_pool_and_node_machines_apart(
     assert code == 0, err
     rows = _csv_rows(tmp_path / "c.csv")
     assert [r["scheduler"] for r in rows] == ["EASY+nodes=16x8", "EASY+nodes=16x8+placement=contiguous"]
-    argv[3] = "easy+memory=1G"  # a pool with memory: not a node machine, so --nodes is not its
-    code, out, err = run(capsys, *argv[:-2], "--csv", str(tmp_path / "d.csv"))
+    # The pool beside it, another sweep: its cell is new, the node machine's read back from the cache.
+    argv = [*argv[:3], "easy", *argv[4:5], *argv[7:-2], "--csv", str(tmp_path / "d.csv")]
+    code, out, err = run(capsys, *argv)
     assert code == 0, err
-    assert "1 from the cache" in out  # the contiguous cell, cached before
-    assert next(r["scheduler"] for r in _csv_rows(tmp_path / "d.csv")) == "EASY+memory=1G"
+    assert "2 cells: 1 simulated, 1 from the cache" in out
+    assert [r["scheduler"] for r in _csv_rows(tmp_path / "d.csv")] == ["EASY", rows[1]["scheduler"]]
+    assert [r["mean_wait"] for r in _csv_rows(tmp_path / "d.csv")][1] == rows[1]["mean_wait"]
 
 
 def test_cells_of_pools_and_node_machines_never_share_a_key() -> None:
@@ -210,6 +212,10 @@ def test_a_spec_takes_a_module_level_placement_and_refuses_others() -> None:
         (["--nodes", "4x8", "--partitions"], "--nodes and --partitions"),
         (["--scheduler", "easy+placement=best_fit"], "needs +nodes=GROUP"),
         (["--scheduler", "easy+nodes=4x8+memory=1G"], "two models of one machine"),
+        (
+            ["--scheduler", "easy+nodes=2x8", "--nodes", "4x8"],
+            "--nodes 4x8 applies to none of the schedulers",
+        ),
     ],
 )
 @pytest.mark.parametrize("command", ["simulate", "compare"])

@@ -67,7 +67,8 @@ def with_nodes(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list
 
     Raises:
         CommandLineError: A group that is not one (naming it), ``--nodes`` with ``--resources`` or
-            ``--partitions``, or ``--placement`` without ``--nodes``.
+            ``--partitions``, ``--placement`` without ``--nodes``, or ``--nodes`` where every spec
+            names its own machine.
     """
     texts = getattr(args, "nodes", None)
     placement = getattr(args, "placement", None)
@@ -89,12 +90,16 @@ def with_nodes(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list
             "is not cut into partitions"
         )
     machine = _machine(texts)
+    own = [spec.nodes is not None or bool(spec.resources) for spec in specs]
+    if all(own):  # then --nodes (and --placement) would change nothing
+        raise CommandLineError(
+            f"--nodes {' '.join(texts)} applies to none of the schedulers: each names its own machine "
+            "(+nodes=... or +memory...)"
+        )
     chosen = placement or "first_fit"
     return [
-        spec
-        if spec.nodes is not None or spec.resources
-        else attrs.evolve(spec, nodes=machine, placement=chosen)
-        for spec in specs
+        spec if kept else attrs.evolve(spec, nodes=machine, placement=chosen)
+        for spec, kept in zip(specs, own, strict=True)
     ]
 
 
