@@ -20,6 +20,7 @@ from backfill.workloads.nodes import Machine, tasks_request
 
 __all__ = [
     "NODE_WORDS",
+    "check_machine",
     "check_module_level",
     "node_extras",
     "node_identity",
