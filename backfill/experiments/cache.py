@@ -26,6 +26,7 @@ from typing import Any
 from backfill._files import write_atomically
 from backfill._version import library_version
 from backfill.errors import BackfillError
+from backfill.experiments._node_specs import node_identity
 from backfill.experiments.results import COUNT_COLUMNS, DROPPED_COLUMN, METRIC_COLUMNS, REJECTIONS_COLUMN
 from backfill.schedulers.machinery.protocol import Scheduler
 
@@ -100,9 +101,10 @@ def _callable_name(f: object) -> str:
 def machine_key(scheduler: Scheduler) -> dict[str, Any]:
     """The node machine's part of a cell's key: none for a scheduler of a pool, so pool keys stay.
 
-    A scheduler built with ``nodes`` (a :class:`~backfill.workloads.nodes.Machine`) adds its node
-    groups, its request rule and its placement policy, each callable by module and qualified name
-    (so two lambdas would share one: give a sweep's rules and policies names): a node run is never
+    A scheduler built with ``nodes`` (a :class:`~backfill.workloads.nodes.Machine`) adds what its
+    spec's key adds (:meth:`~backfill.experiments.specs.SchedulerSpec.resource_key`): its node
+    groups, its request rule and its placement policy, the callables by module and qualified name
+    (so two lambdas would share one: give a sweep's rules and policies names). A node run is never
     served a pool run's cell, nor one of other nodes or another placement.
 
     Examples:
@@ -110,13 +112,12 @@ def machine_key(scheduler: Scheduler) -> dict[str, Any]:
         >>> machine_key(EASY())
         {}
         >>> machine_key(EASY(nodes=Machine.parse("16x4"), placement=best_fit))["placement"]
-        'backfill.profile.placement.best_fit'
+        'best_fit'
     """
     nodes = getattr(scheduler, "nodes", None)
     if nodes is None:
         return {}
-    placement = _callable_name(getattr(scheduler, "placement", None))
-    return {"nodes": nodes.text(), "request": _callable_name(nodes.request), "placement": placement}
+    return node_identity(nodes, scheduler.placement)  # type: ignore[attr-defined]
 
 
 def file_digest(path: Path) -> str:

@@ -13,7 +13,6 @@ improvements over a baseline. See ``docs/sweeps.md``.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import json
 import math
 import os
 import time
@@ -41,7 +40,7 @@ from backfill.experiments._grid_values import (
     check_workload,
 )
 from backfill.experiments._parallel import run_parallel
-from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version, machine_key
+from backfill.experiments.cache import DAMAGED, CellStore, content_key, library_version
 from backfill.experiments.columns import (
     MEASURE_GROUPS,
     extra_measures,
@@ -163,13 +162,9 @@ class Cell:
             # Only when given, so that the cells of sweeps without them keep their keys.
             **({"measures": list(self.measures)} if self.measures else {}),
             **({"trim": [self.trim.warmup, self.trim.cooldown]} if self.trim else {}),
-            **self.scheduler.resource_key(),  # with resources, never the key of a cell without
-            **self._machine_key(),  # likewise with nodes
+            **self.scheduler.resource_key(),  # with resources or nodes, never the key of a cell without
             **({"partitions": self.partitions.identity()} if self.partitions is not None else {}),
         }
-
-    def _machine_key(self) -> dict[str, Any]:  # a spec with resources has no nodes (never both)
-        return {} if self.scheduler.resources else machine_key(self.scheduler.build(self.priority))
 
     def description(self) -> dict[str, Any]:
         """Return the columns that describe the cell (:data:`DESCRIPTION_COLUMNS`)."""
@@ -177,7 +172,7 @@ class Cell:
             "workload": self.workload.label,
             "scheduler": self.scheduler.label,
             "scheduler_name": self.scheduler.name,
-            "params": json.dumps(dict(self.scheduler.params), sort_keys=True),
+            "params": self.scheduler.row_params(),  # with the node machine's, on one
             "priority": self.priority,
             "load": self.load,
             "estimates": self.estimates,
@@ -501,7 +496,7 @@ def _cached_metrics(
                 c
                 for r in cells[i].scheduler.resources
                 for c in (utilization_column(r.name), held_back_column(r.name))
-            ) + (NODE_COLUMNS if cells[i]._machine_key() else ())
+            ) + (NODE_COLUMNS if cells[i].scheduler.nodes is not None else ())
             metrics[i], damaged_now = _read_cached(store, key, jobs, planned + measures)
             damaged += damaged_now
     return metrics, damaged
