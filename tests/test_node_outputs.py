@@ -10,7 +10,6 @@ import json
 import math
 from pathlib import Path
 
-import attrs
 import numpy as np
 import pytest
 
@@ -31,8 +30,7 @@ from backfill import (
     validate_schedule,
 )
 from backfill.errors import BackfillError
-from backfill.experiments import specs
-from backfill.experiments.cache import content_key, machine_key
+from backfill.experiments.cache import machine_key
 from backfill.experiments.columns import column_label, is_machine_column, measure_column
 from backfill.experiments.gantt import NODE_LANE_LIMIT, node_lanes, schedule_window
 from backfill.experiments.outputs import JOB_COLUMNS, job_columns, jobs_csv_text, write_jobs_csv
@@ -392,43 +390,29 @@ def test_machine_key_tells_machines_and_placements_apart() -> None:
     assert keys[0] == machine_key(Conservative(nodes=Machine.parse("8x2")))  # the scheduler is keyed apart
 
 
-@pytest.fixture
-def easy_on_nodes(monkeypatch: pytest.MonkeyPatch) -> Machine:
-    """Builds every EASY spec of a sweep on 8 nodes of 2 cores, best fit: as a --nodes option would."""
-    machine = Machine.parse("8x2")
-    built = specs._construct
-
-    def construct(name, params, priority, resources=()):
-        scheduler = built(name, params, priority, resources)
-        return attrs.evolve(scheduler, nodes=machine, placement=best_fit) if name == "EASY" else scheduler
-
-    monkeypatch.setattr(specs, "_construct", construct)
-    return machine
-
-
-def test_a_node_cell_is_cached_whole_and_apart_from_the_pool_cell(tmp_path: Path, easy_on_nodes) -> None:
+def test_a_node_cell_is_cached_whole_and_apart_from_the_pool_cell(tmp_path: Path) -> None:
     model = ModelWorkload(n_jobs=80, machine_size=16, seed=2)
-    pool_key = Cell(model, SchedulerSpec("FCFS")).key()
-    node_cell = Cell(model, SchedulerSpec("EASY"))
-    assert node_cell._key_data(model.identity())["nodes"] == "8x2"
-    grid = Grid([model], ["EASY", "FCFS"])
+    machine = Machine.parse("8x2")
+    on_nodes = SchedulerSpec("EASY", nodes=machine, placement="best_fit")
+    pool_key = Cell(model, SchedulerSpec("EASY")).key()
+    node_cell = Cell(model, on_nodes)
+    assert node_cell._key_data(model.identity())["nodes"] == [[8, 2, []]]
+    assert node_cell.key() != pool_key  # EASY on the pool has that key
+    grid = Grid([model], [on_nodes, SchedulerSpec("FCFS")])
     first = run_sweep(grid, workers=1, cache=tmp_path, jobs=True)
     again = run_sweep(grid, workers=1, cache=tmp_path, jobs=True)
     assert (first.computed, first.cached, again.computed, again.cached) == (2, 0, 0, 2)
     node_row, pool_row = first.rows
-    assert node_row["scheduler"] == "EASY"  # the spec's label: it has no nodes to name
     assert node_row["fragmentation"] >= 0 and "fragmentation" not in pool_row
     assert again.rows == first.rows and again.jobs == first.jobs
     # The cached per-job file keeps each job's nodes: the node run's own allocations.
-    schedule = simulate(model.load(), EASY(nodes=easy_on_nodes, placement=best_fit))
+    schedule = simulate(model.load(), EASY(nodes=machine, placement=best_fit))
     rows = list(csv.DictReader(io.StringIO(again.jobs[0])))
     assert [r["allocated_resources"] for r in rows] == [
         schedule.allocations[j].text() for j in model.load().column("id").tolist()
     ]
     assert node_row["fragmentation"] == fragmentation(schedule)
-    data = node_cell._key_data(model.identity())
-    pool_data = {k: v for k, v in data.items() if k not in machine_key(EASY(nodes=easy_on_nodes))}
-    assert node_cell.key() not in (pool_key, content_key(pool_data))  # EASY on the pool has that key
+    assert machine_key(EASY(nodes=machine, placement=best_fit)) == on_nodes.resource_key()
 
 
 def test_a_trimmed_node_run_measures_its_kept_jobs_against_every_running_job() -> None:

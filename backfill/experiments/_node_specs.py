@@ -91,7 +91,7 @@ def placement_of(value: object) -> str | Placement | None:
 
 
 def placement_label(placement: str | Placement) -> str:
-    """The placement's name: a built-in's (given by name or as the function), or a callable's module and name."""
+    """The placement's name: a built-in's (by name or as the function), or a callable's dotted name."""
     if isinstance(placement, str):
         return placement
     return next((name for name, policy in PLACEMENTS.items() if policy is placement), None) or _dotted(

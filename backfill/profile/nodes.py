@@ -41,7 +41,9 @@ import numpy.typing as npt
 
 from backfill.profile import ProfileError
 from backfill.profile.demand import Demand, NodeFree
+from backfill.profile.multi import ResourceProfile
 from backfill.profile.placement import Placement, first_fit
+from backfill.workloads.amounts import Amounts
 from backfill.workloads.nodes import Allocation, Machine, NodeRequest
 
 __all__ = ["Demand", "NodeFree", "NodeProfile", "placement_refusal", "zero_length_allocation"]
@@ -71,7 +73,17 @@ class NodeProfile:
         10
     """
 
-    __slots__ = ("_ends", "_free", "_placed", "_policy", "_times", "capacity", "examined")
+    __slots__ = (
+        "_columns",
+        "_ends",
+        "_examined",
+        "_free",
+        "_placed",
+        "_policy",
+        "_times",
+        "_totals",
+        "capacity",
+    )
 
     def __init__(self, capacity: npt.ArrayLike, origin: float = 0, policy: Placement = first_fit) -> None:
         cap = np.array(capacity, dtype=np.int64)
@@ -94,7 +106,11 @@ class NodeProfile:
         self._placed: dict[int, list[Any]] = {}
         self._ends: list[tuple[float, int]] = []  # (end, key), to forget finished placements lazily
         self._policy = policy
-        self.examined = 0
+        self._examined = 0
+        # The machine-wide free amount of each resource (those some node has), as a pool sees it: no
+        # placement starts before the pool's earliest fit, so searches jump to it (compiled steps).
+        self._columns = np.flatnonzero(cap.sum(axis=0) > 0)
+        self._totals = ResourceProfile(Amounts(cap.sum(axis=0)[self._columns].tolist()), origin)
 
     # -- queries -------------------------------------------------------------------------------------
 
@@ -102,6 +118,11 @@ class NodeProfile:
     def origin(self) -> float:
         """The first time the profile describes. O(1)."""
         return self._times[0]
+
+    @property
+    def examined(self) -> int:
+        """Steps looked at by searches: node steps checked, and the pool bound's steps. O(r)."""
+        return self._examined + self._totals.examined
 
     @property
     def policy(self) -> Placement:
@@ -218,7 +239,14 @@ class NodeProfile:
         return found
 
     def _search(self, time: float, demand: Demand, duration: float, bound: float) -> float | None:
-        """The earliest start in ``[time, bound)`` where ``demand`` is placed, or None."""
+        """The earliest start in ``[time, bound)`` where ``demand`` is placed, or None.
+
+        Each candidate is first moved to the pool's earliest fit of the demand's totals (the
+        machine-wide free amounts, searched in the compiled profile): no placement starts earlier.
+        There the nodes are checked: each step on its own (a step that cannot hold the demand rules
+        out every start whose interval covers it), then the least free amounts over the interval,
+        which the policy must place the demand on.
+        """
         times, free = self._times, self._free
         origin = times[0]
         t = time if time > origin else origin
@@ -226,15 +254,20 @@ class NodeProfile:
             return t if t < bound else None
         count = demand.count
         room_of = self._room
+        need = self._need(demand)
+        pool_fit = self._totals._earliest_fit
         enough: dict[int, bool] = {}  # step -> whether it alone holds count shares
-        i = bisect_right(times, t) - 1
         n = len(times)
-        while t < bound:
+        while True:
+            t = pool_fit(t, need, duration)
+            if t >= bound:
+                return None
+            i = bisect_right(times, t) - 1
             j = bisect_left(times, t + duration, i + 1)
             low = None
             blocked = -1
             for k in range(i, j):
-                self.examined += 1
+                self._examined += 1
                 ok = enough.get(k)
                 if ok is None:
                     ok = enough[k] = int(room_of(free[k], demand).sum()) >= count
@@ -256,7 +289,12 @@ class NodeProfile:
                     f"(policy {getattr(self._policy, '__qualname__', self._policy)})"
                 )
             t = times[i]
-        return None
+
+    def _need(self, demand: Demand) -> Amounts:
+        """The demand's machine-wide amounts, over the resources the pool bound plans."""
+        columns = self._columns
+        totals = demand.share * demand.count
+        return Amounts(totals[columns].tolist() if len(columns) < len(totals) else totals.tolist())
 
     def _fits(self, time: float, demand: Demand, duration: float) -> bool:
         """Whether ``demand`` is placed over ``[time, time + duration)``. O(log n + k N r)."""
@@ -278,6 +316,18 @@ class NodeProfile:
     ) -> float | None:
         bound = current if before is None or before > current else before
         record = self._placed.get(demand.key)
+        need = self._need(demand)
+        if (
+            record is not None
+            and record[2] == current
+            and np.array_equal(record[1].sum(axis=0)[self._columns], need)
+        ):
+            # The pool's answer, its own reservation counted free, bounds the nodes': most jobs
+            # cannot move, and the pool says so without touching the nodes.
+            earliest = self._totals._earliest_move(time, need, duration, current, before)
+            if earliest is None:
+                return None
+            time = earliest
         if record is not None:
             self._change(record[0], record[1], record[2], record[3], 1)
         try:
@@ -438,6 +488,7 @@ class NodeProfile:
             del times[:i]
             del self._free[:i]
         times[0] = time
+        self._totals._advance(time)
         ends, placed = self._ends, self._placed
         while ends and ends[0][0] <= time:
             _, key = heapq.heappop(ends)
@@ -451,6 +502,10 @@ class NodeProfile:
         j = self._split(end) if end < math.inf else len(self._times)
         free = self._free
         delta = amounts if sign > 0 else -amounts
+        totals = delta.sum(axis=0)[self._columns].tolist()
+        for pool, a in zip(self._totals.profiles, totals, strict=True):
+            if a:
+                pool._add(start, end, a)
         for k in range(i, j):
             free[k][nodes] += delta
         # Merge at both edges so that adjacent steps always differ.
@@ -478,7 +533,9 @@ class NodeProfile:
         other._placed = {k: [n, a, s, e] for k, (n, a, s, e) in self._placed.items()}
         other._ends = self._ends.copy()
         other._policy = self._policy
-        other.examined = self.examined
+        other._examined = self._examined
+        other._columns = self._columns
+        other._totals = self._totals.copy()
         return other
 
     # -- argument checks ------------------------------------------------------------------------------
@@ -533,6 +590,12 @@ class NodeProfile:
                     held[k][nodes] += amounts
         for k in range(len(times)):
             assert np.array_equal(held[k], cap - free[k]), f"step {k}: free is capacity less the placements"
+        self._totals._check()
+        for t, f in zip(times, free, strict=True):
+            pool = self._totals._free_at(t)
+            assert list(pool) == f.sum(axis=0)[self._columns].tolist(), (
+                f"at {t}: the pool bound is the nodes' sum"
+            )
         ends = set(self._ends)
         assert all((r[3], key) in ends for key, r in self._placed.items()), (
             "advance knows every placement's end"
