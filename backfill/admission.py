@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import ScheduleError
-from backfill.profile.nodes import placement_refusal
+from backfill.profile.node_admission import placement_refusal
 from backfill.profile.placement import first_fit
 from backfill.workloads.nodes import Machine, NodeRequest
 from backfill.workloads.workload import Workload, job_from_row

@@ -28,9 +28,7 @@ call scans; every step is a length-N r array, so a step's work is O(N r) (done i
 
 from __future__ import annotations
 
-import functools
 import heapq
-import itertools
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
@@ -40,13 +38,13 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.profile import ProfileError
+from backfill.profile._node_check import check_node_profile
 from backfill.profile.demand import Demand, NodeFree
 from backfill.profile.multi import ResourceProfile
 from backfill.profile.placement import Placement, first_fit
 from backfill.workloads.amounts import Amounts
-from backfill.workloads.nodes import Allocation, Machine, NodeRequest
 
-__all__ = ["Demand", "NodeFree", "NodeProfile", "placement_refusal", "zero_length_allocation"]
+__all__ = ["NodeProfile"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -61,6 +59,7 @@ class NodeProfile:
         policy: The placement policy (:mod:`backfill.profile.placement`).
 
     Examples:
+        >>> from backfill import Demand, Machine, NodeRequest
         >>> machine = Machine.parse("3x4")
         >>> p = NodeProfile(machine.capacities())
         >>> a, b = Demand.of(1, machine, NodeRequest.tasks(6)), Demand.of(2, machine, NodeRequest.nodes(2))
@@ -238,14 +237,17 @@ class NodeProfile:
         assert found is not None
         return found
 
-    def _search(self, time: float, demand: Demand, duration: float, bound: float) -> float | None:
+    def _search(
+        self, time: float, demand: Demand, duration: float, bound: float, own: list[Any] | None = None
+    ) -> float | None:
         """The earliest start in ``[time, bound)`` where ``demand`` is placed, or None.
 
         Each candidate is first moved to the pool's earliest fit of the demand's totals (the
         machine-wide free amounts, searched in the compiled profile): no placement starts earlier.
         There the nodes are checked: each step on its own (a step that cannot hold the demand rules
         out every start whose interval covers it), then the least free amounts over the interval,
-        which the policy must place the demand on.
+        which the policy must place the demand on. With ``own`` (the demand's own placement, a
+        queued job's whole reservation), that placement counts as free, on the pool too.
         """
         times, free = self._times, self._free
         origin = times[0]
@@ -255,11 +257,19 @@ class NodeProfile:
         count = demand.count
         room_of = self._room
         need = self._need(demand)
-        pool_fit = self._totals._earliest_fit
+        totals = self._totals
+        if own is not None:
+            own_nodes, own_amounts, own_start, own_end = own
         enough: dict[int, bool] = {}  # step -> whether it alone holds count shares
         n = len(times)
         while True:
-            t = pool_fit(t, need, duration)
+            if own is None:
+                t = totals._earliest_fit(t, need, duration)
+            else:
+                moved = totals._earliest_move(t, need, duration, own_start, bound)
+                if moved is None:
+                    return None
+                t = moved
             if t >= bound:
                 return None
             i = bisect_right(times, t) - 1
@@ -268,13 +278,17 @@ class NodeProfile:
             blocked = -1
             for k in range(i, j):
                 self._examined += 1
+                f = free[k]
+                if own is not None and own_start <= times[k] < own_end:
+                    f = f.copy()
+                    f[own_nodes] += own_amounts
                 ok = enough.get(k)
                 if ok is None:
-                    ok = enough[k] = int(room_of(free[k], demand).sum()) >= count
+                    ok = enough[k] = int(room_of(f, demand).sum()) >= count
                 if not ok:
                     blocked = k
                     break
-                low = free[k] if low is None else np.minimum(low, free[k])
+                low = f if low is None else np.minimum(low, f)
             if blocked < 0:
                 assert low is not None
                 room = room_of(low, demand)
@@ -316,25 +330,22 @@ class NodeProfile:
     ) -> float | None:
         bound = current if before is None or before > current else before
         record = self._placed.get(demand.key)
-        need = self._need(demand)
+        if record is None:
+            return self._search(time, demand, duration, bound)
         if (
-            record is not None
+            not demand.exclusive
             and record[2] == current
-            and np.array_equal(record[1].sum(axis=0)[self._columns], need)
+            and record[3] == current + duration
+            and np.array_equal(record[1].sum(axis=0)[self._columns], self._need(demand))
         ):
-            # The pool's answer, its own reservation counted free, bounds the nodes': most jobs
-            # cannot move, and the pool says so without touching the nodes.
-            earliest = self._totals._earliest_move(time, need, duration, current, before)
-            if earliest is None:
-                return None
-            time = earliest
-        if record is not None:
-            self._change(record[0], record[1], record[2], record[3], 1)
+            # Its own reservation counted free in the search, pool bound included: no update.
+            return self._search(time, demand, duration, bound, own=record)
+        # (An exclusive job holds more than it asks: its nodes are freed and taken back.)
+        self._change(record[0], record[1], record[2], record[3], 1)
         try:
             return self._search(time, demand, duration, bound)
         finally:
-            if record is not None:
-                self._change(record[0], record[1], record[2], record[3], -1)
+            self._change(record[0], record[1], record[2], record[3], -1)
 
     # -- updates -------------------------------------------------------------------------------------
 
@@ -568,77 +579,4 @@ class NodeProfile:
 
     def _check(self) -> None:
         """Assert every invariant of the representation. O(n N r + p k N) for p placements."""
-        times, free, cap = self._times, self._free, self.capacity
-        assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
-        assert all(a < b for a, b in itertools.pairwise(times)), "times strictly increase"
-        assert all(-math.inf < t < math.inf for t in times), "times finite"
-        assert all(f.shape == cap.shape and f.dtype == np.int64 for f in free), (
-            "one (nodes, resources) array a step"
-        )
-        assert all(((f >= 0) & (f <= cap)).all() for f in free), "free within [0, capacity]"
-        assert np.array_equal(free[-1], cap), "everything is free after the last step"
-        assert all(not np.array_equal(a, b) for a, b in itertools.pairwise(free)), "adjacent steps differ"
-        held = [np.zeros_like(cap) for _ in times]
-        for key, (nodes, amounts, start, end) in self._placed.items():
-            assert end > start and len(nodes) == len(amounts) >= 1, f"job {key}: a placement holds some node"
-            assert (np.diff(nodes) > 0).all(), f"job {key}: node ids increase"
-            assert end > times[0], f"job {key}: a placement that ended is forgotten by advance"
-            for k, t in enumerate(times):
-                following = times[k + 1] if k + 1 < len(times) else math.inf
-                if start < following and t < end:
-                    assert max(start, times[0]) <= t and following <= end, f"job {key}: edges are step edges"
-                    held[k][nodes] += amounts
-        for k in range(len(times)):
-            assert np.array_equal(held[k], cap - free[k]), f"step {k}: free is capacity less the placements"
-        self._totals._check()
-        for t, f in zip(times, free, strict=True):
-            pool = self._totals._free_at(t)
-            assert list(pool) == f.sum(axis=0)[self._columns].tolist(), (
-                f"at {t}: the pool bound is the nodes' sum"
-            )
-        ends = set(self._ends)
-        assert all((r[3], key) in ends for key, r in self._placed.items()), (
-            "advance knows every placement's end"
-        )
-
-
-@functools.lru_cache(maxsize=4096)
-def placement_refusal(machine: Machine, policy: Placement, request: NodeRequest) -> str | None:
-    """Why ``request`` can never be placed on ``machine`` by ``policy``, or None if it can.
-
-    :meth:`Machine.refusal`'s reasons, and a policy that does not place the request even on the
-    empty machine (``contiguous`` on a machine whose groups hold it only together). Cached: O(N r)
-    for the first call of a request, O(1) after.
-
-    Examples:
-        >>> from backfill.profile.placement import contiguous
-        >>> machine = Machine.parse(["1x4", "1x4,gpus=1"])
-        >>> placement_refusal(machine, contiguous, NodeRequest.tasks(8)) is None
-        True
-        >>> placement_refusal(machine, contiguous, NodeRequest.nodes(2, gpus_per_node=1))
-        'asks 2 nodes; the machine holds at most 1 such nodes'
-    """
-    why = machine.refusal(request)
-    if why is not None:
-        return why
-    profile = NodeProfile(machine.capacities(), 0, policy)
-    if not profile._free_at(0).holds(Demand.of(0, machine, request)):
-        name = getattr(policy, "__qualname__", repr(policy))
-        return f"is never placed by {name}, even on the empty machine"
-    return None
-
-
-def zero_length_allocation(profile: NodeProfile, demand: Demand, now: float, machine: Machine) -> Allocation:
-    """Where a job of zero estimate runs: placed on what is free at ``now``, else on the empty machine.
-
-    Such a job holds nothing over time (it starts and ends in one instant), so no reservation
-    records it; a host that places jobs still needs nodes to name. O(N r).
-    """
-    for free in (profile._free_at(now).amounts, profile.capacity):
-        room = profile._room(free, demand)
-        take = profile._place(room, demand) if int(room.sum()) >= demand.count else None
-        if take is not None:
-            nodes = np.flatnonzero(take)
-            amounts = profile.capacity[nodes] if demand.exclusive else take[nodes, None] * demand.share
-            return Allocation(tuple(nodes.tolist()), tuple(map(tuple, amounts.tolist())), machine.resources)
-    raise ProfileError(f"NodeProfile: {demand!r} is never placed, even on the empty machine")
+        check_node_profile(self)

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from backfill.profile.nodes import Demand, NodeFree, NodeProfile
+from backfill.profile.demand import Demand, NodeFree
+from backfill.profile.nodes import NodeProfile
 from backfill.workloads.workload import Job
 
 __all__ = ["fits_together", "try_start_nodes"]

@@ -19,7 +19,7 @@ import attrs
 
 from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
-from backfill.profile.nodes import Demand
+from backfill.profile.demand import Demand
 from backfill.schedulers._fairshare_queue import FairShareEASY, FairShareKey
 from backfill.schedulers._window import limit_names
 from backfill.schedulers.machinery.base import SchedulerBase

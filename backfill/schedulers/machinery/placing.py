@@ -14,7 +14,8 @@ import attrs
 
 from backfill.errors import ParameterError, ScheduleError
 from backfill.profile.demand import Demand
-from backfill.profile.nodes import NodeProfile, placement_refusal, zero_length_allocation
+from backfill.profile.node_admission import placement_refusal, zero_length_allocation
+from backfill.profile.nodes import NodeProfile
 from backfill.schedulers.machinery.protocol import scheduler_name
 from backfill.workloads.nodes import Allocation, Machine, NodeRequest
 from backfill.workloads.workload import Job
