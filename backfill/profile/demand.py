@@ -37,7 +37,7 @@ class Demand:
         exclusive: Whether a node the job uses must be wholly free, and is wholly held.
     """
 
-    __slots__ = ("asked", "count", "exclusive", "key", "per_node", "share")
+    __slots__ = ("asked", "count", "exclusive", "key", "per_node", "shape", "share")
 
     def __init__(
         self, key: int, share: IntArray, count: int, per_node: int | None = None, exclusive: bool = False
@@ -48,6 +48,8 @@ class Demand:
         self.count = count
         self.per_node = per_node
         self.exclusive = exclusive
+        #: What demands of one shape share (all but their count): one share, per node, exclusive.
+        self.shape = (*self.share.tolist(), per_node, exclusive)
 
     @classmethod
     def of(cls, key: int, machine: Machine, request: NodeRequest) -> Demand:

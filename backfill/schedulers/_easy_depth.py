@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from backfill.profile import Profile
 from backfill.profile.nodes import NodeProfile
+from backfill.profile.placement import PLACEMENTS
 from backfill.schedulers._window import reach_time
 from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
@@ -78,6 +79,7 @@ class DeepReservations:
     _requests: dict[int, Any] | None
     _running_nodes: NodeProfile | None
     nodes: Any
+    placement: Any
 
     if TYPE_CHECKING:  # the scheduler's own, which this mixin calls
 
@@ -376,6 +378,11 @@ class DeepReservations:
         counting = self.max_tested is not None
         blocked = False
         n = -1
+        # Shapes that did not fit now, with the (shares, estimate) that failed: the plan only fills
+        # up during a pass, so a job of that shape asking as much for as long fails too.
+        failed: dict[Any, list[tuple[int, float]]] | None = (
+            {} if self.placement in PLACEMENTS.values() else None
+        )
         for entry in entries:
             if counting:
                 if blocked or len(started) == n:
@@ -387,7 +394,7 @@ class DeepReservations:
             job = entry[2]
             demand = requests[job.id]
             estimate = job.estimate
-            if not estimate > 0 or plan._fits(now, demand, estimate):
+            if not estimate > 0 or self._fits_now(plan, now, demand, estimate, failed):
                 if estimate > 0:
                     plan._reserve(now, now + estimate, demand)
                     nodes, amounts = plan._placed[job.id][:2]
@@ -415,6 +422,36 @@ class DeepReservations:
             if start < first:
                 first = start
         self._first, self._head, self._reach = first, head, reach
+
+    @staticmethod
+    def _fits_now(
+        plan: NodeProfile,
+        now: float,
+        demand: Any,
+        estimate: float,
+        failed: dict[Any, list[tuple[int, float]]] | None,
+    ) -> bool:
+        """Whether a job is placed over ``[now, now + estimate)`` in the plan.
+
+        Ruled out unsearched if a job of its shape asking no more for no longer failed in this pass
+        (``failed``, kept for the built-in policies, under which asking more never helps; None for
+        a policy of a user's).
+        """
+        if failed is None:
+            return plan._fits(now, demand, estimate)
+        shape = demand.shape
+        seen = failed.get(shape)
+        if seen is not None and any(c <= demand.count and e <= estimate for c, e in seen):
+            return False
+        if plan._fits(now, demand, estimate):
+            return True
+        if seen is None:
+            failed[shape] = [(demand.count, estimate)]
+        else:
+            if len(seen) == 4:
+                del seen[0]
+            seen.append((demand.count, estimate))
+        return False
 
     def _copy_deep(self, other: Any) -> None:
         """Give a copy its own profiles and reserved entries."""
