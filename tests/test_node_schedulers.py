@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from test_invariants import CONFIGS, OVERRUNS, Config
 
 from backfill import (
+    DC,
     EASY,
     FCFS,
     PC,
@@ -23,6 +24,7 @@ from backfill import (
     Workload,
     best_fit,
     contiguous,
+    fair_start_times,
     first_fit,
     same_schedule,
     simulate,
@@ -222,3 +224,21 @@ def test_a_pool_schedule_has_no_machine() -> None:
     w = Workload.from_jobs([Job(id=1, submit=0.0, processors=1, runtime=1.0, estimate=1.0)], 2)
     s: Schedule = simulate(w, FCFS())
     assert s.machine is None and dict(s.allocations) == {} and FCFS().allocation(1) is None
+
+
+@pytest.mark.parametrize("make", [EASY, Conservative, PC, DC], ids=lambda c: c.__name__)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_fair_start_times_on_nodes_are_runs_without_later_arrivals(make: type, data: st.DataObject) -> None:
+    # Strict fair start times fork the run at each arrival; on nodes each fork copies the node
+    # profile and its placements: each must equal a whole run of the jobs up to that one.
+    machine = data.draw(node_machines(max_groups=2))
+    w = data.draw(workloads(max_jobs=10, users=2, machine_size=machine.cores))
+    scheduler = make(nodes=machine)
+    fair = fair_start_times(w, scheduler)
+    rows = w.records
+    for i in range(len(w)):
+        alone = simulate(Workload.from_records(rows[: i + 1], w.machine_size), make(nodes=machine))
+        assert fair.strict[i] == alone.start[i] or (
+            fair.strict[i] != fair.strict[i] and alone.start[i] != alone.start[i]
+        )
