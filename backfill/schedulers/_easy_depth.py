@@ -331,9 +331,7 @@ class DeepReservations:
             reserved[job.id] = start
             held.append(entry)
             if old.get(job.id) != start:
-                if job.id in lost:
-                    changes.append((job.id, math.nan))
-                changes.append((job.id, start))
+                _log_reserved(changes, job.id, start, job.id in lost)
             count += 1
             head = entry
             if start < first:
@@ -414,9 +412,7 @@ class DeepReservations:
             reserved[job.id] = start
             held.append(entry)
             if old.get(job.id) != start:
-                if job.id in lost:
-                    changes.append((job.id, math.nan))
-                changes.append((job.id, start))
+                _log_reserved(changes, job.id, start, job.id in lost)
             count += 1
             head = entry
             if start < first:
@@ -463,6 +459,13 @@ class DeepReservations:
         other._profile = self._profile.copy()
         other._plan = self._plan.copy()
         other._held = self._held.copy()
+
+
+def _log_reserved(changes: Any, job_id: int, start: float, lost: bool) -> None:
+    """Log a reservation that differs from the last pass's: after a NaN if the job was overtaken."""
+    if lost:
+        changes.append((job_id, math.nan))
+    changes.append((job_id, start))
 
 
 def _taking(profile: Profile) -> Callable[[float, float, Any], None]:
