@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from backfill.profile.nodes import NodeProfile
 
 __all__ = ["check_node_profile"]
 
 
-def check_node_profile(profile: NodeProfile) -> None:
-    """Assert every invariant of ``profile``. O(n N r + p k N) for p placements."""
+def check_node_profile(profile: Any) -> None:
+    """Assert every invariant of ``profile``. O(n N r + p k N) for p placements.
+
+    ``profile`` is a NodeProfile, typed Any: its module imports this one.
+    """
     times, free, cap = profile._times, profile._free, profile.capacity
     assert len(times) == len(free) >= 1, "parallel lists of equal, non-zero length"
     assert all(a < b for a, b in itertools.pairwise(times)), "times strictly increase"

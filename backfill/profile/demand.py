@@ -8,19 +8,26 @@ demand there. The profile itself is :class:`~backfill.profile.nodes.NodeProfile`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from backfill.workloads.nodes import Machine, NodeRequest
 
-if TYPE_CHECKING:
-    from backfill.profile.nodes import NodeProfile
-
 __all__ = ["Demand", "NodeFree"]
 
 IntArray = npt.NDArray[np.int64]
+
+
+class _Placing(Protocol):
+    """What a NodeFree asks of its profile (a NodeProfile, which imports this module)."""
+
+    capacity: IntArray
+
+    def _room(self, free: IntArray, demand: Demand) -> IntArray: ...
+
+    def _place(self, room: IntArray, demand: Demand) -> IntArray | None: ...
 
 
 class Demand:
@@ -89,7 +96,7 @@ class NodeFree:
 
     __slots__ = ("_profile", "amounts")
 
-    def __init__(self, amounts: IntArray, profile: NodeProfile) -> None:
+    def __init__(self, amounts: IntArray, profile: _Placing) -> None:
         self.amounts = amounts
         self._profile = profile
 
