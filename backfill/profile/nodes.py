@@ -259,6 +259,7 @@ class NodeProfile:
         need = self._need(demand)
         totals = self._totals
         own_start = math.inf if own is None else own[2]
+        enough: dict[int, bool] = {}  # step -> whether it alone holds the demand
         n = len(times)
         while True:
             if own is None:
@@ -272,7 +273,7 @@ class NodeProfile:
                 return None
             i = bisect_right(times, t) - 1
             j = bisect_left(times, t + duration, i + 1)
-            blocked, low = self._window(i, j, demand, own)
+            blocked, low = self._window(i, j, demand, own, enough)
             if blocked < 0:
                 room = room_of(low, demand)
                 if int(room.sum()) >= count and self._place(room, demand) is not None:
@@ -287,32 +288,39 @@ class NodeProfile:
                 )
             t = times[i]
 
-    def _window(self, i: int, j: int, demand: Demand, own: list[Any] | None) -> tuple[int, IntArray]:
+    def _window(
+        self, i: int, j: int, demand: Demand, own: list[Any] | None, enough: dict[int, bool]
+    ) -> tuple[int, IntArray]:
         """The first of steps ``i`` to ``j - 1`` that cannot hold the demand alone, or -1 and their least.
 
-        For a candidate's interval: -1 and the least free amounts over the steps if each holds the
-        demand. The first step is tried alone: in a busy profile most candidates fail there.
-        O(k N r), in NumPy.
+        Whether a step holds it alone is kept in ``enough`` for the rest of the search (candidates'
+        intervals overlap); the first step is tried alone: most candidates fail there. O(k N r).
         """
         self._examined += j - i
-        free, count = self._free, demand.count
-        first = free[i]
-        if own is not None:
-            own_nodes, own_amounts, own_start, own_end = own
-            stacked = np.array(free[i:j])
-            inside = [k - i for k in range(i, j) if own_start <= self._times[k] < own_end]
-            stacked[np.ix_(inside, own_nodes)] += own_amounts
-            first = stacked[0]
-        if int(self._room(first, demand).sum()) < count:
-            return i, first
+        count = demand.count
+        if i not in enough:
+            enough[i] = int(self._room(self._step(i, own), demand).sum()) >= count
+        if not enough[i]:
+            return i, self._free[i]
+        missing = [k for k in range(i + 1, j) if k not in enough]
+        if missing:
+            sums = self._room(np.array([self._step(k, own) for k in missing]), demand).sum(axis=1)
+            enough.update(zip(missing, (sums >= count).tolist(), strict=True))
+        for k in range(i + 1, j):
+            if not enough[k]:
+                return k, self._free[k]
         if j - i == 1:
-            return -1, first
-        if own is None:
-            stacked = np.array(free[i:j])
-        short = np.flatnonzero(self._room(stacked, demand).sum(axis=1) < count)
-        if short.size:
-            return i + int(short[0]), first
-        return -1, stacked.min(axis=0)
+            return -1, self._step(i, own)
+        return -1, np.array([self._step(k, own) for k in range(i, j)]).min(axis=0)
+
+    def _step(self, k: int, own: list[Any] | None) -> IntArray:
+        """Step ``k``'s free amounts, with ``own`` (a placement counted free) added where it lies."""
+        free = self._free[k]
+        if own is None or not own[2] <= self._times[k] < own[3]:
+            return free
+        free = free.copy()
+        free[own[0]] += own[1]
+        return free
 
     def _need(self, demand: Demand) -> Amounts:
         """The demand's machine-wide amounts, over the resources the pool bound plans."""
