@@ -459,7 +459,9 @@ class NodeProfile:
         origin = self._times[0]
         if b > origin:
             self._change(nodes, amounts, a if a > origin else origin, b, 1)
-        if a <= low and b >= high:
+        if b >= high and (a <= low or a <= origin):
+            # Nothing of it is left after the origin (a running job ending now): forgotten, as
+            # advance forgets a placement that ended, not kept as one ending in the past.
             del self._placed[demand.key]
         elif b >= high:
             record[3] = a
