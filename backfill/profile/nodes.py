@@ -372,12 +372,14 @@ class NodeProfile:
         bound = current if before is None or before > current else before
         record = self._placed.get(demand.key)
         if record is not None:
-            self._change(record[0], record[1], record[2], record[3], 1)
+            # A running job's placement began before the origin, where the profile has no steps.
+            nodes, amounts, start, end = record[0], record[1], max(record[2], self._times[0]), record[3]
+            self._change(nodes, amounts, start, end, 1)
         try:
             return self._search(time, demand, duration, bound)
         finally:
             if record is not None:
-                self._change(record[0], record[1], record[2], record[3], -1)
+                self._change(nodes, amounts, start, end, -1)
 
     # -- updates -------------------------------------------------------------------------------------
 
@@ -488,7 +490,7 @@ class NodeProfile:
         try:
             self._reserve(new, new + duration, demand)
         except ProfileError:
-            self._change(record[0], record[1], record[2], record[3], -1)
+            self._change(record[0], record[1], max(record[2], self._times[0]), record[3], -1)
             self._placed[demand.key] = record
             raise
 
