@@ -303,10 +303,7 @@ class NodeProfile:
                 fit), or an argument is not valid.
         """
         time = self._time("earliest_fit", time)
-        if not (isinstance(duration, int | float) and 0 <= duration < math.inf):
-            raise ProfileError(
-                f"NodeProfile.earliest_fit: duration must be a finite number >= 0, got {duration!r}"
-            )
+        duration = self._duration("earliest_fit", duration)
         return self._earliest_fit(time, self._demand("earliest_fit", demand), duration)
 
     def _earliest_fit(self, time: float, demand: Demand, duration: float) -> float:
@@ -364,6 +361,9 @@ class NodeProfile:
         changes. O(the search).
         """
         time = self._time("earliest_move", time)
+        duration = self._duration("earliest_move", duration)
+        current = self._time("earliest_move", current)
+        before = None if before is None else self._time("earliest_move", before)
         return self._earliest_move(time, self._demand("earliest_move", demand), duration, current, before)
 
     def _earliest_move(
@@ -478,7 +478,7 @@ class NodeProfile:
             ProfileError: If it is not placed at ``new`` (the reservation is then where it was).
         """
         start, new = self._time("move", start), self._time("move", new)
-        self._move(start, new, duration, self._demand("move", demand))
+        self._move(start, new, self._duration("move", duration), self._demand("move", demand))
 
     def _move(self, start: float, new: float, duration: float, demand: Demand) -> None:
         if not duration > 0 or new == start:
@@ -568,6 +568,15 @@ class NodeProfile:
         except TypeError:
             pass
         raise ProfileError(f"NodeProfile.{method}: a time must be a finite number, got {value!r}")
+
+    @staticmethod
+    def _duration(method: str, value: Any) -> float:
+        try:
+            if 0 <= value < math.inf and not isinstance(value, bool):
+                return value  # type: ignore[no-any-return]
+        except TypeError:
+            pass
+        raise ProfileError(f"NodeProfile.{method}: duration must be a finite number >= 0, got {value!r}")
 
     def _interval(self, method: str, start: Any, end: Any) -> tuple[float, float]:
         start = self._time(method, start)
