@@ -368,10 +368,11 @@ class Machine:
 
     def group_of(self, node: int) -> int:
         """The index of the group node ``node`` belongs to. O(g)."""
+        rest = node
         for i, g in enumerate(self.groups):
-            if node < g.count:
+            if 0 <= rest < g.count:
                 return i
-            node -= g.count
+            rest -= g.count
         raise ParameterError(f"node {node} is not a node of {self.text()}")
 
     def share(self, request: NodeRequest) -> npt.NDArray[np.int64]:
