@@ -248,6 +248,7 @@ class NodeRequest:
         **other_per_task: int,
     ) -> NodeRequest:
         """``tasks`` tasks packed onto nodes, each with its cores, memory (kB), GPUs and other amounts."""
+        _whole("NodeRequest.cores_per_task", cores_per_task, 1)  # a zero would be dropped from the share
         share = {"cores": cores_per_task, "memory": memory_per_task, "gpus": gpus_per_task, **other_per_task}
         return cls(tasks, share, None, exclusive)
 
