@@ -131,23 +131,26 @@ class NodeProfileMachine(RuleBasedStateMachine):
     def has_queued(self) -> bool:
         return any(s >= self.model.origin for _, _, s, _ in self.model.placed.values())
 
-    @rule(data=st.data(), t=times, d=durations)
-    def reserve_at_earliest_fit(self, data: st.DataObject, t: int, d: int) -> None:
-        demand = self.demand(data)
-        expected = self.model.earliest_fit(t, demand, d)
-        if expected is None:  # a contiguous run the machine never has
-            before = _state(self.profile)
-            with pytest.raises(ProfileError, match="never placed, even on the empty machine"):
-                self.profile.earliest_fit(t, demand, d)
-            assert _state(self.profile)[:2] == before[:2]
-            return
-        s = self.profile.earliest_fit(t, demand, d)
-        assert s == expected
-        self.profile.reserve(s, s + d, demand)
-        if d:
-            take = self.model.take_over(s, d, demand)
-            assert take is not None
-            self.model.place(demand, take, s, s + d)
+    @rule(data=st.data(), t=times, jobs=st.integers(1, 4))
+    def plan_at_earliest_fits(self, data: st.DataObject, t: int, jobs: int) -> None:
+        # A queue planned as conservative backfilling plans it: each job at its earliest fit in turn.
+        for _ in range(jobs):
+            demand = self.demand(data)
+            d = data.draw(durations, label="duration")
+            expected = self.model.earliest_fit(t, demand, d)
+            if expected is None:  # a contiguous run the machine never has
+                before = _state(self.profile)
+                with pytest.raises(ProfileError, match="never placed, even on the empty machine"):
+                    self.profile.earliest_fit(t, demand, d)
+                assert _state(self.profile)[:2] == before[:2]
+                continue
+            s = self.profile.earliest_fit(t, demand, d)
+            assert s == expected
+            self.profile.reserve(s, s + d, demand)
+            if d:
+                take = self.model.take_over(s, d, demand)
+                assert take is not None
+                self.model.place(demand, take, s, s + d)
 
     @rule(data=st.data(), t=times, d=st.integers(1, 12))
     def reserve_anywhere(self, data: st.DataObject, t: int, d: int) -> None:
@@ -198,20 +201,6 @@ class NodeProfileMachine(RuleBasedStateMachine):
         _, _, s, e = self.model.placed[key]
         self.profile.release(s, e, self.model.demands[key])
         self.model.forget(key)
-
-    @precondition(lambda self: self.model.placed)
-    @rule(data=st.data())
-    def splitting_a_reservation_is_refused(self, data: st.DataObject) -> None:
-        key = self.some_key(data)
-        _, _, s, e = self.model.placed[key]
-        low = max(s, self.model.origin)
-        if e - low < 3:
-            return
-        a = data.draw(st.integers(low + 1, e - 2), label="a")  # type: ignore[arg-type]
-        before = _state(self.profile)
-        with pytest.raises(ProfileError, match="would split"):
-            self.profile.release(a, a + 1, self.model.demands[key])
-        assert _state(self.profile) == before
 
     @precondition(lambda self: self.model.placed)
     @rule(data=st.data(), t=times, limit=st.none() | times)
@@ -267,15 +256,20 @@ class NodeProfileMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.model.placed)
     @rule(data=st.data(), d=st.integers(1, 12))
-    def a_second_reservation_of_a_key_is_refused(self, data: st.DataObject, d: int) -> None:
+    def splitting_or_doubling_a_reservation_is_refused(self, data: st.DataObject, d: int) -> None:
+        # A key holds one reservation: neither a hole in it nor a second one elsewhere.
         key = self.some_key(data)
+        demand = self.model.demands[key]
         _, _, s, e = self.model.placed[key]
-        start = max(s, self.model.origin) + 1
-        if start == e:
-            return
+        low = max(s, self.model.origin)
         before = _state(self.profile)
-        with pytest.raises(ProfileError, match="already holds"):
-            self.profile.reserve(start, start + d, self.model.demands[key])
+        if e - low >= 3:
+            a = data.draw(st.integers(low + 1, e - 2), label="a")  # type: ignore[arg-type]
+            with pytest.raises(ProfileError, match="would split"):
+                self.profile.release(a, a + 1, demand)
+        if low + 1 != e:
+            with pytest.raises(ProfileError, match="already holds"):
+                self.profile.reserve(low + 1, low + 1 + d, demand)
         assert _state(self.profile) == before
 
     @rule(dt=st.integers(0, 10))
@@ -286,8 +280,8 @@ class NodeProfileMachine(RuleBasedStateMachine):
         for key in [k for k, (_, _, _, e) in self.model.placed.items() if e <= t]:
             self.model.forget(key)
 
-    @rule(data=st.data(), a=times, b=times, t=times)
-    def queries_match(self, data: st.DataObject, a: int, b: int, t: int) -> None:
+    @rule(data=st.data(), a=times, b=times, t=times, d=durations)
+    def queries_match(self, data: st.DataObject, a: int, b: int, t: int, d: int) -> None:
         a, b = sorted((max(a, self.model.origin), max(b, self.model.origin)))
         t = max(t, self.model.origin)
         assert np.array_equal(self.profile.free_at(t).amounts, self.model.free_at(t))
@@ -300,10 +294,7 @@ class NodeProfileMachine(RuleBasedStateMachine):
         placed = self.model.take(self.model.free_at(t), demand) is not None
         assert (free >= demand) is placed and (demand <= free) is placed
         assert (free < demand) is not placed and (demand > free) is not placed
-
-    @rule(data=st.data(), t=times, d=durations)
-    def earliest_fit_matches(self, data: st.DataObject, t: int, d: int) -> None:
-        demand = self.demand(data)
+        # Where it would start, asked without reserving.
         expected = self.model.earliest_fit(t, demand, d)
         if expected is not None:
             assert self.profile.earliest_fit(t, demand, d) == expected
@@ -337,7 +328,7 @@ class NodeProfileMachine(RuleBasedStateMachine):
 
 
 TestNodeProfileMachine = NodeProfileMachine.TestCase
-TestNodeProfileMachine.settings = settings(max_examples=100, stateful_step_count=25, deadline=None)
+TestNodeProfileMachine.settings = settings(max_examples=100, stateful_step_count=40, deadline=None)
 
 
 # -- placement policies ------------------------------------------------------------------------------
