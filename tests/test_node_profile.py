@@ -328,7 +328,7 @@ class NodeProfileMachine(RuleBasedStateMachine):
 
 
 TestNodeProfileMachine = NodeProfileMachine.TestCase
-TestNodeProfileMachine.settings = settings(max_examples=100, stateful_step_count=40, deadline=None)
+TestNodeProfileMachine.settings = settings(max_examples=250, stateful_step_count=40, deadline=None)
 
 
 # -- placement policies ------------------------------------------------------------------------------
