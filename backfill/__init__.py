@@ -6,6 +6,7 @@ import backfill._clock  # noqa: F401
 # isort: split
 
 from backfill._moved import install as _install_moved_paths
+from backfill.admission import rejections
 from backfill.errors import BackfillError, BatsimError, JobError, ParameterError, ScheduleError, SWFError
 from backfill.experiments.columns import MEASURE_COLUMNS, extra_measures
 from backfill.experiments.fair_start import FairStartTimes, fair_start_times, srinivasan_fair_starts
@@ -52,6 +53,7 @@ from backfill.measures.metrics import (
     utilization,
     wait_times,
 )
+from backfill.measures.nodes import fragmentation, node_utilization
 from backfill.measures.partitions import validate_partitions
 from backfill.measures.phases import high_load_phases, high_load_utilization, phase_utilization
 from backfill.measures.planning import (
@@ -75,7 +77,10 @@ from backfill.measures.usershares import (
 from backfill.measures.validation import check_reservations, same_schedule, validate_schedule
 from backfill.partitions import Partition, log_partitions, partition_sizes, simulate_partitions
 from backfill.profile import Profile, ProfileError
+from backfill.profile.demand import Demand, NodeFree
 from backfill.profile.multi import ResourceProfile
+from backfill.profile.nodes import NodeProfile
+from backfill.profile.placement import best_fit, contiguous, first_fit
 from backfill.schedule import Schedule
 from backfill.schedulers import (
     DC,
@@ -117,6 +122,7 @@ from backfill.schedulers.machinery.priorities import (
     sjf,
     wjf,
 )
+from backfill.schedulers.machinery.protocol import Placing
 from backfill.schedulers.prediction.planning import PlanningScheduler, Replanning, planning
 from backfill.schedulers.prediction.predictors import (
     StatefulPredictor,
@@ -130,6 +136,7 @@ from backfill.workloads.amounts import Amounts, amount_of
 from backfill.workloads.batsim import batsim_ids, read_batsim_workload, write_batsim_workload
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.lublin import lublin_feitelson
+from backfill.workloads.nodes import Allocation, Machine, NodeGroup, NodeRequest, tasks_request
 from backfill.workloads.resources import Resource, default_capacity, memory_request
 from backfill.workloads.swf import read_swf, write_swf
 from backfill.workloads.workload import Job, Workload
@@ -138,6 +145,7 @@ _install_moved_paths()  # old module paths (backfill.metrics, ...) keep importin
 
 __all__ = [
     "AdaptiveThreshold",
+    "Allocation",
     "Amounts",
     "BackfillError",
     "BatsimError",
@@ -146,6 +154,7 @@ __all__ = [
     "CleaningPolicy",
     "Conservative",
     "DC",
+    "Demand",
     "Door",
     "EASY",
     "FCFS",
@@ -160,13 +169,19 @@ __all__ = [
     "JobError",
     "LookaheadSlack",
     "MEASURE_COLUMNS",
+    "Machine",
     "ModelWorkload",
+    "NodeFree",
+    "NodeGroup",
+    "NodeProfile",
+    "NodeRequest",
     "PC",
     "PLANNING_KEYS",
     "PRIORITIES",
     "PackingScores",
     "ParameterError",
     "Partition",
+    "Placing",
     "PlanningScheduler",
     "Profile",
     "ProfileError",
@@ -200,10 +215,12 @@ __all__ = [
     "amount_of",
     "batsim_ids",
     "benefit_and_suffer",
+    "best_fit",
     "bounded_slowdowns",
     "category_shares",
     "category_thresholds",
     "check_reservations",
+    "contiguous",
     "default_capacity",
     "entitled_processors",
     "entitled_usage",
@@ -215,6 +232,8 @@ __all__ = [
     "fair_start_times",
     "fairness_buckets",
     "fcfs",
+    "first_fit",
+    "fragmentation",
     "group_summary",
     "guarantee_violations",
     "guarded",
@@ -234,6 +253,7 @@ __all__ = [
     "metrics_table",
     "never_reserved",
     "njf",
+    "node_utilization",
     "partition_fair_start_times",
     "partition_sizes",
     "per_category",
@@ -247,6 +267,7 @@ __all__ = [
     "priority_name",
     "read_batsim_workload",
     "read_swf",
+    "rejections",
     "relative_response_times",
     "replication_summary",
     "resource_utilization",
@@ -267,6 +288,7 @@ __all__ = [
     "starvation_threshold",
     "summarize",
     "t_quantile",
+    "tasks_request",
     "to_rows",
     "trim_schedule",
     "underprediction_rate",

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from backfill._validators import one_of
 from backfill._version import library_version
 from backfill.errors import ScheduleError
+from backfill.workloads.nodes import Allocation, Machine
 from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.workload import Workload
 
@@ -39,6 +40,17 @@ def _optional_readonly(a: npt.ArrayLike | None) -> npt.NDArray[Any] | None:
 
 
 def _frozen_reasons(m: Mapping[int, str]) -> Mapping[int, str]:
+    return MappingProxyType(dict(m))
+
+
+def _optional_machine(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and not isinstance(value, Machine):
+        raise ScheduleError(f"Schedule.machine must be a Machine of node groups or None, got {value!r}")
+
+
+def _frozen_allocations(m: Mapping[int, Allocation]) -> Mapping[int, Allocation]:
+    if not isinstance(m, Mapping) or not all(isinstance(a, Allocation) for a in m.values()):
+        raise ScheduleError("Schedule.allocations must map job ids to Allocation")
     return MappingProxyType(dict(m))
 
 
@@ -89,6 +101,10 @@ class Schedule:
     predicted: FloatArray | None = attrs.field(default=None, converter=_optional_readonly, repr=False)
     path: str = attrs.field(default="python", kw_only=True, validator=one_of("python", "compiled"))
     resources: tuple[Resource, ...] = attrs.field(default=(), kw_only=True, converter=check_resources)
+    machine: Machine | None = attrs.field(default=None, kw_only=True, validator=_optional_machine)
+    allocations: Mapping[int, Allocation] = attrs.field(
+        factory=dict, kw_only=True, converter=_frozen_allocations, repr=False
+    )
 
     @classmethod
     def from_starts(
@@ -171,6 +187,7 @@ class Schedule:
         # Read-only mapping proxies do not pickle; results come back from process pools and Dask.
         state = {a.name: getattr(self, a.name) for a in attrs.fields(Schedule)}
         state["rejected"], state["altered"] = dict(self.rejected), dict(self.altered)
+        state["allocations"] = dict(self.allocations)
         return (_schedule_from, (state,))
 
     @property

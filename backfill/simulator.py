@@ -33,10 +33,12 @@ import attrs
 import numpy as np
 
 from backfill._validators import one_of
+from backfill.admission import machine_size, rejections
 from backfill.errors import BackfillError, ScheduleError
 from backfill.kernel._runs import settle, whole_run
 from backfill.schedule import RESERVATION_DTYPE, Schedule
 from backfill.schedulers.machinery.protocol import ReservationLog, Scheduler, scheduler_name
+from backfill.workloads.nodes import Allocation
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
 
 __all__ = ["Simulator", "simulate"]
@@ -98,6 +100,10 @@ class Simulator:
     _used: int = attrs.field(init=False, default=0, repr=False)
     _wakeups: set[float] = attrs.field(init=False, repr=False, factory=set)
     _start: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
+    # On a node machine: each started job's allocation, by row; and the machine's cores (else the
+    # workload's machine size).
+    _allocations: dict[int, Allocation] = attrs.field(init=False, repr=False, factory=dict)
+    _size: int = attrs.field(init=False, default=0, repr=False)
     _end: dict[int, float] = attrs.field(init=False, repr=False, factory=dict)
     _order: list[int] = attrs.field(init=False, repr=False, factory=list)
     # The reservation log as (time, job id, start) triples of doubles, flat: no object per change, so
@@ -107,40 +113,15 @@ class Simulator:
     _take: Callable[[], list[tuple[int, float]]] | None = attrs.field(init=False, repr=False, default=None)
 
     def __attrs_post_init__(self) -> None:
+        size = self._size = machine_size(self.workload, self.scheduler)
+        if size != self.workload.machine_size:
+            # A node machine: its cores are the machine's size for every measure of the schedule.
+            w = self.workload
+            self.workload = Workload(w.records, size, w.provenance, w.header)
         r = self.workload.records
-        size = self.workload.machine_size
-        procs = r["processors"]
         runtime = r["runtime"].astype(np.float64)
         estimate = r["estimate"].astype(np.float64)
-        self._rejected = {}
-        reasons = (
-            (procs > size, f"wider than the machine ({size} processors)"),
-            (procs <= 0, "no positive processor count"),
-            # A Workload has already refused NaN, infinities and negatives other than SWF's -1.
-            (runtime < 0, "unknown runtime"),
-        )
-        bad = np.zeros(len(r), dtype=bool)
-        ids = r["id"]
-        for mask, reason in reasons:
-            mask = mask & ~bad
-            for job_id in ids[mask].tolist():
-                self._rejected[job_id] = reason
-            bad |= mask
-        for resource in getattr(self.scheduler, "resources", ()):
-            # A job asking more of a resource than the machine has never fits: rejected, as too wide;
-            # one asking MAX_AMOUNT or more too, with its own reason (no capacity is that large).
-            amounts, past = resource.bounded_amounts(self.workload)
-            for mask, reason in (
-                (past, f"asks 2**62 or more {resource.name} (MAX_AMOUNT, more than any capacity)"),
-                (
-                    amounts > resource.capacity,
-                    f"needs more {resource.name} than the machine has ({resource.capacity})",
-                ),
-            ):
-                mask = mask & ~bad
-                for job_id in ids[mask].tolist():
-                    self._rejected[job_id] = reason
-                bad |= mask
+        self._rejected, bad = rejections(self.workload, self.scheduler)
         self._altered = {}
         # SWF's -1 means "unknown": such a job gets an accurate estimate, as the reader's policy does.
         missing = ~bad & (estimate < 0)
@@ -269,7 +250,8 @@ class Simulator:
 
     def _start_jobs(self, started: Sequence[Job], now: float) -> None:
         queued = self._queued
-        size = self.workload.machine_size
+        size = self._size
+        placing = getattr(self.scheduler, "nodes", None) is not None
         for job in started:
             if queued.pop(job.id, None) is None:
                 raise self._not_queued(job, now)
@@ -277,7 +259,9 @@ class Simulator:
             # A job of zero runtime occupies nothing, as in the profile and the validator.
             if self._runtime[i] > 0:
                 self._used += job.processors
-            if self._used > size:
+            # (On a node machine the request rule says what a job holds, not its processors: every
+            # node's capacity is the validator's to check, from the allocations.)
+            if self._used > size and not placing:
                 name = scheduler_name(self.scheduler)
                 raise ScheduleError(
                     f"{name} started job {job.id} at {now:g}: {self._used} processors in use "
@@ -285,9 +269,21 @@ class Simulator:
                 )
             self._running[i] = job
             self._start[i] = now
+            if placing:
+                self._allocations[i] = self._allocation(job, now)
             self._order.append(i)
             self._seq += 1
             heapq.heappush(self._heap, (now + self._runtime[i], _COMPLETE, self._seq, i))
+
+    def _allocation(self, job: Job, now: float) -> Allocation:
+        """The allocation the scheduler gives a job it started at ``now``."""
+        allocation = self.scheduler.allocation(job.id)  # type: ignore[attr-defined]
+        if not isinstance(allocation, Allocation):
+            name = scheduler_name(self.scheduler)
+            raise ScheduleError(
+                f"{name} started job {job.id} at {now:g} on a node machine with no allocation"
+            )
+        return allocation
 
     def _not_queued(self, job: Job, now: float) -> ScheduleError:
         """The error for a started job that is not queued: it has not arrived, or already started."""
@@ -423,6 +419,7 @@ class Simulator:
         other._running = self._running.copy()
         other._wakeups = self._wakeups.copy()
         other._start = {}
+        other._allocations = {}
         other._end = {}
         other._order = []
         other._log = array("d")
@@ -437,11 +434,11 @@ class Simulator:
         Only :func:`simulate` asks, before the first instant: a simulation stepped, forked or read
         on the way runs the Python path (see ``backfill/kernel/_runs.py`` for what runs compiled).
         """
-        if self.now != -math.inf:
+        if self.now != -math.inf or getattr(self.scheduler, "nodes", None) is not None:
             return None
         return whole_run(
             self.scheduler,
-            self.workload.machine_size,
+            self._size,
             self.workload.records,
             self._submit,
             self._runtime,
@@ -496,6 +493,8 @@ class Simulator:
             predicted=predicted,
             path=path,
             resources=getattr(self.scheduler, "resources", ()),
+            machine=getattr(self.scheduler, "nodes", None),
+            allocations={int(self.workload.records["id"][i]): a for i, a in self._allocations.items()},
         )
 
     def _predicted(self) -> np.ndarray | None:

@@ -54,7 +54,17 @@ pytest_plugins = ["pytester"]
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 #: The packages of the integration suite: ``pytest.importorskip`` of one marks a test ``integration``.
-INTEGRATION_PACKAGES = ("pandas", "matplotlib", "dask", "distributed", "evalys", "mkdocs", "seaborn", "simpy")
+INTEGRATION_PACKAGES = (
+    "pandas",
+    "matplotlib",
+    "dask",
+    "distributed",
+    "evalys",
+    "mkdocs",
+    "seaborn",
+    "simpy",
+    "accasim",
+)
 _ASKS_FOR = re.compile(r"importorskip\(\s*[\"'](" + "|".join(INTEGRATION_PACKAGES) + r")\b")
 _MODULE_MARK = re.compile(r"^pytestmark = .*\bpytest\.mark\.integration\b", re.MULTILINE)
 #: Dask's default dashboard port, which a cluster started without ``dashboard_address`` binds.

@@ -269,3 +269,19 @@ def test_subclass_schedulers() -> None:
     out = run("subclass_schedulers.py")
     assert "FirstFit(sjf)" in out and "LazyPC(3600s)" in out and "PC(sjf)" in out
     assert "LazyPC: every guarantee kept; copies keep their type" in out
+
+
+@pytest.mark.integration  # accasim: the integration extra
+def test_accasim_host_gives_simulates_schedules() -> None:
+    pytest.importorskip("accasim", reason="needs AccaSim 1.1.3: pip install '.[accasim]'")
+    out = run("accasim_host.py")
+    assert out.startswith("300 Lublin-Feitelson jobs, 32 nodes of 1 core(s), AccaSim's FirstFit placing"), out
+    same = re.findall(
+        r"^(\S+): 300 jobs started, 0 rejected, (\d+) reservation changes; the same schedule as simulate",
+        out,
+        re.M,
+    )
+    assert [name for name, _ in same] == ["FCFS(fcfs)", "EASY(fcfs)", "Conservative", "PC(sjf)", "DC(sjf)"], (
+        out
+    )
+    assert all(int(changes) > 0 for name, changes in same if name != "FCFS(fcfs)"), out

@@ -24,6 +24,8 @@ from backfill.workloads.workload import Job
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 Placed = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], float, float]
 
+#: A demand never placed: refused by the nodes' search, or first by the pool bound (totals too big).
+NEVER = r"never placed, even on the empty machine|^ResourceProfile\.earliest_fit: .* exceed the capacity"
 times = st.integers(0, 40)
 durations = st.integers(0, 12)
 
@@ -176,7 +178,7 @@ class NodeProfileMachine(RuleBasedStateMachine):
                 Demand.of(0, self.machine, request)
             return
         before = _state(self.profile)
-        with pytest.raises(ProfileError, match="never placed"):
+        with pytest.raises(ProfileError, match=NEVER):
             self.profile.earliest_fit(0, Demand.of(0, self.machine, request), 1)
         assert _state(self.profile)[:2] == before[:2]
 
@@ -379,15 +381,22 @@ def test_first_fit_fills_nodes_in_order(room: IntArray, count: int) -> None:
 
 
 @given(room=rooms, count=counts)
-def test_best_fit_fills_the_least_roomy_nodes_first(room: IntArray, count: int) -> None:
+def test_best_fit_takes_the_tightest_node_that_holds_the_job_else_the_fewest_nodes(
+    room: IntArray, count: int
+) -> None:
     take = best_fit(room, count)
-    if take is not None:
-        used = np.flatnonzero(take)
-        last = max(used, key=lambda n: (room[n], n))
-        # A node left untouched has more room than the last one used, or as much and a higher id.
-        for n in np.flatnonzero((room > 0) & (take == 0)):
-            assert (room[n], n) > (room[last], last)
-        assert all(take[n] == room[n] for n in used if n != last)
+    if take is None:
+        return
+    used = np.flatnonzero(take).tolist()
+    holding = [n for n in range(len(room)) if room[n] >= count]
+    if holding:
+        tightest = min(holding, key=lambda n: (room[n], n))
+        assert used == [tightest]
+        return
+    # As few nodes as hold the job at all, each filled whole but the one taking the last shares.
+    fewest = int(np.searchsorted(np.cumsum(np.sort(room)[::-1]), count)) + 1
+    assert len(used) == fewest
+    assert sum(take[n] != room[n] for n in used) <= 1
 
 
 @given(room=rooms, count=counts)
@@ -407,7 +416,9 @@ def test_contiguous_takes_the_first_run_that_holds_the_count(room: IntArray, cou
 @pytest.mark.parametrize(
     ("room", "count", "first", "best", "run"),
     [
-        ([3, 0, 8, 2, 8], 10, [3, 0, 7, 0, 0], [3, 0, 5, 2, 0], [0, 0, 8, 2, 0]),
+        ([3, 0, 8, 2, 8], 10, [3, 0, 7, 0, 0], [0, 0, 8, 2, 0], [0, 0, 8, 2, 0]),
+        ([8, 3, 0, 5], 4, [4, 0, 0, 0], [0, 0, 0, 4], [4, 0, 0, 0]),
+        ([2, 2, 1, 3], 5, [2, 2, 1, 0], [2, 0, 0, 3], [2, 2, 1, 0]),
         ([4, 0, 4], 6, [4, 0, 2], [4, 0, 2], None),
         ([1, 1, 1], 3, [1, 1, 1], [1, 1, 1], [1, 1, 1]),
         ([2, 5, 1], 9, None, None, None),
@@ -773,7 +784,7 @@ def test_a_request_is_refused_exactly_when_the_empty_machine_cannot_hold_it(
     if reason is None:
         assert p.earliest_fit(0, demand, 1) == 0
     else:
-        with pytest.raises(ProfileError, match="never placed"):
+        with pytest.raises(ProfileError, match=NEVER):
             p.earliest_fit(0, demand, 1)
 
 

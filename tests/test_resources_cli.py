@@ -217,3 +217,12 @@ def test_help_documents_resources(capsys: pytest.CaptureFixture[str]) -> None:
             main([command, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert "--resources LIST" in out and "memory=SIZE" in out and "1.5G" in out
+
+
+def test_simulate_mixes_a_pool_with_memory_and_one_without(capsys: pytest.CaptureFixture[str]) -> None:
+    # The memory columns are the planning run's alone: "-" in the other's row, not a KeyError.
+    code, out, err = run(capsys, "simulate", "--jobs", "60", "--scheduler", "easy", "easy+memory=1G")
+    assert code == 0, err
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("EASY")}
+    assert rows["EASY(fcfs)"][-2:] == ["-", "-"]
+    assert rows["EASY+memory=1G(fcfs)"][-2] == "0.000"

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from backfill import EASY, BackfillError, Workload, simulate, write_swf
 from backfill.cli import main
+from backfill.experiments._workload_specs import _window_bounds
 from backfill.experiments.results import SweepResult
-from backfill.experiments.specs import _window_bounds
 from backfill.experiments.sweep import Cell, TraceWorkload
 from backfill.measures.metrics import summarize
 from backfill.workloads.lublin import lublin_feitelson

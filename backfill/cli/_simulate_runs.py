@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -176,7 +175,7 @@ def _row(
     """The run's row: what was run, its summary, its extra measures and its provenance."""
     args, workload, extra = context.args, context.workload, context.extra
     run = {"workload": context.run_fields["workload"], "scheduler": spec.label, "scheduler_name": spec.name}
-    run |= {"params": json.dumps(dict(spec.params), sort_keys=True), "priority": priority}
+    run |= {"params": spec.row_params(), "priority": priority}  # with the node machine's, on one
     run |= {"load": context.run_fields["load"], "estimates": context.run_fields["estimates"]}
     trim = context.trim
     row = run | summary_row(

@@ -5,6 +5,7 @@ Private to :mod:`backfill.cli`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -90,8 +91,12 @@ def percent_cell(value: float) -> str:
 def chosen_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     """The ``--metric`` table: one line per schedule, the chosen columns, then what each one means."""
     header = ["scheduler", *columns]
+    # A resource's columns are in the rows of the schedulers that plan it only: "-" in the others.
     cells = [
-        [f"{row['scheduler']}({row['priority']})", *(metric_cell(c, float(row[c])) for c in columns)]
+        [
+            f"{row['scheduler']}({row['priority']})",
+            *(metric_cell(c, float(row.get(c, math.nan))) for c in columns),
+        ]
         for row in rows
     ]
     widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]

@@ -14,6 +14,7 @@ from typing import Any
 from backfill._files import open_atomically, write_atomically
 from backfill.cli._empty import no_jobs
 from backfill.cli._metrics import add_metric_option, add_trim_options, metrics_wanted, trim_wanted, trim_words
+from backfill.cli._nodes import add_nodes_options, machine_line, with_nodes
 from backfill.cli._outputs import check_outputs, write_outputs
 from backfill.cli._partitions import add_partitions_option, check_partitioned_compare, log_partition_lines
 from backfill.cli._replications import (
@@ -99,6 +100,7 @@ def add_compare_command(commands: Any) -> None:
     _add_workloads_argument(cmp)
     add_run_options(cmp, sweep=True)
     add_resources_option(cmp)
+    add_nodes_options(cmp)
     cmp.add_argument(
         "--baseline",
         metavar="LABEL",
@@ -332,7 +334,7 @@ class _Plan:
             raise CommandLineError(f"no workload: {ORDER_HINT}")
         workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
         bare = scheduler_specs(args)
-        self.specs = specs = with_resources(args, bare)
+        self.specs = specs = with_nodes(args, with_resources(args, bare))
         self.orders = priorities(args)
         self.metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
         check_resource_metrics(self.metrics, specs)
@@ -399,6 +401,9 @@ def _print_notes(plan: _Plan) -> None:
         print(f"note: {', '.join(ignoring)} takes no priority; its one run per load serves every priority")
     if plan.processors_only:
         print(plan.processors_only)
+    machines = machine_line(plan.specs)
+    if machines:
+        print(machines)
 
 
 def _sweep(args: argparse.Namespace, grid: Grid, show_progress: Progress) -> tuple[SweepResult, float]:

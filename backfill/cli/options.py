@@ -506,7 +506,8 @@ def scheduler_specs(
         entry = scheduler_entry(spec.name)
         params = given_parameters(entry, args, besides=dict(spec.params)) | dict(spec.params)
         try:
-            out.append(SchedulerSpec(spec.name, tuple(params.items()), resources=spec.resources))
+            machine = {"resources": spec.resources, "nodes": spec.nodes, "placement": spec.placement}
+            out.append(SchedulerSpec(spec.name, tuple(params.items()), **machine))
         except BackfillError as e:
             raise CommandLineError(f"--scheduler {spec.label}: {e}") from None
     return list(dict.fromkeys(out))

@@ -14,6 +14,7 @@ from typing import Any
 
 from backfill.cli._empty import no_jobs
 from backfill.cli._metrics import add_metric_option, add_trim_options, metrics_wanted, trim_wanted
+from backfill.cli._nodes import add_nodes_options, machine_line, with_nodes
 from backfill.cli._outputs import OutputsInterrupted, check_outputs
 from backfill.cli._partitions import (
     add_partitions_option,
@@ -129,6 +130,7 @@ def _add_simulate_command(commands: Any) -> None:
     )
     add_run_options(sim, sweep=False)
     add_resources_option(sim)
+    add_nodes_options(sim)
     add_metric_option(sim, "default: the standard table")
     add_trim_options(sim)
     _add_model_options(sim)
@@ -370,7 +372,7 @@ class _Plan:
     """
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.specs = with_resources(args, scheduler_specs(args))
+        self.specs = with_nodes(args, with_resources(args, scheduler_specs(args)))
         self.orders = priorities(args)
         self.chosen = metrics_wanted(args, ()) if args.metric else []
         check_resource_metrics(self.chosen, self.specs)
@@ -417,6 +419,9 @@ def _print_before(
     if given.report is not None:  # with the notes on the resources planned, and only those
         print(given.report.summary(resources=[r.name for spec in plan.specs for r in spec.resources]))
     print(f"workload: {description}, offered load {workload.offered_load():.3f}")
+    machines = machine_line(plan.specs, workload.machine_size)
+    if machines:
+        print(machines)
     if plan.orders != ["fcfs"]:
         ignoring = [spec.label.lower() for spec in plan.specs if not spec.takes_priority]
         if ignoring:

@@ -26,7 +26,9 @@ from typing import Any
 from backfill._files import write_atomically
 from backfill._version import library_version
 from backfill.errors import BackfillError
+from backfill.experiments._node_specs import node_identity
 from backfill.experiments.results import COUNT_COLUMNS, DROPPED_COLUMN, METRIC_COLUMNS, REJECTIONS_COLUMN
+from backfill.schedulers.machinery.protocol import Scheduler
 
 __all__ = [
     "CACHE_FORMAT",
@@ -39,6 +41,7 @@ __all__ = [
     "content_key",
     "file_digest",
     "library_version",
+    "machine_key",
 ]
 
 # -- keys and the store --------------------------------------------------------------------------
@@ -48,8 +51,9 @@ __all__ = [
 #: schedule's ``path`` (which code made it), so that a cached row says it as a computed one does;
 #: format 4 the ``held_back_<resource>`` columns of runs with resources and Batsim's own job ids
 #: in the per-job files; format 5 the per-job files' ``user`` and ``group`` columns, with their
-#: provenance on the first row only.
-CACHE_FORMAT = 5
+#: provenance on the first row only; format 6 the ``fragmentation`` columns of runs on node machines
+#: (:data:`~backfill.measures.nodes.NODE_COLUMNS`) and their per-job files' node ids.
+CACHE_FORMAT = 6
 
 #: What :meth:`CellStore.read` found: a sound file, no file, a file of an older format (written
 #: by an earlier version, computed again without being counted as damaged), or a damaged one.
@@ -88,6 +92,32 @@ def content_key(value: Any) -> str:
         (True, False)
     """
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def _callable_name(f: object) -> str:
+    return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', repr(f))}"
+
+
+def machine_key(scheduler: Scheduler) -> dict[str, Any]:
+    """The node machine's part of a cell's key: none for a scheduler of a pool, so pool keys stay.
+
+    A scheduler built with ``nodes`` (a :class:`~backfill.workloads.nodes.Machine`) adds what its
+    spec's key adds (:meth:`~backfill.experiments.specs.SchedulerSpec.resource_key`): its node
+    groups, its request rule and its placement policy, the callables by module and qualified name
+    (so two lambdas would share one: give a sweep's rules and policies names). A node run is never
+    served a pool run's cell, nor one of other nodes or another placement.
+
+    Examples:
+        >>> from backfill import EASY, Machine, best_fit
+        >>> machine_key(EASY())
+        {}
+        >>> machine_key(EASY(nodes=Machine.parse("16x4"), placement=best_fit))["placement"]
+        'best_fit'
+    """
+    nodes = getattr(scheduler, "nodes", None)
+    if nodes is None:
+        return {}
+    return node_identity(nodes, scheduler.placement)  # type: ignore[attr-defined]
 
 
 def file_digest(path: Path) -> str:

@@ -33,7 +33,11 @@ standard columns per resource: ``utilization_<name>`` (``utilization_memory``: t
 :func:`~backfill.measures.resource_use.held_back`; 0 says the resource never stood alone in its way),
 computed whenever the run has resources, since they cost about what ``utilization`` costs, and
 absent otherwise, so that the rows of runs of processors alone keep their columns
-(:func:`is_resource_column` recognises them).
+(:func:`is_resource_column` recognises them). A run on a node machine (a scheduler built with
+``nodes``) has :data:`~backfill.measures.nodes.NODE_COLUMNS` in the same way: ``fragmentation``,
+the job-seconds jobs waited while the machine-wide free amounts held their request
+(:func:`~backfill.measures.nodes.fragmentation`), and ``mean_fragmentation``, that per completed
+job; :func:`is_machine_column` recognises both kinds.
 
 Examples:
     >>> "strict_unfairness" in MEASURE_COLUMNS, MEASURE_GROUPS["lw_mean_bsld"]
@@ -55,6 +59,7 @@ from backfill.measures.fairness import unfairness
 from backfill.measures.fairshare import fair_shares, resources_received
 from backfill.measures.groups import CATEGORIES, GROUP_KEYS, per_category, per_user
 from backfill.measures.metrics import DEFAULT_BOUND, METRIC_NAMES, SUMMARY_KEYS, metric_label
+from backfill.measures.nodes import NODE_COLUMNS
 from backfill.measures.planning import PLANNING_KEYS, planning_summary
 from backfill.measures.resource_use import held_back_column, utilization_column
 from backfill.measures.trim import Trim, measured_jobs, trim_schedule
@@ -69,6 +74,7 @@ __all__ = [
     "MEASURE_GROUPS",
     "column_label",
     "extra_measures",
+    "is_machine_column",
     "is_resource_column",
     "measure_column",
     "needs_reservations",
@@ -165,6 +171,18 @@ def is_resource_column(key: str) -> bool:
     return resource_of_column(key) is not None
 
 
+def is_machine_column(key: str) -> bool:
+    """Whether ``key`` is a column only the runs of some machines have: a resource's, or a node machine's.
+
+    Examples:
+        >>> is_machine_column("fragmentation"), is_machine_column("utilization_memory")
+        (True, True)
+        >>> is_machine_column("utilization")
+        False
+    """
+    return key in NODE_COLUMNS or is_resource_column(key)
+
+
 def column_label(key: str, *, unit: bool = True) -> str:
     """Return a column's name in words (with its unit), as tables and figures title it.
 
@@ -191,7 +209,7 @@ def measure_column(text: str) -> str:
 
     ``--metric`` reads its values so. A resource's columns, ``utilization_<name>`` and
     ``held_back_<name>`` (:func:`is_resource_column`), are columns too: rows have them when their
-    run plans that resource.
+    run plans that resource; so are ``fragmentation`` and ``mean_fragmentation``, on a node machine.
 
     Raises:
         BackfillError: An unknown name, with the nearest known ones.
@@ -211,7 +229,7 @@ relaxed_unfairness, fair_share_unfairness?); known: jobs, rejected, mean_wait, .
     if text in MEASURE_COLUMNS:
         return text
     spelled = text.replace("-", "_")
-    if spelled in MEASURE_COLUMNS or is_resource_column(spelled):
+    if spelled in MEASURE_COLUMNS or is_machine_column(spelled):
         return spelled
     near = [c for c in MEASURE_COLUMNS if spelled and spelled in c][:3]
     near = near or difflib.get_close_matches(spelled, MEASURE_COLUMNS, n=3, cutoff=0.6)
@@ -219,7 +237,8 @@ relaxed_unfairness, fair_share_unfairness?); known: jobs, rejected, mean_wait, .
     raise BackfillError(
         f"unknown metric {text!r}{hint}; known: {', '.join(METRIC_COLUMNS)}, and the fairness, share, "
         "category, user and planning measures of backfill.experiments.columns (listed by --help), "
-        "and utilization_<resource>, held_back_<resource> for a resource planned"
+        "and utilization_<resource>, held_back_<resource> for a resource planned, "
+        f"{', '.join(NODE_COLUMNS)} on a node machine"
     )
 
 

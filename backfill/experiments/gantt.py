@@ -6,13 +6,15 @@ draws the jobs of a time window with the reservations held at one instant, on a 
 readable units. matplotlib is needed for the drawing only (the ``plot`` extra).
 
 Processors only: a schedule that planned resources besides processors (memory) is drawn by its
-processors, and the y axis says which resources are not drawn.
+processors, and the y axis says which resources are not drawn. A schedule of a node machine says
+which nodes each job held: it is drawn one lane per node (:func:`node_lanes`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,11 +50,13 @@ __all__ = [
     "DEFAULT_WINDOW",
     "JOB_COLORS",
     "LANE_LIMIT",
+    "NODE_LANE_LIMIT",
     "SIZE_CLASSES",
     "ColorClasses",
     "GanttWindow",
     "color_classes",
     "gantt_window",
+    "node_lanes",
     "occupancy",
     "processor_lanes",
     "schedule_window",
@@ -61,6 +65,9 @@ __all__ = [
 #: The most processors a Gantt chart draws one lane each by default; a larger machine is drawn as
 #: occupancy, the processors in use stacked by class (a lane of 93,312 is thinner than a pixel).
 LANE_LIMIT = 2048
+#: The most nodes a Gantt chart of a node machine draws one lane each by default; a machine of more
+#: is drawn as occupancy, its cores in use stacked by class.
+NODE_LANE_LIMIT = 256
 #: The color of the class that gathers the users (groups, ...) not given one of their own.
 OTHER_COLOR = "#c8c8c8"
 
@@ -146,6 +153,69 @@ def processor_lanes(
     return lanes
 
 
+def node_lanes(
+    schedule: Schedule, *, start: float = -math.inf, end: float = math.inf
+) -> dict[int, list[tuple[float, float]]]:
+    """Give every job that runs in [start, end) a band on each of its nodes: one lane per node.
+
+    Node ``k`` is the lane from ``k`` to ``k + 1``; a job holding ``c`` of its ``C`` cores gets a
+    band ``c / C`` high in it, so jobs sharing a node lie side by side and a job holding the node
+    whole fills its lane. Within a node, the cores are packed as :func:`processor_lanes` packs a
+    pool's processors: jobs in order of start (then row), each on the cores of the node free at
+    its start, in one run where one is wide enough. Jobs that did not start or ran for no time get
+    no band. O(a C + n log n) for a allocation entries and C cores per node.
+
+    Args:
+        schedule: A schedule of a node machine (:attr:`~backfill.schedule.Schedule.machine`).
+        start: Left edge of the window; jobs ending at or before it are left out.
+        end: Right edge; jobs starting at or after it are left out.
+
+    Returns:
+        Row of each job in the window -> its bands ``(bottom, height)`` in lanes, node by node in
+        node-id order (several on a node whose free cores were not contiguous).
+
+    Raises:
+        BackfillError: A schedule with no node machine, a started job with no allocation, or jobs
+            that overfill a node's cores (an invalid schedule).
+
+    Examples:
+        >>> from backfill import FCFS, Job, Machine, Workload, simulate
+        >>> jobs = [Job(id=1, submit=0.0, processors=6, runtime=10.0, estimate=10.0),
+        ...         Job(id=2, submit=0.0, processors=2, runtime=5.0, estimate=5.0)]
+        >>> s = simulate(Workload.from_jobs(jobs, machine_size=8), FCFS(nodes=Machine.parse("2x4")))
+        >>> node_lanes(s)  # job 1: node 0 whole and half of node 1; job 2 the other half
+        {0: [(0.0, 1.0), (1.0, 0.5)], 1: [(1.5, 0.5)]}
+    """
+    if not isinstance(schedule, Schedule):
+        raise BackfillError(f"expected a Schedule, got {type(schedule).__name__}")
+    machine = schedule.machine
+    if machine is None:
+        raise BackfillError(f"{schedule.scheduler} ran on a pool of processors: it has no nodes to draw")
+    cores = machine.capacities()[:, 0].tolist()
+    free_at = [np.full(c, -math.inf) for c in cores]
+    begin, finish = job_span(schedule)
+    rows = np.flatnonzero((begin < end) & (finish > start) & (finish > begin))
+    rows = rows[np.lexsort((rows, begin[rows]))]
+    ids = schedule.workload.column("id").tolist()
+    bands: dict[int, list[tuple[float, float]]] = {}
+    for i in rows.tolist():
+        allocation = schedule.allocations.get(int(ids[i]))
+        if allocation is None:
+            raise BackfillError(f"job {ids[i]} started at {begin[i]:g} with no allocation to draw")
+        bands[i] = []
+        for node, amounts in zip(allocation.nodes, allocation.amounts, strict=True):
+            free = free_at[node] <= begin[i]
+            if int(np.count_nonzero(free)) < amounts[0]:
+                raise BackfillError(
+                    f"job {ids[i]} starts at {begin[i]:g} on {amounts[0]} cores of node {node} but only "
+                    f"{int(np.count_nonzero(free))} of its {cores[node]} are free: the schedule is infeasible"
+                )
+            for first, n in _take(free, amounts[0]) if amounts[0] else []:
+                free_at[node][first : first + n] = finish[i]
+                bands[i].append((node + first / cores[node], n / cores[node]))
+    return bands
+
+
 def _held_reservations(s: Schedule, at: float) -> list[tuple[float, int]]:
     """Return (reserved start, row) of each job queued at ``at`` that holds a reservation then."""
     log = s.reservations
@@ -219,6 +289,13 @@ def schedule_window(
     stacked by class in the same colors (all in one with ``color="job"``), with neither lanes nor
     reservations; ``style="lanes"`` draws lanes whatever the size, ``"occupancy"`` whatever the size.
 
+    A schedule of a node machine (:attr:`~backfill.schedule.Schedule.machine`) has a lane per node
+    instead, node 0 at the bottom, faint lines between them: each job is a rectangle on each of
+    the nodes it held, as high as its share of the node's cores (:func:`node_lanes`), so jobs
+    sharing a node lie side by side in its lane. Its reservations are not drawn, since the schedule
+    does not record which nodes a plan held. A machine of more than :data:`NODE_LANE_LIMIT` nodes
+    is drawn as occupancy by default, its cores in use stacked by class.
+
     Args:
         schedule: The schedule to draw.
         start: Left edge of the window (seconds of simulated time).
@@ -230,7 +307,8 @@ def schedule_window(
         ax: Axes to draw on; None draws on a new figure.
         color: What the colors tell apart: one of :data:`COLOR_BY`.
         top: The most users (groups, ...) given a color of their own.
-        style: ``"lanes"``, ``"occupancy"``, or None: lanes up to :data:`LANE_LIMIT` processors.
+        style: ``"lanes"``, ``"occupancy"``, or None: lanes up to :data:`LANE_LIMIT` processors
+            (:data:`NODE_LANE_LIMIT` nodes).
 
     Returns:
         The figure.
@@ -250,14 +328,22 @@ def schedule_window(
         raise BackfillError(f"style must be 'lanes', 'occupancy' or None, got {style!r}")
     classes = color_classes(schedule, color, start=start, end=end, top=top)
     size = schedule.workload.machine_size
-    lanes_drawn = style == "lanes" or (style is None and size <= LANE_LIMIT)
+    machine = schedule.machine
+    lane_count, limit = (size, LANE_LIMIT) if machine is None else (machine.node_count, NODE_LANE_LIMIT)
+    lanes_drawn = style == "lanes" or (style is None and lane_count <= limit)
     if color == "job" and not lanes_drawn:  # a stack of twenty id classes would mean nothing
         classes = ColorClasses("job", ("jobs",), np.where(classes.of_row >= 0, 0, -1))
-    lanes = processor_lanes(schedule, start=start, end=end) if lanes_drawn else {}
+    lanes: dict[int, list[tuple[float, float]]] = {}
+    if lanes_drawn:
+        lanes = _lanes(schedule, start, end)
+        if machine is not None:
+            reservations = False  # which nodes a plan held is not recorded
     require_matplotlib()
     from matplotlib.patches import Patch
 
-    fig, ax = figure_axes(ax, (10.0, 5.0))
+    # A node lane stays some 8 pixels high up to 64 nodes; then the figure stops growing.
+    tall = 5.0 if machine is None or not lanes_drawn else min(10.0, max(5.0, 2.0 + 0.12 * lane_count))
+    fig, ax = figure_axes(ax, (10.0, tall))
     origin = float(np.min(schedule.submit)) if len(schedule) else 0.0
     unit, unit_name = readable_time_axis(ax, start, end, origin)
     colors = _palette(classes)
@@ -275,8 +361,11 @@ def schedule_window(
         _draw_occupancy(ax, schedule, classes, colors, start, end)
         handles.reverse()  # the key reads down as the stack does
         what, ylabel = f"processors in use from {window}", f"processors in use (of {size:,})"
+    if machine is not None:
+        ylabel = _node_axis(ax, machine.node_count, machine.cores, lanes_drawn)
+        what = what.replace("processors in use", "cores in use")
     ax.set_xlim(start, end)
-    ax.set_ylim(0, size)
+    ax.set_ylim(0, lane_count if lanes_drawn else size)
     ax.set_ylabel(f"{ylabel} ({others} not drawn)" if others else ylabel)
     if handles:
         ax.legend(
@@ -287,14 +376,47 @@ def schedule_window(
             loc="upper left",
             bbox_to_anchor=(1.0, 1.0),
         )
-    ax.set_title(title if title is not None else f"{schedule.scheduler}: {what}")
+    # A node machine's name is long: the window then goes on a line of its own.
+    sep = ":\n" if len(schedule.scheduler) + len(what) > 90 else ": "
+    ax.set_title(title if title is not None else f"{schedule.scheduler}{sep}{what}")
     return fig
+
+
+def _lanes(schedule: Schedule, start: float, end: float) -> dict[int, list[tuple[float, float]]]:
+    """Each job's blocks of lanes: its nodes' on a node machine, else its packed processors."""
+    if schedule.machine is not None:
+        return {i: _merged(bands) for i, bands in node_lanes(schedule, start=start, end=end).items()}
+    packed = processor_lanes(schedule, start=start, end=end)
+    return {i: [(float(a), float(n)) for a, n in blocks] for i, blocks in packed.items()}
+
+
+def _merged(bands: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """A job's bands with those that touch (whole neighbouring nodes) made one: no edges inside a job."""
+    out: list[tuple[float, float]] = []
+    for bottom, height in bands:
+        if out and math.isclose(out[-1][0] + out[-1][1], bottom):
+            out[-1] = (out[-1][0], out[-1][1] + height)
+        else:
+            out.append((bottom, height))
+    return out
+
+
+def _node_axis(ax: Axes, nodes: int, cores: int, lanes_drawn: bool) -> str:
+    """Mark the nodes on the y axis (ticks at their middles, faint lines between); return its label."""
+    if not lanes_drawn:
+        return f"cores in use (of {cores:,}, on {nodes:,} nodes)"
+    step = max(1, math.ceil(nodes / 16))
+    ax.set_yticks([k + 0.5 for k in range(0, nodes, step)], [str(k) for k in range(0, nodes, step)])
+    ax.tick_params(axis="y", length=0)
+    if nodes <= 128:  # finer lines would grey the whole picture
+        ax.hlines(range(1, nodes), 0, 1, transform=ax.get_yaxis_transform(), colors="0.85", lw=0.5, zorder=0)
+    return "node (a job's height: its share of the node's cores)"
 
 
 def _draw_lanes(
     ax: Axes,
     schedule: Schedule,
-    lanes: dict[int, list[tuple[int, int]]],
+    lanes: dict[int, list[tuple[float, float]]],
     classes: ColorClasses,
     colors: list[Any],
     start: float,
@@ -389,7 +511,7 @@ class _Boxes:
         self.ids = schedule.workload.column("id").tolist()
         self.of_row, self.colors = classes.of_row, colors
 
-    def draw(self, i: int, t0: float, t1: float, blocks: list[tuple[int, int]], kind: str) -> None:
+    def draw(self, i: int, t0: float, t1: float, blocks: Sequence[tuple[float, float]], kind: str) -> None:
         """Draw job ``i`` from ``t0`` to ``t1`` on ``blocks`` of lanes, as a job, later or a reservation."""
         from matplotlib.lines import Line2D
         from matplotlib.patches import Rectangle
@@ -435,7 +557,7 @@ class _Boxes:
 def _draw_plan(
     boxes: _Boxes,
     schedule: Schedule,
-    lanes: dict[int, list[tuple[int, int]]],
+    lanes: dict[int, list[tuple[float, float]]],
     held: list[tuple[float, int]],
     at: float,
     begin: np.ndarray[Any, Any],
@@ -448,7 +570,7 @@ def _draw_plan(
         if begin[i] <= at < finish[i]:
             planned_end = max(at, float(begin[i] + schedule.estimate[i]))
             for first, n in blocks:
-                free_at[first : first + n] = planned_end
+                free_at[int(first) : int(first + n)] = planned_end
     for reserved, i in held:
         width = int(schedule.processors[i])
         free = free_at <= reserved
@@ -456,11 +578,11 @@ def _draw_plan(
             # The plan does not fit this packing: take the lanes that free first.
             free = np.zeros(size, dtype=bool)
             free[np.argsort(free_at, kind="stable")[:width]] = True
-        blocks = _take(free, width)
+        taken = _take(free, width)
         stop = reserved + float(schedule.estimate[i])
-        for first, n in blocks:
+        for first, n in taken:
             free_at[first : first + n] = stop
-        boxes.draw(i, reserved, stop, blocks, "reservation")
+        boxes.draw(i, reserved, stop, taken, "reservation")
 
 
 def _window_words(start: float, end: float, origin: float, unit: float, unit_name: str) -> str:

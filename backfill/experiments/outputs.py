@@ -18,7 +18,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -79,10 +79,13 @@ MODEL_SOURCE = "lublin_feitelson"
 #: Columns of the per-job CSV: first Batsim's ``jobs.csv`` layout, as evalys reads it (``jobID`` the
 #: job's id in the workload, as a Batsim file gave it (:func:`~backfill.workloads.batsim.batsim_ids`),
 #: the name evalys uses inside; times in
-#: seconds; ``requested_time`` is the estimate; ``allocated_resources`` an interval set of processor
-#: numbers such as ``0-3 8``, a feasible packing from
-#: :func:`~backfill.experiments.gantt.processor_lanes`, since a schedule says how many processors a
-#: job used, not which), then ``bounded_slowdown``, ``rejected_reason`` (empty for a job that ran),
+#: seconds; ``requested_time`` is the estimate; ``allocated_resources`` an interval set: on a pool
+#: machine of processor numbers such as ``0-3 8``, a feasible packing from
+#: :func:`~backfill.experiments.gantt.processor_lanes`, since such a schedule says how many
+#: processors a job used, not which; on a node machine (:attr:`~backfill.schedule.Schedule.machine`)
+#: of the ids of the nodes the job held, 0-based in the machine's order
+#: (:meth:`~backfill.workloads.nodes.Allocation.text`), as Batsim writes its hosts; empty for a
+#: rejected job in both), then ``bounded_slowdown``, ``rejected_reason`` (empty for a job that ran),
 #: ``user`` and ``group`` (SWF fields 12 and 13, -1 where the log does not say, as for the model),
 #: the run's description (on every row, short, so that files read together stay apart) and
 #: :data:`PROVENANCE_COLUMNS`, on the first row only: they are the same for every job of the file,
@@ -209,6 +212,15 @@ def _interval_set(blocks: list[tuple[int, int]]) -> str:
     return " ".join(f"{a}" if n == 1 else f"{a}-{a + n - 1}" for a, n in spans)
 
 
+def _allocated_resources(schedule: Schedule) -> Callable[[int, int], str]:
+    """The ``allocated_resources`` of a job (by row and id): its nodes on a node machine, else processors."""
+    if schedule.machine is not None:
+        allocations = schedule.allocations
+        return lambda row, job_id: allocations[job_id].text() if job_id in allocations else ""
+    lanes = processor_lanes(schedule)
+    return lambda row, job_id: _interval_set(lanes.get(row, []))
+
+
 def job_columns(schedule: Schedule) -> tuple[str, ...]:
     """The per-job CSV's columns for ``schedule``: :data:`JOB_COLUMNS`, with one per planned resource.
 
@@ -264,7 +276,7 @@ def job_rows(
     started = schedule.started
     slowdown = np.full(len(schedule), math.nan)
     slowdown[started] = bounded_slowdowns(schedule, bound)
-    lanes = processor_lanes(schedule)
+    allocated = _allocated_resources(schedule)
     rejected = schedule.rejected
     users, groups = schedule.workload.column("user").tolist(), schedule.workload.column("group").tolist()
     fixed = {c: str(description.get(c, "")) for c in ("scheduler", "priority", "estimates")}
@@ -293,7 +305,7 @@ def job_rows(
             "waiting_time": _number(wait),
             "turnaround_time": _number(turnaround),
             "stretch": _number(turnaround / run if ran and run > 0 else math.nan),
-            "allocated_resources": _interval_set(lanes.get(i, [])),
+            "allocated_resources": allocated(i, int(job_id)),
             "bounded_slowdown": _number(float(slowdown[i])),
             "rejected_reason": "" if ran else str(rejected.get(int(job_id), "")),
             "user": str(users[i]),

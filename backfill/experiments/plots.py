@@ -4,7 +4,8 @@ Each function draws on a :class:`matplotlib.figure.Figure` of its own (no pyplot
 under any backend, Agg included) or on the ``ax`` it is given, and returns the figure; save it with
 ``fig.savefig("name.png")``. matplotlib is optional (``pip install '.[plot]'``): this module
 imports without it, and each function raises :class:`~backfill.errors.BackfillError` when it is
-missing. :func:`processor_lanes`, the packing behind :func:`schedule_window`, needs no matplotlib.
+missing. :func:`processor_lanes` and :func:`node_lanes`, the packings behind :func:`schedule_window`
+(of a pool's processors, of a node machine's nodes), need no matplotlib.
 See ``docs/plots.md``.
 """
 
@@ -20,7 +21,7 @@ from backfill.errors import BackfillError
 from backfill.experiments._figure import figure_axes as _axes
 from backfill.experiments._figure import require_matplotlib
 from backfill.experiments.columns import column_label
-from backfill.experiments.gantt import processor_lanes, schedule_window
+from backfill.experiments.gantt import node_lanes, processor_lanes, schedule_window
 from backfill.measures.fairness import FairnessBuckets
 from backfill.measures.metrics import percent_improvement
 
@@ -33,6 +34,7 @@ __all__ = [
     "category_bars",
     "fairness_stacks",
     "improvement_bars",
+    "node_lanes",
     "processor_lanes",
     "schedule_window",
 ]

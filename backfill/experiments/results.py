@@ -16,7 +16,7 @@ import attrs
 
 from backfill._files import open_atomically
 from backfill.errors import BackfillError
-from backfill.experiments.columns import EXTRA_COLUMNS, MEASURE_COLUMNS, METRIC_COLUMNS, is_resource_column
+from backfill.experiments.columns import EXTRA_COLUMNS, MEASURE_COLUMNS, METRIC_COLUMNS, is_machine_column
 from backfill.experiments.outputs import PROVENANCE_COLUMNS
 from backfill.measures.metrics import percent_improvement
 from backfill.schedulers.registry import scheduler_entry
@@ -79,7 +79,7 @@ def _parse(column: str, text: str) -> Any:
         return int(text) if text else ""
     if column in COUNT_COLUMNS:
         return int(text)
-    if column == "load" or column in MEASURE_COLUMNS or is_resource_column(column):
+    if column == "load" or column in MEASURE_COLUMNS or is_machine_column(column):
         return float(text) if text else float("nan")
     return text
 
@@ -101,8 +101,9 @@ def _parse_row(
 def row_columns(rows: list[dict[str, Any]]) -> list[str]:
     """The columns of ``rows``: :data:`COLUMNS`, with the measures they hold besides after the metrics.
 
-    Those are each resource's utilization (``utilization_<name>``, in the order the rows first
-    have them), then the extra measures in the vocabulary's order.
+    Those are each resource's utilization (``utilization_<name>``) and a node machine's
+    ``fragmentation`` columns, in the order the rows first have them, then the extra measures in
+    the vocabulary's order.
 
     Examples:
         >>> row_columns([{"mean_wait": 1.0, "users": 3.0}])[len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)]
@@ -112,7 +113,7 @@ def row_columns(rows: list[dict[str, Any]]) -> list[str]:
         ['utilization_memory', 'users']
     """
     present = {k: None for row in rows for k in row}
-    extra = [c for c in present if is_resource_column(c)] + [c for c in EXTRA_COLUMNS if c in present]
+    extra = [c for c in present if is_machine_column(c)] + [c for c in EXTRA_COLUMNS if c in present]
     cut = len(DESCRIPTION_COLUMNS) + len(METRIC_COLUMNS)
     return [*COLUMNS[:cut], *extra, *COLUMNS[cut:]]
 
@@ -181,7 +182,7 @@ class SweepResult:
                     f"{os.fspath(path)!r} is not a sweep table: no column {', '.join(missing)}"
                 )
             given = reader.fieldnames or ()
-            extra = [c for c in given if is_resource_column(c)] + [c for c in EXTRA_COLUMNS if c in given]
+            extra = [c for c in given if is_machine_column(c)] + [c for c in EXTRA_COLUMNS if c in given]
             columns = row_columns([dict.fromkeys(extra)])
             rows = [_parse_row(row, columns, path, reader.line_num) for row in reader]
         return cls(rows)
@@ -226,7 +227,7 @@ class SweepResult:
             >>> row["scheduler"], row["improvement"] == 100 * (base - easy) / base
             ('EASY', True)
         """
-        if metric not in MEASURE_COLUMNS and not is_resource_column(metric):
+        if metric not in MEASURE_COLUMNS and not is_machine_column(metric):
             raise BackfillError(f"unknown metric {metric!r}; known: {', '.join(MEASURE_COLUMNS)}")
         if self.rows and not any(metric in row for row in self.rows):
             raise BackfillError(f"the rows have no column {metric!r}: the sweep was not asked for it")

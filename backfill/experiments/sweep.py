@@ -13,7 +13,6 @@ improvements over a baseline. See ``docs/sweeps.md``.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import json
 import math
 import os
 import time
@@ -70,9 +69,10 @@ from backfill.experiments.specs import (
     check_priority,
 )
 from backfill.measures.metrics import DEFAULT_BOUND, summarize
+from backfill.measures.nodes import NODE_COLUMNS, node_columns
 from backfill.measures.partitions import partition_held_back, validate_partitions
 from backfill.measures.resource_use import held_back_column, held_back_columns, utilization_column
-from backfill.measures.trim import Trim, trim_schedule
+from backfill.measures.trim import Trim, measured_jobs, trim_schedule
 from backfill.measures.validation import validate_schedule
 from backfill.partitions import Partition, simulate_partitions
 from backfill.schedule import Schedule
@@ -162,7 +162,7 @@ class Cell:
             # Only when given, so that the cells of sweeps without them keep their keys.
             **({"measures": list(self.measures)} if self.measures else {}),
             **({"trim": [self.trim.warmup, self.trim.cooldown]} if self.trim else {}),
-            **self.scheduler.resource_key(),  # with resources, never the key of a cell without
+            **self.scheduler.resource_key(),  # with resources or nodes, never the key of a cell without
             **({"partitions": self.partitions.identity()} if self.partitions is not None else {}),
         }
 
@@ -172,7 +172,7 @@ class Cell:
             "workload": self.workload.label,
             "scheduler": self.scheduler.label,
             "scheduler_name": self.scheduler.name,
-            "params": json.dumps(dict(self.scheduler.params), sort_keys=True),
+            "params": self.scheduler.row_params(),  # with the node machine's, on one
             "priority": self.priority,
             "load": self.load,
             "estimates": self.estimates,
@@ -217,9 +217,9 @@ def summary_row(
     ``summarize`` gives; none with processors alone) and the seconds each held the oldest waiting
     job back (``held_back_<name>``, :func:`~backfill.measures.resource_use.held_back`, over the
     whole run even when trimmed; with ``partitions``, the schedule's own, partition by partition,
-    :func:`~backfill.measures.partitions.partition_held_back`, not on the merged pools), the
-    simulator's rejections and the SWF reader's
-    dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` writes the same.
+    :func:`~backfill.measures.partitions.partition_held_back`, not on the merged pools), on a node
+    machine the ``fragmentation`` columns (their free amounts over the whole run), the simulator's rejections
+    and the SWF reader's dropped jobs by reason, as a sweep's rows have them; ``backfill simulate`` too.
     With ``trim``, the statistics cover the jobs it keeps (:func:`~backfill.measures.trim.trim_schedule`),
     while ``jobs``, ``rejected`` and the reasons still account for every job.
 
@@ -237,6 +237,8 @@ def summary_row(
         metrics |= {held_back_column(k): v for k, v in partition_held_back(schedule, partitions).items()}
     else:
         metrics |= held_back_columns(schedule)
+    if trim:  # the free amounts of every job running, the waits of the jobs measured
+        metrics |= node_columns(schedule, measured_jobs(schedule.submit, trim))
     whole = summarize(schedule, bound=bound) if trim else metrics
     for key in COUNT_COLUMNS:
         metrics[key] = int(whole[key])
@@ -494,7 +496,7 @@ def _cached_metrics(
                 c
                 for r in cells[i].scheduler.resources
                 for c in (utilization_column(r.name), held_back_column(r.name))
-            )
+            ) + (NODE_COLUMNS if cells[i].scheduler.nodes is not None else ())
             metrics[i], damaged_now = _read_cached(store, key, jobs, planned + measures)
             damaged += damaged_now
     return metrics, damaged

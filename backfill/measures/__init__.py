@@ -43,6 +43,7 @@ from backfill.measures.metrics import (
     utilization,
     wait_times,
 )
+from backfill.measures.nodes import NODE_COLUMNS, fragmentation, node_utilization
 from backfill.measures.phases import (
     high_load_phases,
     high_load_utilization,
@@ -79,6 +80,7 @@ __all__ = [
     "DEFAULT_RUNTIME_BOUNDARIES",
     "FairnessBuckets",
     "GROUP_KEYS",
+    "NODE_COLUMNS",
     "PLANNING_KEYS",
     "SUMMARY_KEYS",
     "Trim",
@@ -94,6 +96,7 @@ __all__ = [
     "fair_shares",
     "fair_slowdowns",
     "fairness_buckets",
+    "fragmentation",
     "group_summary",
     "guarantee_violations",
     "high_load_phases",
@@ -105,6 +108,7 @@ __all__ = [
     "measured_jobs",
     "metrics_table",
     "never_reserved",
+    "node_utilization",
     "per_category",
     "per_user",
     "percent_improvement",

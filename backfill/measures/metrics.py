@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.errors import BackfillError
+from backfill.measures.nodes import NODE_COLUMNS, node_columns
 from backfill.measures.resource_use import resource_utilizations
 from backfill.schedule import Schedule
 from backfill.workloads.conventions import DEFAULT_BOUND
@@ -91,6 +92,8 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "mean_bsld": ("mean bounded slowdown", ""),
     "max_bsld": ("maximum bounded slowdown", ""),
     "mean_rr": ("mean relative response time", ""),
+    "fragmentation": ("job-seconds waited while the free amounts held the job", "job-s"),
+    "mean_fragmentation": ("mean wait while the free amounts held the job", "s"),
     "utilization": ("utilization", "fraction of the machine"),
     "makespan": ("makespan", "s"),
     "seconds": ("simulation wall time", "s"),
@@ -406,7 +409,10 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
     A schedule whose run planned resources besides processors (:attr:`Schedule.resources
     <backfill.schedule.Schedule.resources>`) has, after those, one ``utilization_<name>`` per
     resource (:func:`~backfill.measures.resource_use.resource_utilizations`); one of processors
-    alone has the :data:`SUMMARY_KEYS` only.
+    alone has the :data:`SUMMARY_KEYS` only. A schedule of a node machine (:attr:`Schedule.machine
+    <backfill.schedule.Schedule.machine>`) has, last, ``fragmentation`` (job-seconds) and
+    ``mean_fragmentation`` (seconds per completed job) of :func:`~backfill.measures.nodes.fragmentation`
+    (:data:`~backfill.measures.nodes.NODE_COLUMNS`); one of a pool has none.
 
     Args:
         s: A simulated schedule.
@@ -463,6 +469,7 @@ def summarize(s: Schedule, *, bound: float = DEFAULT_BOUND) -> dict[str, float]:
     summary["makespan"] = makespan(s)
     if s.resources:
         summary |= resource_utilizations(s)
+    summary |= node_columns(s)  # none on a pool machine
     return summary
 
 
@@ -532,7 +539,8 @@ def metrics_table(
     Args:
         schedules: Schedules (named by ``Schedule.scheduler``) or a mapping of name to schedule.
         columns: Keys of :func:`summarize` to show, in order; a resource's ``utilization_<name>``
-            shows ``-`` for a schedule that did not plan it.
+            shows ``-`` for a schedule that did not plan it, and ``fragmentation`` for one of a
+            pool machine.
         bound: The bounded-slowdown threshold in seconds.
 
     Returns:
@@ -553,17 +561,22 @@ def metrics_table(
         FCFS(fcfs)     2        5.0        1.000
         EASY(fcfs)     2        5.0        1.000
     """
-    unknown = [c for c in columns if c not in SUMMARY_KEYS and not c.startswith(_RESOURCE_COLUMN)]
+    unknown = [
+        c
+        for c in columns
+        if c not in SUMMARY_KEYS and c not in NODE_COLUMNS and not c.startswith(_RESOURCE_COLUMN)
+    ]
     if unknown:
         raise BackfillError(
             f"unknown metrics column(s) {', '.join(map(repr, unknown))}; "
-            f"choose from {', '.join(SUMMARY_KEYS)} or {_RESOURCE_COLUMN}<resource>"
+            f"choose from {', '.join(SUMMARY_KEYS)}, {_RESOURCE_COLUMN}<resource> or, on a node "
+            f"machine, {', '.join(NODE_COLUMNS)}"
         )
     rows = to_rows(schedules, bound=bound)
     unplanned = [c for c in columns if c not in SUMMARY_KEYS and not any(c in row for row in rows)]
     if unplanned:
         names = ", ".join(map(repr, unplanned))
-        raise BackfillError(f"no schedule planned the resource of column(s) {names}")
+        raise BackfillError(f"no schedule planned the resource or node machine of column(s) {names}")
     header = ["scheduler", *columns]
     cells = [
         [str(row["scheduler"]), *(format_metric(c, float(row.get(c, "nan"))) for c in columns)]

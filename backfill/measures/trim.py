@@ -142,6 +142,7 @@ def trim_schedule(schedule: Schedule, trim: Trim) -> Schedule:
         estimate=schedule.estimate[keep],
         start_order=new_row[order],
         rejected={i: r for i, r in schedule.rejected.items() if i in ids},
+        allocations={i: a for i, a in schedule.allocations.items() if i in ids},
         reservations=log,
         predicted=None if schedule.predicted is None else schedule.predicted[keep],
     )

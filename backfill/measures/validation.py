@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from backfill.errors import ScheduleError
+from backfill.measures.nodes import validate_allocations
 from backfill.schedule import Schedule
 from backfill.workloads.resources import Resource
 
@@ -57,7 +58,9 @@ def validate_schedule(
     the running jobs use more processors than the machine has (a job occupies ``[start, end)``, so
     one ending at ``t`` frees its processors for one starting at ``t``); nor more of any further
     resource than its capacity: ``resources``, by default those the schedule's scheduler planned
-    (:attr:`~backfill.schedule.Schedule.resources`), each job holding ``resource.amount(job)``.
+    (:attr:`~backfill.schedule.Schedule.resources`), each job holding ``resource.amount(job)``. On
+    a node machine, every node's capacity at every instant and every job's allocation too
+    (:func:`~backfill.measures.nodes.validate_allocations`).
 
     Examples:
         >>> from backfill import Job, Workload, simulate
@@ -104,12 +107,14 @@ def validate_schedule(
             "as at times too large for a float to resolve",
             off,
         )
-    # Capacity of processors, then of each further resource.
+    # Every node's capacity, on a node machine; then processors, then each further resource.
+    validate_allocations(schedule)
+    # (On a node machine, what a job holds is its allocation's, checked node by node above.)
+    size = w.machine_size
     peak_at = _peak(w.column("processors")[finished], start[finished], end[finished])
-    if peak_at is not None and peak_at[0] > w.machine_size:
+    if schedule.machine is None and peak_at is not None and peak_at[0] > size:
         raise ScheduleError(
-            f"{name}: {peak_at[0]} processors in use at time {peak_at[1]:g} on a "
-            f"{w.machine_size}-processor machine"
+            f"{name}: {peak_at[0]} processors in use at time {peak_at[1]:g} on a {size}-processor machine"
         )
     rows = np.flatnonzero(finished)
     for resource in schedule.resources if resources is None else resources:

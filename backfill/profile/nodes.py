@@ -28,6 +28,7 @@ call scans; every step is a length-N r array, so a step's work is O(N r) (done i
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -39,111 +40,15 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.profile import ProfileError
+from backfill.profile.demand import Demand, NodeFree
+from backfill.profile.multi import ResourceProfile
 from backfill.profile.placement import Placement, first_fit
-from backfill.workloads.nodes import Machine, NodeRequest
+from backfill.workloads.amounts import Amounts
+from backfill.workloads.nodes import Allocation, Machine, NodeRequest
 
-__all__ = ["Demand", "NodeFree", "NodeProfile"]
+__all__ = ["Demand", "NodeFree", "NodeProfile", "placement_refusal", "zero_length_allocation"]
 
 IntArray = npt.NDArray[np.int64]
-
-
-class Demand:
-    """What one job asks of a node profile: ``count`` shares of ``share``, under ``key``.
-
-    Compares with a :class:`NodeFree` as a width compares with a free count: ``demand <= free``
-    when the profile's policy places it there, ``demand > free`` when it does not.
-
-    Args:
-        key: The job's id: the profile remembers the job's placement under it.
-        share: One share's amount of each of the machine's resources.
-        count: Shares asked.
-        per_node: The most shares one node takes (None: any).
-        exclusive: Whether a node the job uses must be wholly free, and is wholly held.
-    """
-
-    __slots__ = ("asked", "count", "exclusive", "key", "per_node", "share")
-
-    def __init__(
-        self, key: int, share: IntArray, count: int, per_node: int | None = None, exclusive: bool = False
-    ) -> None:
-        self.key = key
-        self.share = np.asarray(share, dtype=np.int64)
-        self.asked = self.share > 0
-        self.count = count
-        self.per_node = per_node
-        self.exclusive = exclusive
-
-    @classmethod
-    def of(cls, key: int, machine: Machine, request: NodeRequest) -> Demand:
-        """The demand of ``request`` on ``machine``, under ``key`` (the job's id)."""
-        return cls(key, machine.share(request), request.count, request.per_node, request.exclusive)
-
-    @property
-    def processors(self) -> int:
-        """Cores asked over all shares (the pool model's width)."""
-        return self.count * int(self.share[0])
-
-    def __repr__(self) -> str:
-        extra = (f", per_node={self.per_node}" if self.per_node else "") + (
-            ", exclusive" if self.exclusive else ""
-        )
-        return f"Demand(key={self.key}, {self.count} x {self.share.tolist()}{extra})"
-
-    def __le__(self, other: Any) -> bool:
-        return _free(other, "<=").holds(self)
-
-    def __gt__(self, other: Any) -> bool:
-        return not _free(other, ">").holds(self)
-
-
-def _free(other: Any, op: str) -> NodeFree:
-    if other.__class__ is not NodeFree:
-        raise TypeError(f"'{op}' not supported between instances of 'Demand' and '{type(other).__name__}'")
-    return other
-
-
-class NodeFree:
-    """Free amounts per node (a (nodes, resources) array) as a scheduler compares demands with them.
-
-    ``free >= demand`` (and ``demand <= free``) when the profile's policy places the demand on these
-    amounts. It cannot be reduced by a demand: a scheduler reserves in the profile and reads again.
-    """
-
-    __slots__ = ("_profile", "amounts")
-
-    def __init__(self, amounts: IntArray, profile: NodeProfile) -> None:
-        self.amounts = amounts
-        self._profile = profile
-
-    def holds(self, demand: Demand) -> bool:
-        """Whether the policy places ``demand`` on these amounts. O(N r) and the policy's cost."""
-        room = self._profile._room(self.amounts, demand)
-        return int(room.sum()) >= demand.count and self._profile._place(room, demand) is not None
-
-    def __ge__(self, other: Any) -> bool:
-        return self.holds(_demand(other, ">="))
-
-    def __lt__(self, other: Any) -> bool:
-        return not self.holds(_demand(other, "<"))
-
-    def __sub__(self, other: Any) -> NodeFree:
-        raise TypeError(
-            "the free amounts of a node machine are not reduced by a demand (which nodes it takes is the "
-            "profile's choice): reserve it in the NodeProfile and read what is free again"
-        )
-
-    def total(self) -> IntArray:
-        """The machine-wide free amount of each resource (the pool model's view). O(N r)."""
-        return self.amounts.sum(axis=0)  # type: ignore[no-any-return]
-
-    def __repr__(self) -> str:
-        return f"NodeFree({self.amounts.tolist()})"
-
-
-def _demand(other: Any, op: str) -> Demand:
-    if other.__class__ is not Demand:
-        raise TypeError(f"'{op}' not supported between instances of 'NodeFree' and '{type(other).__name__}'")
-    return other
 
 
 class NodeProfile:
@@ -168,7 +73,17 @@ class NodeProfile:
         10
     """
 
-    __slots__ = ("_ends", "_free", "_placed", "_policy", "_times", "capacity", "examined")
+    __slots__ = (
+        "_columns",
+        "_ends",
+        "_examined",
+        "_free",
+        "_placed",
+        "_policy",
+        "_times",
+        "_totals",
+        "capacity",
+    )
 
     def __init__(self, capacity: npt.ArrayLike, origin: float = 0, policy: Placement = first_fit) -> None:
         cap = np.array(capacity, dtype=np.int64)
@@ -191,7 +106,11 @@ class NodeProfile:
         self._placed: dict[int, list[Any]] = {}
         self._ends: list[tuple[float, int]] = []  # (end, key), to forget finished placements lazily
         self._policy = policy
-        self.examined = 0
+        self._examined = 0
+        # The machine-wide free amount of each resource (those some node has), as a pool sees it: no
+        # placement starts before the pool's earliest fit, so searches jump to it (compiled steps).
+        self._columns = np.flatnonzero(cap.sum(axis=0) > 0)
+        self._totals = ResourceProfile(Amounts(cap.sum(axis=0)[self._columns].tolist()), origin)
 
     # -- queries -------------------------------------------------------------------------------------
 
@@ -199,6 +118,11 @@ class NodeProfile:
     def origin(self) -> float:
         """The first time the profile describes. O(1)."""
         return self._times[0]
+
+    @property
+    def examined(self) -> int:
+        """Steps looked at by searches: node steps checked, and the pool bound's steps. O(r)."""
+        return self._examined + self._totals.examined
 
     @property
     def policy(self) -> Placement:
@@ -312,7 +236,14 @@ class NodeProfile:
         return found
 
     def _search(self, time: float, demand: Demand, duration: float, bound: float) -> float | None:
-        """The earliest start in ``[time, bound)`` where ``demand`` is placed, or None."""
+        """The earliest start in ``[time, bound)`` where ``demand`` is placed, or None.
+
+        Each candidate is first moved to the pool's earliest fit of the demand's totals (the
+        machine-wide free amounts, searched in the compiled profile): no placement starts earlier.
+        There the nodes are checked: each step on its own (a step that cannot hold the demand rules
+        out every start whose interval covers it), then the least free amounts over the interval,
+        which the policy must place the demand on.
+        """
         times, free = self._times, self._free
         origin = times[0]
         t = time if time > origin else origin
@@ -320,15 +251,20 @@ class NodeProfile:
             return t if t < bound else None
         count = demand.count
         room_of = self._room
+        need = self._need(demand)
+        pool_fit = self._totals._earliest_fit
         enough: dict[int, bool] = {}  # step -> whether it alone holds count shares
-        i = bisect_right(times, t) - 1
         n = len(times)
-        while t < bound:
+        while True:
+            t = pool_fit(t, need, duration)
+            if t >= bound:
+                return None
+            i = bisect_right(times, t) - 1
             j = bisect_left(times, t + duration, i + 1)
             low = None
             blocked = -1
             for k in range(i, j):
-                self.examined += 1
+                self._examined += 1
                 ok = enough.get(k)
                 if ok is None:
                     ok = enough[k] = int(room_of(free[k], demand).sum()) >= count
@@ -350,7 +286,16 @@ class NodeProfile:
                     f"(policy {getattr(self._policy, '__qualname__', self._policy)})"
                 )
             t = times[i]
-        return None
+
+    def _need(self, demand: Demand) -> Amounts:
+        """The demand's machine-wide amounts, over the resources the pool bound plans."""
+        columns = self._columns
+        totals = demand.share * demand.count
+        return Amounts(totals[columns].tolist() if len(columns) < len(totals) else totals.tolist())
+
+    def _fits(self, time: float, demand: Demand, duration: float) -> bool:
+        """Whether ``demand`` is placed over ``[time, time + duration)``. O(log n + k N r)."""
+        return self._search(time, demand, duration, math.nextafter(time, math.inf)) is not None
 
     def earliest_move(
         self, time: float, demand: Demand, duration: float, current: float, before: float | None = None
@@ -371,6 +316,18 @@ class NodeProfile:
     ) -> float | None:
         bound = current if before is None or before > current else before
         record = self._placed.get(demand.key)
+        need = self._need(demand)
+        if (
+            record is not None
+            and record[2] == current
+            and np.array_equal(record[1].sum(axis=0)[self._columns], need)
+        ):
+            # The pool's answer, its own reservation counted free, bounds the nodes': most jobs
+            # cannot move, and the pool says so without touching the nodes.
+            earliest = self._totals._earliest_move(time, need, duration, current, before)
+            if earliest is None:
+                return None
+            time = earliest
         if record is not None:
             # A running job's placement began before the origin, where the profile has no steps.
             nodes, amounts, start, end = record[0], record[1], max(record[2], self._times[0]), record[3]
@@ -426,6 +383,34 @@ class NodeProfile:
             raise ProfileError(f"NodeProfile.reserve: {demand!r} is not placed over [{start:g}, {end:g})")
         nodes = np.flatnonzero(take)
         amounts = self.capacity[nodes] if demand.exclusive else take[nodes, None] * demand.share
+        self._change(nodes, amounts, start, end, -1)
+        self._placed[key] = [nodes, amounts, start, end]
+        heapq.heappush(self._ends, (end, key))
+
+    def _extends(self, key: int, start: float, end: float) -> bool:
+        """Whether ``key``'s nodes have its amounts free over ``[start, end)``. O(log n + k N r).
+
+        The test of a running job planned longer: it runs on where it is.
+        """
+        record = self._placed.get(key)
+        if record is None:
+            return False
+        return not (self._min_free(start, end).amounts[record[0]] < record[1]).any()
+
+    def _hold(self, key: int, nodes: IntArray, amounts: IntArray, start: float, end: float) -> None:
+        """Reserve ``amounts`` on ``nodes`` over ``[start, end)`` under ``key``, placed as given.
+
+        For a placement made in another profile (a plan) that this one must hold alike.
+
+        Raises:
+            ProfileError: If the key holds a reservation, or the nodes lack the amounts somewhere.
+        """
+        if not end > start:
+            return
+        if key in self._placed or (self._min_free(start, end).amounts[nodes] < amounts).any():
+            raise ProfileError(
+                f"NodeProfile: job {key} cannot hold nodes {nodes.tolist()} over [{start:g}, {end:g})"
+            )
         self._change(nodes, amounts, start, end, -1)
         self._placed[key] = [nodes, amounts, start, end]
         heapq.heappush(self._ends, (end, key))
@@ -507,6 +492,7 @@ class NodeProfile:
             del times[:i]
             del self._free[:i]
         times[0] = time
+        self._totals._advance(time)
         ends, placed = self._ends, self._placed
         while ends and ends[0][0] <= time:
             _, key = heapq.heappop(ends)
@@ -520,6 +506,10 @@ class NodeProfile:
         j = self._split(end) if end < math.inf else len(self._times)
         free = self._free
         delta = amounts if sign > 0 else -amounts
+        totals = delta.sum(axis=0)[self._columns].tolist()
+        for pool, a in zip(self._totals.profiles, totals, strict=True):
+            if a:
+                pool._add(start, end, a)
         for k in range(i, j):
             free[k][nodes] += delta
         # Merge at both edges so that adjacent steps always differ.
@@ -547,7 +537,9 @@ class NodeProfile:
         other._placed = {k: [n, a, s, e] for k, (n, a, s, e) in self._placed.items()}
         other._ends = self._ends.copy()
         other._policy = self._policy
-        other.examined = self.examined
+        other._examined = self._examined
+        other._columns = self._columns
+        other._totals = self._totals.copy()
         return other
 
     # -- argument checks ------------------------------------------------------------------------------
@@ -614,7 +606,55 @@ class NodeProfile:
                     held[nodes] += amounts
             k = bisect_right(times, x) - 1
             assert np.array_equal(held, cap - free[k]), f"at {x:g}: free is capacity less the placements"
+        self._totals._check()
+        for t, f in zip(times, free, strict=True):
+            pool = self._totals._free_at(t)
+            assert list(pool) == f.sum(axis=0)[self._columns].tolist(), (
+                f"at {t}: the pool bound is the nodes' sum"
+            )
         ends = set(self._ends)
         assert all((r[3], key) in ends for key, r in self._placed.items()), (
             "advance knows every placement's end"
         )
+
+
+@functools.lru_cache(maxsize=4096)
+def placement_refusal(machine: Machine, policy: Placement, request: NodeRequest) -> str | None:
+    """Why ``request`` can never be placed on ``machine`` by ``policy``, or None if it can.
+
+    :meth:`Machine.refusal`'s reasons, and a policy that does not place the request even on the
+    empty machine (``contiguous`` on a machine whose groups hold it only together). Cached: O(N r)
+    for the first call of a request, O(1) after.
+
+    Examples:
+        >>> from backfill.profile.placement import contiguous
+        >>> machine = Machine.parse(["1x4", "1x4,gpus=1"])
+        >>> placement_refusal(machine, contiguous, NodeRequest.tasks(8)) is None
+        True
+        >>> placement_refusal(machine, contiguous, NodeRequest.nodes(2, gpus_per_node=1))
+        'asks 2 nodes; the machine holds at most 1 such nodes'
+    """
+    why = machine.refusal(request)
+    if why is not None:
+        return why
+    profile = NodeProfile(machine.capacities(), 0, policy)
+    if not profile._free_at(0).holds(Demand.of(0, machine, request)):
+        name = getattr(policy, "__qualname__", repr(policy))
+        return f"is never placed by {name}, even on the empty machine"
+    return None
+
+
+def zero_length_allocation(profile: NodeProfile, demand: Demand, now: float, machine: Machine) -> Allocation:
+    """Where a job of zero estimate runs: placed on what is free at ``now``, else on the empty machine.
+
+    Such a job holds nothing over time (it starts and ends in one instant), so no reservation
+    records it; a host that places jobs still needs nodes to name. O(N r).
+    """
+    for free in (profile._free_at(now).amounts, profile.capacity):
+        room = profile._room(free, demand)
+        take = profile._place(room, demand) if int(room.sum()) >= demand.count else None
+        if take is not None:
+            nodes = np.flatnonzero(take)
+            amounts = profile.capacity[nodes] if demand.exclusive else take[nodes, None] * demand.share
+            return Allocation(tuple(nodes.tolist()), tuple(map(tuple, amounts.tolist())), machine.resources)
+    raise ProfileError(f"NodeProfile: {demand!r} is never placed, even on the empty machine")

@@ -16,8 +16,8 @@ again when its plan is re-made, and the two must agree.
 Examples:
     >>> import numpy as np
     >>> room = np.array([3, 0, 8, 2, 8])
-    >>> first_fit(room, 10).tolist(), best_fit(room, 10).tolist(), contiguous(room, 10).tolist()
-    ([3, 0, 7, 0, 0], [3, 0, 5, 2, 0], [0, 0, 8, 2, 0])
+    >>> first_fit(room, 10).tolist(), best_fit(room, 4).tolist(), contiguous(room, 10).tolist()
+    ([3, 0, 7, 0, 0], [0, 0, 4, 0, 0], [0, 0, 8, 2, 0])
 """
 
 from __future__ import annotations
@@ -62,18 +62,35 @@ def first_fit(room: IntArray, count: int) -> IntArray | None:
 
 
 def best_fit(room: IntArray, count: int) -> IntArray | None:
-    """Fill the nodes with the least room first (ties by node id), leaving roomy nodes whole.
+    """Bin packing's best fit on nodes: the tightest single node that holds the job, else few nodes.
 
-    The job packs into partly used nodes. O(N log N).
+    If some node holds every share, the one with the least room (ties by node id) takes them all,
+    leaving roomier nodes whole for wider jobs. Otherwise the nodes with the most room are filled
+    first (ties by node id), so the job spans few nodes, and the last shares go to the tightest
+    node that holds them. O(N log N + m N) for a job spanning m nodes.
 
     Examples:
         >>> import numpy as np
-        >>> best_fit(np.array([8, 3, 0, 5]), 6).tolist()
-        [0, 3, 0, 3]
+        >>> best_fit(np.array([8, 3, 0, 5]), 4).tolist()  # node 3 holds 4 most tightly
+        [0, 0, 0, 4]
+        >>> best_fit(np.array([3, 0, 8, 2, 8]), 10).tolist()  # 8 on node 2, the last 2 on node 3
+        [0, 0, 8, 2, 0]
     """
-    usable = np.flatnonzero(room > 0)
-    order = usable[np.argsort(room[usable], kind="stable")]
-    return _fill(room, order, count)
+    if int(room.sum()) < count:
+        return None
+    take = np.zeros_like(room)
+    left = room.copy()
+    need = count
+    for node in np.lexsort((np.arange(len(room)), -room)).tolist():
+        holding = np.flatnonzero(left >= need)
+        if holding.size:
+            tightest = int(holding[np.argmin(left[holding])])  # argmin: the first, lowest id, of ties
+            take[tightest] += need
+            return take
+        take[node] = left[node]
+        need -= int(left[node])
+        left[node] = 0
+    return None  # pragma: no cover - the total holds count, so some node holds the last shares
 
 
 def contiguous(room: IntArray, count: int) -> IntArray | None:

@@ -45,6 +45,7 @@ from sortedcontainers import SortedList
 from backfill.errors import ParameterError
 from backfill.profile import Profile
 from backfill.profile.multi import ResourceProfile
+from backfill.schedulers._displace_nodes import try_start_nodes
 from backfill.schedulers.conservative import Conservative
 from backfill.workloads.workload import Job
 
@@ -263,6 +264,9 @@ class DisplacingConservative(Conservative):
 
         The caller makes sure the jobs fit in the processors free now.
         """
+        if self.nodes is not None:
+            placed = try_start_nodes(self, jobs, now)  # the rule node by node
+            return None if placed is None else Start(tuple(jobs), cast(Profile, placed[0]), tuple(placed[1]))
         profile = self._profile.copy()
         requests = self._requests
         # Unchecked updates: every release gives back a reservation that is there, and every reserve

@@ -27,9 +27,10 @@ import math
 import sys
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from backfill.profile import Profile
+from backfill.profile.nodes import NodeProfile
 from backfill.schedulers._window import reach_time
 from backfill.schedulers.machinery.queue import Entry
 from backfill.workloads.workload import Job
@@ -75,6 +76,8 @@ class DeepReservations:
     _reserved: dict[int, float]
     _changes: Any
     _requests: dict[int, Any] | None
+    _running_nodes: NodeProfile | None
+    nodes: Any
 
     if TYPE_CHECKING:  # the scheduler's own, which this mixin calls
 
@@ -89,9 +92,12 @@ class DeepReservations:
     def _reset_deep(self, machine_size: int, now: float) -> None:
         """Choose the path for the parameters, and give the deep path an empty profile if it runs."""
         self._limited = self.planning_window is not None or self.max_tested is not None
-        self._deep = self.depth != 1 or self._always_plan or self._limited
+        self._deep = self.depth != 1 or self._always_plan or self._limited or self.nodes is not None
         self._limit = sys.maxsize if self.depth is None else self.depth
-        if self._deep:
+        if self._running_nodes is not None:
+            self._profile = self._running_nodes  # type: ignore[assignment]  # one record of placements
+            self._plan = self._profile.copy()
+        elif self._deep:
             self._profile = self._new_profile(now)  # a ResourceProfile with resources
             self._plan = self._profile.copy()
         self._first = self._reach = math.inf
@@ -101,7 +107,7 @@ class DeepReservations:
     def _extend_deep(self, old: tuple[float, int, int], end: float, now: float) -> None:
         """Hold a running job's processors from its old planned end (or now) to ``end``. O(log n + k)."""
         low = max(old[0], now)
-        if end > low and old[2]:
+        if end > low and old[2] and self._running_nodes is None:  # (QueueScheduler extends a placement)
             self._profile._reserve(low, end, old[2])
 
     def _schedule_deep(self, now: float) -> list[Job]:
@@ -216,6 +222,9 @@ class DeepReservations:
         it takes from the extra processors exactly when it runs past the shadow time: EASY's rule, job
         for job. ``tests/test_easy_paths.py`` checks the two paths against each other.
         """
+        if self._running_nodes is not None:
+            self._pass_nodes(entries, now, started, taken, old, lost)
+            return
         plan = self._plan
         requests = self._requests
         if requests is None:
@@ -332,8 +341,88 @@ class DeepReservations:
         self._head = head
         self._reach = reach
 
+    def _pass_nodes(
+        self,
+        entries: Iterable[Entry],
+        now: float,
+        started: list[Job],
+        taken: list[Entry],
+        old: dict[int, float],
+        lost: set[int],
+    ) -> None:
+        """:meth:`_pass` on a node machine: the same rule, every job placed on nodes.
+
+        In queue order, a job starts if the policy places it over ``[now, now + estimate)`` in the
+        plan (the running jobs, the jobs started in this pass and the reservations made so far, each
+        on its nodes); it runs on the nodes the plan gave it. Otherwise, while fewer than ``depth``
+        jobs hold a reservation, it is reserved at its earliest placement, on the nodes found there,
+        so that later jobs backfill around those nodes; after that it is skipped. The argument of
+        :meth:`_pass` that this is EASY at depth 1 holds node by node: a job fits over its whole
+        interval exactly when it fits now on nodes the reservations leave alone until it ends. A job
+        of zero estimate holds nothing and starts at once. O(q) searches of the plan.
+        """
+        plan = cast(NodeProfile, self._plan)
+        running_nodes = cast(NodeProfile, self._profile)
+        requests = self._requests
+        assert requests is not None
+        running, reserved, held, changes = self._running, self._reserved, self._held, self._changes
+        limit = self._limit
+        tests = sys.maxsize if self.max_tested is None else self.max_tested - 1
+        window = self.planning_window or 0.0
+        horizon = math.inf if self.planning_window is None else now + window
+        reach = math.inf
+        count = len(reserved)
+        first, head = self._first, self._head
+        counting = self.max_tested is not None
+        blocked = False
+        n = -1
+        for entry in entries:
+            if counting:
+                if blocked or len(started) == n:
+                    blocked = True
+                    tests -= 1
+                    if tests < 0:
+                        break
+                n = len(started)
+            job = entry[2]
+            demand = requests[job.id]
+            estimate = job.estimate
+            if not estimate > 0 or plan._fits(now, demand, estimate):
+                if estimate > 0:
+                    plan._reserve(now, now + estimate, demand)
+                    nodes, amounts = plan._placed[job.id][:2]
+                    running_nodes._hold(job.id, nodes, amounts, now, now + estimate)
+                running[job.id] = (now + estimate, entry[1], demand)
+                started.append(job)
+                taken.append(entry)
+                continue
+            if count >= limit:
+                continue
+            start = plan._earliest_fit(now, demand, estimate)
+            if start > horizon:
+                if (at := reach_time(start, window)) < reach:
+                    reach = at
+                continue
+            plan._reserve(start, start + estimate, demand)
+            reserved[job.id] = start
+            held.append(entry)
+            if old.get(job.id) != start:
+                if job.id in lost:
+                    changes.append((job.id, math.nan))
+                changes.append((job.id, start))
+            count += 1
+            head = entry
+            if start < first:
+                first = start
+        self._first, self._head, self._reach = first, head, reach
+
     def _copy_deep(self, other: Any) -> None:
         """Give a copy its own profiles and reserved entries."""
+        if self._running_nodes is not None:
+            other._profile = other._running_nodes  # QueueScheduler copied it
+            other._plan = self._plan.copy()
+            other._held = self._held.copy()
+            return
         other._profile = self._profile.copy()
         other._plan = self._plan.copy()
         other._held = self._held.copy()

@@ -18,6 +18,7 @@ from typing import Any
 from sortedcontainers import SortedList
 
 from backfill.profile import Profile
+from backfill.profile.nodes import NodeProfile
 from backfill.workloads.workload import Job
 
 __all__ = ["extension_error", "replan"]
@@ -38,12 +39,13 @@ def replan(
     ``[start, start + job.estimate)``. With resources, ``profile`` is a ResourceProfile,
     ``processors`` the running job's Amounts and ``requests`` every queued job's, by id: a
     reservation is in the way if some resource falls short, and comes back where all its amounts
-    fit. Return the moved jobs as ``(old start, new start, seq, job)``
-    in the order they were re-placed; the caller updates its own records (``by_start`` is left with
-    the moved jobs removed). O(k (log n + s)) for k overlapping reservations, each search scanning s
-    steps; O(log n + s) when the extra time fits.
+    fit. On a node machine (a NodeProfile), the extra time must fit on the running job's own nodes,
+    and a reservation is in the way if it overlaps the extra time. Return the moved jobs as
+    ``(old start, new start, seq, job)`` in the order they were re-placed; the caller updates its
+    own records (``by_start`` is left with the moved jobs removed). O(k (log n + s)) for k
+    overlapping reservations, each search scanning s steps; O(log n + s) when the extra time fits.
     """
-    if high <= low or profile._min_free(low, high) >= processors:
+    if high <= low or _fits(profile, low, high, processors):
         if high > low:
             profile._reserve(low, high, processors)
         return []
@@ -67,6 +69,13 @@ def replan(
             profile._reserve(new, new + job.estimate, width)
         moved.append((start, new, seq, job))
     return moved
+
+
+def _fits(profile: Profile, low: float, high: float, processors: Any) -> bool:
+    """Whether the extra time fits: in what is free, and on a node machine on the job's own nodes."""
+    if isinstance(profile, NodeProfile):
+        return profile._extends(processors.key, low, high)
+    return bool(profile._min_free(low, high) >= processors)
 
 
 def extension_error(name: str, job: Job, end: float, now: float, planned: float | None) -> str:

@@ -249,6 +249,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
         profile = self._profile
         running = self._running
         free = profile._free_at(now)
+        placing = self.nodes is not None  # free is then read again: only the profile places
         started: list[Job] = []
         for _, _, job in entries:
             p = job.processors if requests is None else requests[job.id]
@@ -257,7 +258,7 @@ class Conservative(PlanningWindow, LongQueueConservative, SchedulerBase):
                 if p > free or profile._min_free(now, end) < p:
                     continue
                 profile._reserve(now, end, p)
-                free -= p
+                free = profile._free_at(now) if placing else free - p
             running[job.id] = (end, p)
             started.append(job)
         return started

@@ -308,15 +308,16 @@ class EASY(QueueScheduler, DeepReservations, ArrivalsShortcut):
         self._clear_log()
         self._reset_deep(machine_size, now)  # chooses the path
         self._check_backfill_order()
-        self._shortcut = self.accelerated and self._static and not self._limited
+        self._shortcut = self.accelerated and self._static and not self._limited and self.nodes is None
 
     def complete(self, job: Job, now: float) -> None:
         """Free the processors of a finished job. O(log r) plus a C-level memmove; deeper, O(log n + k)."""
         entry = self._finish(job, now)  # raises if it was not running
         if self._deep:
             # The deeper path's profile gives back what the job would have used after now (inline:
-            # a call per completion costs more than the release on a short profile).
-            if now < entry[0]:
+            # a call per completion costs more than the release on a short profile). On nodes the
+            # profile is the running jobs' placements, which QueueScheduler released.
+            if now < entry[0] and self._running_nodes is None:
                 self._profile._release(now, entry[0], entry[2])
         else:
             ends = self._ends

@@ -40,9 +40,13 @@ class FCFS(QueueScheduler):
         started: list[Job] = []
         taken = []
         requests = self._requests
+        placing = self.nodes is not None
         for entry in self._ordered(now):
             job = entry[2]
-            if (job.processors if requests is None else requests[job.id]) > self._free:
+            if placing:
+                if requests[job.id] > self.free:  # type: ignore[index]
+                    break
+            elif (job.processors if requests is None else requests[job.id]) > self._free:
                 break
             self._start(job, now, entry[1])
             started.append(job)

@@ -25,6 +25,7 @@ import attrs
 
 from backfill.errors import BackfillError, ScheduleError
 from backfill.schedulers._displace import DisplacingConservative, Start
+from backfill.schedulers._displace_nodes import fits_together
 from backfill.workloads.workload import Job
 
 __all__ = ["G1", "G2", "LookaheadSlack", "PackingScores", "SlackFactor"]
@@ -390,18 +391,27 @@ class LookaheadSlack(DisplacingConservative):
         planned = self._planned[job.id]
         return planned if planned > latest else latest
 
-    def _search(self, now: float) -> Start | None:
-        """Steps 1-11: the branch and bound over the first jobs, then the goal's choice."""
-        free: Any = self._profile._free_at(now)
+    def _candidates(self, free: Any, placing: bool) -> tuple[list[Job], list[Any], Any, int, int]:
+        """Step 4's candidates among the first waiting jobs: those that fit now, with their widths.
+
+        Also the empty width to add them to, and the capacity and busy processors the goals'
+        utilization reads. O(lookahead).
+        """
         requests = self._requests
-        # Every job asks a processor at least: with resources too, none starts without one free.
-        if (free if requests is None else free[0]) <= 0:
-            return None
         window = self._queue_head(self.lookahead)
-        if requests is None:
+        if placing:
+            # A set fits if the policy places its jobs one after another on the nodes free now; its
+            # utilization is the processors'.
+            assert requests is not None
+            candidates = [job for job in window if requests[job.id] <= free]
+            widths = [requests[job.id] for job in candidates]
+            zero: Any = ()
+            capacity = self._size
+            busy = capacity - int(free.total()[0])
+        elif requests is None:
             candidates = [job for job in window if 0 < job.processors <= free]
             widths = [job.processors for job in candidates]
-            zero: Any = 0
+            zero = 0
             capacity = self._profile.capacity
             busy = capacity - free
         else:
@@ -411,13 +421,24 @@ class LookaheadSlack(DisplacingConservative):
             # A set fits if every amount does; its utilization is the processors' (the thesis's).
             capacity = self._size
             busy = capacity - free[0]
+        return candidates, widths, zero, capacity, busy
+
+    def _search(self, now: float) -> Start | None:
+        """Steps 1-11: the branch and bound over the first jobs, then the goal's choice."""
+        free: Any = self._profile._free_at(now)
+        requests = self._requests
+        placing = self.nodes is not None
+        # Every job asks a processor at least: with resources too, none starts without one free.
+        if (free if requests is None else int(free.total()[0]) if placing else free[0]) <= 0:
+            return None
+        candidates, widths, zero, capacity, busy = self._candidates(free, placing)
         if not candidates:
             return None
         stats = self._stats
         stats[0] += 1
         planned = self._planned
         fst = self._fst
-        plans: list[tuple[Start, int]] = []
+        plans: list[tuple[Start, Any]] = []
         budget = [math.inf if self.max_nodes is None else self.max_nodes]
         n = len(candidates)
         prune = self.prune_on_slack
@@ -437,9 +458,14 @@ class LookaheadSlack(DisplacingConservative):
         def visit(first: int, chosen: list[Job], width: Any) -> None:
             for m in range(first, n):
                 job = candidates[m]
-                w = width + widths[m]
-                if w > free:
-                    continue  # step 4
+                if placing:
+                    w = (*width, widths[m])
+                    if not fits_together(free, w):
+                        continue  # step 4, node by node
+                else:
+                    w = width + widths[m]
+                    if w > free:
+                        continue  # step 4
                 if budget[0] <= 0:
                     return
                 budget[0] -= 1
@@ -447,7 +473,7 @@ class LookaheadSlack(DisplacingConservative):
                 trial = [*chosen, job]
                 plan = self._try_start(trial, now)
                 if plan is not None:
-                    plans.append((plan, w if requests is None else w[0]))
+                    plans.append((plan, w if requests is None else _processors(w) if placing else w[0]))
                 elif prune:
                     continue  # step 5: the whole branch goes
                 visit(m + 1, trial, w)
@@ -500,3 +526,8 @@ class LookaheadSlack(DisplacingConservative):
         other._fst = self._fst.copy()
         other._fst_log = self._fst_log.copy()
         other._stats = self._stats.copy()
+
+
+def _processors(demands: Any) -> int:
+    """The cores a set of node demands asks."""
+    return sum(d.processors for d in demands)

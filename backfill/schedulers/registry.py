@@ -332,12 +332,12 @@ class Entry:
         """Return a new scheduler with the given priority and parameters (as a spec holds them).
 
         Planning options wrap it: ``planning(scheduler, predictor=..., resolution=..., correction=...)``.
-        Slurm's names are read as :meth:`canonical` reads them. ``resources``, if any, are its ``resources``.
+        Slurm's names are read as :meth:`canonical` reads them; resources, nodes, placement: its own.
 
         Raises:
-            ParameterError: A priority for a scheduler without one, an unknown parameter, or a
-                value the scheduler refuses.
+            ParameterError: A priority for a scheduler without one, an unknown parameter, a value it refuses.
         """
+        machine = {k: v for k in ("nodes", "placement") if (v := params.pop(k, None)) is not None}
         given = dict(self.canonical(params.items()))
         planned = {name: _PLANNING[name].value(given.pop(name)) for name in _PLANNING if name in given}
         kwargs = {name: self.parameter(name).value(value) for name, value in given.items()}
@@ -345,7 +345,7 @@ class Entry:
             if not self.takes_priority:
                 raise ParameterError(f"{self.name} takes no queue priority")
             kwargs["priority"] = priority
-        kwargs |= {"resources": tuple(resources)} if resources else {}  # (backfill.workloads.resources)
+        kwargs |= ({"resources": tuple(resources)} if resources else {}) | machine  # (backfill.workloads)
         scheduler: Scheduler = self.cls(**kwargs)
         # With the default predictor and no resolution, planning returns the scheduler itself.
         return planning(scheduler, **planned) if planned else scheduler

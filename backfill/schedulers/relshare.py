@@ -19,11 +19,13 @@ import attrs
 
 from backfill._validators import optional_positive_int, optional_seconds
 from backfill.errors import ParameterError, ScheduleError
+from backfill.profile.nodes import Demand
 from backfill.schedulers._fairshare_queue import FairShareEASY, FairShareKey
 from backfill.schedulers._window import limit_names
 from backfill.schedulers.machinery.base import SchedulerBase
 from backfill.schedulers.machinery.entitlement import water_fill
 from backfill.workloads.limits import MAX_TIME
+from backfill.workloads.nodes import Allocation, Machine
 from backfill.workloads.workload import Job
 
 __all__ = ["RelShare"]
@@ -203,6 +205,8 @@ class RelShare(SchedulerBase):
             planning_window=self.planning_window,
             max_tested=self.max_tested,
             resources=self.resources,
+            nodes=self.nodes,
+            placement=self.placement,
         )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -240,6 +244,10 @@ class RelShare(SchedulerBase):
         )
 
     # ----------------------------------------------------------------------------- the protocol
+
+    def allocation(self, job_id: int) -> Allocation | None:
+        """The nodes a running job holds (its EASY core places every job); None on a pool."""
+        return self._core.allocation(job_id)
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job and all usage; schedule a machine of ``machine_size`` processors from ``now``."""
@@ -400,6 +408,8 @@ class RelShare(SchedulerBase):
         requests = self._requests
         if requests is None:
             return job.processors
+        if self.nodes is not None:
+            return _node_charge(requests[job.id], self.nodes, self._size)
         capacity = self._capacity
         assert capacity is not None
         amounts = requests[job.id]
@@ -562,3 +572,19 @@ class RelShare(SchedulerBase):
             keys[owner] = -math.inf if u <= 0 else -entitled.get(owner, 0.0) / u
         special = {job_id: -self.fair_share_priority(self._waiting[job_id], now) for job_id in self._reserved}
         return keys, special
+
+
+def _node_charge(demand: Demand, machine: Machine, size: int) -> int | Fraction:
+    """A job's charge on a node machine: its dominant share of the machine's totals, in processors.
+
+    The rule of several resources (``max(processors, amount * machine processors / capacity)``),
+    with each resource's amount the job's shares times one share, and its capacity the machine's
+    total. An exclusive job is charged what it asks, not the whole nodes it will hold (which
+    depend on where it is placed). O(r).
+    """
+    width: int | Fraction = demand.processors
+    totals = machine.totals()
+    for a, c in zip((demand.share * demand.count).tolist()[1:], totals[1:], strict=True):
+        if c and a * size > width * c:
+            width = Fraction(a * size, c)
+    return width

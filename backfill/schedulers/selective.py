@@ -41,6 +41,7 @@ from backfill.schedulers.machinery.thresholds import (
 )
 from backfill.workloads.conventions import CATEGORIES
 from backfill.workloads.limits import MAX_CLOCK
+from backfill.workloads.nodes import Allocation
 from backfill.workloads.workload import Job
 
 __all__ = [
@@ -197,8 +198,16 @@ class Selective(SchedulerBase):
     def __attrs_post_init__(self) -> None:
         # The guaranteed part plans within the window: a promoted job out of reach waits there.
         self._core = Conservative(
-            planning_window=self.planning_window, max_tested=self.max_tested, resources=self.resources
+            planning_window=self.planning_window,
+            max_tested=self.max_tested,
+            resources=self.resources,
+            nodes=self.nodes,
+            placement=self.placement,
         )
+
+    def allocation(self, job_id: int) -> Allocation | None:
+        """The nodes a running job holds (the guaranteed part places every job); None on a pool."""
+        return self._core.allocation(job_id)
 
     def reset(self, machine_size: int, now: float) -> None:
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""

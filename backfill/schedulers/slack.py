@@ -13,6 +13,7 @@ give way as :mod:`backfill.schedulers._displace` states for several resources.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -178,8 +179,9 @@ class SlackBackfill(DisplacingConservative):
         started = self._start_due(now)
         free: Any = self._profile._free_at(now)
         requests = self._requests
+        cores = _free_processors if self.nodes is not None else operator.itemgetter(0)
         # Every job asks a processor at least: with resources too, none starts without one free.
-        if (free if requests is None else free[0]) > 0 and self._queue:
+        if (free if requests is None else cores(free)) > 0 and self._queue:
             committed = False
             # What one try teaches about the jobs of its shape, until a start changes the plan.
             known: dict[tuple[int, float], Certificate] = {}
@@ -198,7 +200,7 @@ class SlackBackfill(DisplacingConservative):
                 committed = True
                 # A displaced job may land at now and take free processors too, so ask the profile.
                 free = self._profile._free_at(now)
-                if (free if requests is None else free[0]) <= 0:
+                if (free if requests is None else cores(free)) <= 0:
                     break
             if committed:
                 # The commits left space behind (marked for compression), and a displaced job may have
@@ -239,3 +241,8 @@ class SlackBackfill(DisplacingConservative):
         super()._copy_into(other)
         other._guarantee = self._guarantee.copy()
         other._arrived = self._arrived.copy()
+
+
+def _free_processors(free: Any) -> int:
+    """The cores free on a node machine (a NodeFree), over all nodes."""
+    return int(free.total()[0])

@@ -38,6 +38,7 @@ from backfill.schedule import Schedule
 from backfill.schedulers.machinery.guard import guarded
 from backfill.schedulers.machinery.protocol import Scheduler, scheduler_name
 from backfill.simulator import OverrunPolicy, Simulator
+from backfill.testing._nodes import mixed_request, node_machines
 from backfill.testing._replay import LogReplay, check_fork, take_forks
 from backfill.workloads.resources import Resource, check_resources, memory_request
 from backfill.workloads.workload import JOB_DTYPE, Job, Workload
@@ -49,6 +50,8 @@ __all__ = [
     "check_scheduler",
     "gpu_request",
     "guarded",
+    "mixed_request",
+    "node_machines",
     "same_schedule",
     "workloads",
 ]

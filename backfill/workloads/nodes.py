@@ -361,6 +361,10 @@ class Machine:
         """Cores of the machine: the processors of the pool model (``machine_size``). O(g)."""
         return sum(g.count * g.cores for g in self.groups)
 
+    def totals(self) -> tuple[int, ...]:
+        """The machine-wide amount of each of :attr:`resources`: the pool model's capacities. O(g r)."""
+        return tuple(sum(g.count * g.amount(n) for g in self.groups) for n in self.resources)
+
     def capacities(self) -> npt.NDArray[np.int64]:
         """Each node's amount of each resource, a (nodes, resources) array in node-id order. O(N r)."""
         names = self.resources

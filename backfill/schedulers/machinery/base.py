@@ -34,10 +34,14 @@ import attrs
 from backfill.errors import JobError, ParameterError, ScheduleError
 from backfill.profile import Profile
 from backfill.profile.multi import ResourceProfile
+from backfill.profile.nodes import NodeProfile
+from backfill.profile.placement import Placement, first_fit
 from backfill.schedulers.machinery.door import refusal, reset_refusal
+from backfill.schedulers.machinery.placing import NodePlacing, is_machine, is_placement
 from backfill.schedulers.machinery.protocol import scheduler_name
 from backfill.workloads.amounts import Amounts, amount_of
 from backfill.workloads.limits import MAX_CLOCK
+from backfill.workloads.nodes import Machine
 from backfill.workloads.resources import Resource, capacities, check_resources, requests
 from backfill.workloads.workload import Job
 
@@ -118,7 +122,7 @@ def _shallow_copy(obj: Any) -> Any:
 
 
 @attrs.define(repr=False, eq=False, on_setattr=attrs.setters.NO_OP)
-class SchedulerBase:
+class SchedulerBase(NodePlacing):
     """Root of the built-in schedulers: :meth:`copy` keeps the type, and the reservation log is opt-in.
 
     Not a scheduler by itself. A subclass that keeps mutable containers of its own (lists, dicts,
@@ -166,6 +170,12 @@ class SchedulerBase:
     # (Typed Any so that a width reads as an int where the profile is typed a Profile; see _new_profile.)
     _requests: dict[int, Any] | None = attrs.field(init=False, default=None)
     _capacity: Amounts | None = attrs.field(init=False, default=None)
+    #: A machine of node groups (:mod:`backfill.workloads.nodes`) to place every job on, or None: the
+    #: machine is a pool of processors (and of :attr:`resources`). With nodes, every job's start comes
+    #: with an :meth:`allocation`, and :attr:`placement` chooses its nodes.
+    nodes: Machine | None = attrs.field(default=None, kw_only=True, validator=is_machine)
+    #: The placement policy on a node machine (:mod:`backfill.profile.placement`): a plain callable.
+    placement: Placement = attrs.field(default=first_fit, kw_only=True, validator=is_placement, repr=False)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -358,10 +368,12 @@ class SchedulerBase:
         resources).
         """
         requests_ = self._requests
-        if requests_ is None:  # no resources, or none taken yet (before the first reset)
-            return requests(job, self.resources) if self.resources else job.processors
-        amounts = requests_.get(job.id)
-        return requests(job, self.resources) if amounts is None else amounts
+        amounts = None if requests_ is None else requests_.get(job.id)
+        if amounts is not None:
+            return amounts  # type: ignore[no-any-return]
+        if self.nodes is not None:
+            return self._demand(job)  # type: ignore[return-value]
+        return requests(job, self.resources) if self.resources else job.processors
 
     def amount(self, job: Job, name: str = "processors") -> int:
         """The units of resource ``name`` that ``job`` holds while it runs, as planned. O(r).
@@ -393,8 +405,16 @@ class SchedulerBase:
             raise ParameterError(f"{scheduler_name(self)}: {e}") from None
 
     def _resource_extras(self) -> list[str]:
-        """``+memory`` and the like, one per resource, for a name; none without resources."""
+        """``+memory`` and the like, one per resource, for a name; ``nodes=...`` on a node machine."""
+        if self.nodes is not None:
+            policy = getattr(self.placement, "__name__", "placement")
+            return [f"nodes={self.nodes.text()}", *([] if self.placement is first_fit else [policy])]
         return [f"+{r.name}" for r in self.resources]
+
+    @property
+    def _beyond_processors(self) -> bool:
+        """Whether the machine is more than a count of processors: resources, or nodes. O(1)."""
+        return bool(self.resources) or self.nodes is not None
 
     def _new_profile(self, now: float) -> Profile:
         """An empty plan of the machine from ``now``: a Profile, or with resources a ResourceProfile.
@@ -403,6 +423,8 @@ class SchedulerBase:
         with :class:`Amounts` where the other takes ints, so the schedulers' code is one for both;
         it is typed a Profile for that code (the widths it passes are typed alike, see ``_requests``).
         """
+        if self.nodes is not None:
+            return cast(Profile, NodeProfile(self.nodes.capacities(), now, self.placement))
         capacity = self._capacity
         if capacity is None:
             return Profile(self._size, origin=now)
@@ -418,6 +440,9 @@ class SchedulerBase:
         requests_ = self._requests
         if requests_ is None or job.id in requests_:
             return  # no resources, or taken already (PC and DC take it before QueueScheduler would)
+        if self.nodes is not None:
+            requests_[job.id] = self._demand(job)
+            return
         try:
             amounts = requests(job, self.resources)
         except JobError as e:
@@ -447,7 +472,14 @@ class SchedulerBase:
             raise error
         self._size = int(machine_size)
         self._now = now
-        if self.resources:
+        if self.nodes is not None:
+            if self._size != self.nodes.cores:
+                raise ScheduleError(
+                    f"{scheduler_name(self)}: reset for {self._size} processors, but its node machine "
+                    f"{self.nodes.text()} has {self.nodes.cores} cores; a host resets it with those"
+                )
+            self._requests = {}
+        elif self.resources:
             self._capacity = capacities(self._size, self.resources)
             self._requests = {}
 

@@ -508,7 +508,8 @@ class GuaranteeScheduler(PlanningWindow, LongQueueCompression, QueueScheduler):
                 # The job holds its amounts while it runs (QueueScheduler's record holds processors).
                 width = requests[jid]
                 self._running[jid] = (now + job.estimate, seq, width)
-                self._free -= width
+                if self.nodes is None:
+                    self._free -= width
             started.append(job)
         self._dequeue(taken, now)
         if len(self._freed) > 2 * len(seen) + TRIM:

@@ -41,9 +41,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol, Self, runtime_checkable
 
+from backfill.workloads.nodes import Allocation
 from backfill.workloads.workload import Job
 
-__all__ = ["ReservationLog", "Scheduler", "scheduler_name"]
+__all__ = ["Placing", "ReservationLog", "Scheduler", "scheduler_name"]
 
 
 @runtime_checkable
@@ -110,6 +111,22 @@ class ReservationLog(Protocol):
 
     def take_reservation_changes(self) -> list[tuple[int, float]]:
         """Return the ``(job_id, start)`` reservation changes since the last call, and forget them."""
+        ...
+
+
+@runtime_checkable
+class Placing(Protocol):
+    """The optional placing extension: a scheduler that says which nodes each job it starts runs on.
+
+    Every built-in scheduler built with ``nodes=Machine(...)`` has it
+    (:class:`~backfill.schedulers.machinery.placing.NodePlacing`). A host that places jobs (Batsim,
+    AccaSim, a SimPy model) asks :meth:`allocation` for every job :meth:`Scheduler.schedule`
+    returned, before its next call to the scheduler; a pool scheduler answers None, and the host
+    places the job itself, as before.
+    """
+
+    def allocation(self, job_id: int) -> Allocation | None:
+        """The node ids a running job holds and its amounts on each, or None on a pool machine."""
         ...
 
 

@@ -10,6 +10,8 @@ import attrs
 from sortedcontainers import SortedList
 
 from backfill.errors import ParameterError, ScheduleError
+from backfill.profile import ProfileError
+from backfill.profile.nodes import NodeProfile
 from backfill.schedulers._replan import extension_error
 from backfill.schedulers.machinery.base import RunningJob, SchedulerBase
 from backfill.schedulers.machinery.priorities import (
@@ -147,6 +149,9 @@ class QueueScheduler(SchedulerBase):
     # Running jobs: id -> (planned end, seq, width), the width its processors or with resources its Amounts.
     _running: dict[int, tuple[float, int, int]] = attrs.field(init=False, factory=dict)
     _reserved: dict[int, float] = attrs.field(init=False, factory=dict)
+    # On a node machine (``nodes``): the running jobs' placements, each from its start to its
+    # planned end; None on a pool machine.
+    _running_nodes: NodeProfile | None = attrs.field(init=False, default=None)
 
     @property
     def name(self) -> str:
@@ -169,6 +174,10 @@ class QueueScheduler(SchedulerBase):
         With :attr:`~SchedulerBase.resources`, the :class:`~backfill.workloads.amounts.Amounts` of
         each resource free now.
         """
+        if self._running_nodes is not None:
+            placed = self._placing_profile()
+            assert placed is not None
+            return placed._free_at(self._now)  # type: ignore[return-value]
         return self._free
 
     def _nothing(self) -> Any:
@@ -180,6 +189,7 @@ class QueueScheduler(SchedulerBase):
         """Forget every job; schedule a machine of ``machine_size`` processors from ``now``."""
         self._door_reset(machine_size, now)
         self._free = self._size if self._capacity is None else cast(int, self._capacity)
+        self._running_nodes = None if self.nodes is None else cast(NodeProfile, self._new_profile(now))
         self._seq = 0
         self._key = own_priority(self.priority, machine_size, now)
         self._stateful = self._key if isinstance(self._key, StatefulPriority) else None
@@ -274,7 +284,11 @@ class QueueScheduler(SchedulerBase):
         if now > record[0]:
             raise self._completion_error(job, now, record[0], False)
         del self._running[job.id]
-        self._free += record[2]
+        placed = self._running_nodes
+        if placed is None:
+            self._free += record[2]
+        elif now < record[0] and placed.placement(job.id) is not None:
+            placed._release(now, record[0], record[2])  # type: ignore[arg-type]
         if self._requests is not None:
             del self._requests[job.id]
         if self._stateful is not None:
@@ -322,10 +336,14 @@ class QueueScheduler(SchedulerBase):
                     "this call (it is named twice)"
                 )
             seen.add(job.id)
-        need = self._nothing()
-        for job in jobs:
-            need += self.request(job)
-        free = self.free
+        if self._running_nodes is not None:
+            self._place_all(jobs, now)
+            need = free = self._nothing()
+        else:
+            need = self._nothing()
+            for job in jobs:
+                need += self.request(job)
+            free = self.free
         if need > free:
             have = f"{free} are free" if self._capacity is None else f"{self._amounts_text(free)} are free"
             raise ScheduleError(
@@ -340,6 +358,28 @@ class QueueScheduler(SchedulerBase):
                 self._reserved.pop(job.id, None)
         self._dequeue(taken, now)
         return jobs
+
+    def _place_all(self, jobs: list[Job], now: float) -> None:
+        """Place ``jobs`` on the running jobs' nodes from ``now``, all or none (a node machine).
+
+        Raises:
+            ScheduleError: If the policy cannot place one of them beside the others; nothing changes.
+        """
+        placed = self._running_nodes
+        assert placed is not None
+        done: list[Job] = []
+        for job in jobs:
+            demand = self.request(job)
+            try:
+                placed._reserve(now, now + job.estimate, demand)  # type: ignore[arg-type]
+            except ProfileError:
+                for other in done:
+                    placed._release(now, now + other.estimate, self.request(other))  # type: ignore[arg-type]
+                raise ScheduleError(
+                    f"{self.name}: cannot start jobs {[job.id for job in jobs]} at {now:g}: job {job.id}'s "
+                    f"{demand!r} is not placed on the nodes free beside the others"
+                ) from None
+            done.append(job)
 
     def _amounts_text(self, width: Any) -> str:
         """``3 processors``, or with resources ``3 processors and 10 memory``."""
@@ -383,7 +423,11 @@ class QueueScheduler(SchedulerBase):
         requests = self._requests
         width = job.processors if requests is None else requests[job.id]
         self._running[job.id] = (now + job.estimate, seq, width)
-        self._free -= width
+        placed = self._running_nodes
+        if placed is None:
+            self._free -= width
+        elif job.estimate > 0 and placed.placement(job.id) is None:
+            placed._reserve(now, now + job.estimate, width)  # type: ignore[arg-type]
 
     def extend(self, job: Job, end: float, now: float) -> None:
         """Plan a running job that outlived its planned end to end at ``end`` (planning's hook).
@@ -398,6 +442,14 @@ class QueueScheduler(SchedulerBase):
         if record is None or end <= record[0]:
             raise ScheduleError(extension_error(self.name, job, end, now, record and record[0]))
         self._running[job.id] = (end, record[1], record[2])
+        placed = self._running_nodes
+        if placed is not None and placed.placement(job.id) is not None and self._placing_profile() is placed:
+            try:
+                placed._reserve(max(record[0], now), end, record[2])  # type: ignore[arg-type]
+            except ProfileError as e:
+                raise ScheduleError(
+                    f"{self.name}: job {job.id} cannot run on to {end:g} on its nodes: {e}"
+                ) from None
 
     def next_wakeup(self) -> float | None:
         """These schedulers act only on arrivals and completions."""
@@ -488,5 +540,7 @@ class QueueScheduler(SchedulerBase):
         other._queued = self._queued.copy()
         other._running = self._running.copy()
         other._reserved = self._reserved.copy()
+        if self._running_nodes is not None:
+            other._running_nodes = self._running_nodes.copy()
         if self._stateful is not None:
             other._key = other._stateful = self._stateful.copy()
