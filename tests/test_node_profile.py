@@ -56,10 +56,12 @@ class NaiveNodes:
         return sorted({s} | {x for x in self.edges(without) if s < x < e})
 
     def low(self, s: float, e: float, without: int | None = None) -> IntArray:
-        return np.min([self.free_at(x, without) for x in self.points(s, e, without)], axis=0)
+        low: IntArray = np.min([self.free_at(x, without) for x in self.points(s, e, without)], axis=0)
+        return low
 
     def high(self, s: float, e: float) -> IntArray:
-        return np.max([self.free_at(x) for x in self.points(s, e)], axis=0)
+        high: IntArray = np.max([self.free_at(x) for x in self.points(s, e)], axis=0)
+        return high
 
     def room(self, free: IntArray, demand: Demand) -> IntArray:
         """Shares each node holds with ``free``, node by node as the profile's documentation says."""
@@ -283,7 +285,7 @@ class NodeProfileMachine(RuleBasedStateMachine):
             self.model.forget(key)
 
     @rule(data=st.data(), a=times, b=times, t=times, d=durations)
-    def queries_match(self, data: st.DataObject, a: int, b: int, t: int, d: int) -> None:
+    def queries_match(self, data: st.DataObject, a: float, b: float, t: float, d: int) -> None:
         a, b = sorted((max(a, self.model.origin), max(b, self.model.origin)))
         t = max(t, self.model.origin)
         assert np.array_equal(self.profile.free_at(t).amounts, self.model.free_at(t))
@@ -410,7 +412,9 @@ def test_contiguous_takes_the_first_run_that_holds_the_count(room: IntArray, cou
     assert take is not None
     a, b = holding[0]
     assert not take[:a].any() and not take[b:].any()
-    assert np.array_equal(take[a:b], first_fit(room[a:b], count))
+    run = first_fit(room[a:b], count)  # within its run, contiguous fills as first fit does
+    assert run is not None
+    assert np.array_equal(take[a:b], run)
 
 
 @pytest.mark.parametrize(
