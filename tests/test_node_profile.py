@@ -16,7 +16,7 @@ from node_strategies import GIB, groups, holds, machines, policies, requests
 
 from backfill.errors import ParameterError
 from backfill.profile import ProfileError
-from backfill.profile.nodes import Demand, NodeFree, NodeProfile
+from backfill.profile.nodes import Demand, NodeFree, NodeProfile, placement_refusal
 from backfill.profile.placement import Placement, best_fit, contiguous, first_fit
 from backfill.workloads.nodes import Machine, NodeGroup, NodeRequest, interval_set, tasks_request
 from backfill.workloads.workload import Job
@@ -298,6 +298,9 @@ class NodeProfileMachine(RuleBasedStateMachine):
         placed = self.model.take(self.model.free_at(t), demand) is not None
         assert (free >= demand) is placed and (demand <= free) is placed
         assert (free < demand) is not placed and (demand > free) is not placed
+        if d:
+            placed_over = self.model.take_over(t, d, demand) is not None
+            assert self.profile._fits(t, demand, d) is placed_over
         # Where it would start, asked without reserving.
         expected = self.model.earliest_fit(t, demand, d)
         if expected is not None:
@@ -790,6 +793,23 @@ def test_a_request_is_refused_exactly_when_the_empty_machine_cannot_hold_it(
     else:
         with pytest.raises(ProfileError, match=NEVER):
             p.earliest_fit(0, demand, 1)
+
+
+@given(machine=machines(), policy=policies(), data=st.data())
+def test_a_placement_refusal_is_a_refusal_or_a_policy_that_never_places(
+    machine: Machine, policy: Placement, data: st.DataObject
+) -> None:
+    request = data.draw(requests(machine, holdable=None))
+    reason = placement_refusal(machine, policy, request)
+    if machine.refusal(request) is not None:
+        assert reason == machine.refusal(request)
+        return
+    empty = NaiveNodes(machine.capacities(), policy)
+    placed = empty.take(machine.capacities(), Demand.of(1, machine, request)) is not None
+    assert (reason is None) is placed
+    if not placed:
+        assert reason == f"is never placed by {policy.__name__}, even on the empty machine"
+    assert list(machine.totals()) == machine.capacities().sum(axis=0).tolist()
 
 
 @pytest.mark.parametrize(
