@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backfill.profile import ProfileError
+from backfill.profile._node_args import node_duration, node_interval, node_time
 from backfill.profile._node_check import check_node_profile
 from backfill.profile.demand import Demand, NodeFree
 from backfill.profile.multi import ResourceProfile
@@ -226,10 +227,7 @@ class NodeProfile:
                 fit), or an argument is not valid.
         """
         time = self._time("earliest_fit", time)
-        if not (isinstance(duration, int | float) and 0 <= duration < math.inf):
-            raise ProfileError(
-                f"NodeProfile.earliest_fit: duration must be a finite number >= 0, got {duration!r}"
-            )
+        duration = self._duration("earliest_fit", duration)
         return self._earliest_fit(time, self._demand("earliest_fit", demand), duration)
 
     def _earliest_fit(self, time: float, demand: Demand, duration: float) -> float:
@@ -341,6 +339,9 @@ class NodeProfile:
         changes. O(the search).
         """
         time = self._time("earliest_move", time)
+        duration = self._duration("earliest_move", duration)
+        current = self._time("earliest_move", current)
+        before = None if before is None else self._time("earliest_move", before)
         return self._earliest_move(time, self._demand("earliest_move", demand), duration, current, before)
 
     def _earliest_move(
@@ -358,12 +359,14 @@ class NodeProfile:
         ):
             # Its own reservation counted free in the search, pool bound included: no update.
             return self._search(time, demand, duration, bound, own=record)
-        # (An exclusive job holds more than it asks: its nodes are freed and taken back.)
-        self._change(record[0], record[1], record[2], record[3], 1)
+        # (An exclusive job holds more than it asks: its nodes are freed and taken back. A running
+        # job's placement began before the origin, where the profile has no steps.)
+        nodes, amounts, start, end = record[0], record[1], max(record[2], self._times[0]), record[3]
+        self._change(nodes, amounts, start, end, 1)
         try:
             return self._search(time, demand, duration, bound)
         finally:
-            self._change(record[0], record[1], record[2], record[3], -1)
+            self._change(nodes, amounts, start, end, -1)
 
     # -- updates -------------------------------------------------------------------------------------
 
@@ -473,7 +476,9 @@ class NodeProfile:
         origin = self._times[0]
         if b > origin:
             self._change(nodes, amounts, a if a > origin else origin, b, 1)
-        if a <= low and b >= high:
+        if b >= high and (a <= low or a <= origin):
+            # Nothing of it is left after the origin (a running job ending now): forgotten, as
+            # advance forgets a placement that ended, not kept as one ending in the past.
             del self._placed[demand.key]
         elif b >= high:
             record[3] = a
@@ -488,7 +493,7 @@ class NodeProfile:
             ProfileError: If it is not placed at ``new`` (the reservation is then where it was).
         """
         start, new = self._time("move", start), self._time("move", new)
-        self._move(start, new, duration, self._demand("move", demand))
+        self._move(start, new, self._duration("move", duration), self._demand("move", demand))
 
     def _move(self, start: float, new: float, duration: float, demand: Demand) -> None:
         if not duration > 0 or new == start:
@@ -500,7 +505,7 @@ class NodeProfile:
         try:
             self._reserve(new, new + duration, demand)
         except ProfileError:
-            self._change(record[0], record[1], record[2], record[3], -1)
+            self._change(record[0], record[1], max(record[2], self._times[0]), record[3], -1)
             self._placed[demand.key] = record
             raise
 
@@ -577,23 +582,9 @@ class NodeProfile:
             )
         return value
 
-    @staticmethod
-    def _time(method: str, value: Any) -> float:
-        try:
-            if -math.inf < value < math.inf and not isinstance(value, bool):
-                return value  # type: ignore[no-any-return]
-        except TypeError:
-            pass
-        raise ProfileError(f"NodeProfile.{method}: a time must be a finite number, got {value!r}")
-
-    def _interval(self, method: str, start: Any, end: Any) -> tuple[float, float]:
-        start = self._time(method, start)
-        end = self._time(method, end)
-        if end < start:
-            raise ProfileError(
-                f"NodeProfile.{method}: an interval's end must not be before its start, got {end!r}"
-            )
-        return start, end
+    _time = staticmethod(node_time)
+    _duration = staticmethod(node_duration)
+    _interval = staticmethod(node_interval)
 
     def _check(self) -> None:
         """Assert every invariant of the representation. O(n N r + p k N) for p placements."""

@@ -146,12 +146,13 @@ class NodeGroup:
                     amounts[name] = memory_size(value)
                 except Exception as e:
                     raise ParameterError(f"node group {text!r}: {e}") from None
-            elif value.isdigit():
-                amounts[name] = int(value)
+            elif value.isascii() and value.isdigit():  # str.isdigit alone takes '²', which int() refuses
+                amounts[name] = _digits(text, name, value)
             else:
                 raise ParameterError(f"node group {text!r}: {name} must be a whole number, got {value!r}")
+        count, cores = _digits(text, "count", match[1]), _digits(text, "cores", match[2])
         try:
-            return cls(int(match[1]), int(match[2]), amounts)
+            return cls(count, cores, amounts)
         except ParameterError as e:
             raise ParameterError(f"node group {text!r}: {e}") from None
 
@@ -164,6 +165,15 @@ class NodeGroup:
     def amount(self, name: str) -> int:
         """A node's amount of resource ``name`` (``cores`` included); 0 if the group does not state it."""
         return self.cores if name == "cores" else dict(self.amounts).get(name, 0)
+
+
+def _digits(text: str, what: str, digits: str) -> int:
+    """``int(digits)``, refusing in the library's words the thousands of digits int() refuses."""
+    if len(digits.lstrip("0")) > 19:  # 2**62 has 19 digits: so many more are out of range anyway
+        raise ParameterError(
+            f"node group {text[:40]!r}...: {what} must be below 2**62, got {len(digits)} digits"
+        )
+    return int(digits)
 
 
 def _check_groups(instance: object, attribute: attrs.Attribute[Any], value: tuple[NodeGroup, ...]) -> None:
@@ -238,6 +248,7 @@ class NodeRequest:
         **other_per_task: int,
     ) -> NodeRequest:
         """``tasks`` tasks packed onto nodes, each with its cores, memory (kB), GPUs and other amounts."""
+        _whole("NodeRequest.cores_per_task", cores_per_task, 1)  # a zero would be dropped from the share
         share = {"cores": cores_per_task, "memory": memory_per_task, "gpus": gpus_per_task, **other_per_task}
         return cls(tasks, share, None, exclusive)
 
@@ -362,10 +373,11 @@ class Machine:
 
     def group_of(self, node: int) -> int:
         """The index of the group node ``node`` belongs to. O(g)."""
+        rest = node
         for i, g in enumerate(self.groups):
-            if node < g.count:
+            if 0 <= rest < g.count:
                 return i
-            node -= g.count
+            rest -= g.count
         raise ParameterError(f"node {node} is not a node of {self.text()}")
 
     def share(self, request: NodeRequest) -> npt.NDArray[np.int64]:
