@@ -16,7 +16,9 @@ from node_strategies import GIB, groups, holds, machines, policies, requests
 
 from backfill.errors import ParameterError
 from backfill.profile import ProfileError
-from backfill.profile.nodes import Demand, NodeFree, NodeProfile, placement_refusal
+from backfill.profile.demand import Demand, NodeFree
+from backfill.profile.node_admission import placement_refusal
+from backfill.profile.nodes import NodeProfile
 from backfill.profile.placement import Placement, best_fit, contiguous, first_fit
 from backfill.workloads.nodes import Machine, NodeGroup, NodeRequest, interval_set, tasks_request
 from backfill.workloads.workload import Job
