@@ -272,13 +272,22 @@ class NodeProfile:
             i = bisect_right(times, t) - 1
             j = bisect_left(times, t + duration, i + 1)
             blocked, low = self._window(i, j, demand, own, enough)
-            if blocked < 0:
+            if blocked >= 0:
+                i = blocked + 1
+            elif low.ndim == 2:  # one step
                 room = room_of(low, demand)
                 if int(room.sum()) >= count and self._place(room, demand) is not None:
                     return t
                 i += 1
             else:
-                i = blocked + 1
+                # Each step holds the demand, perhaps not on the same nodes throughout: the least over
+                # each suffix rules out the next candidates whose intervals cover a suffix too full.
+                suffix = np.minimum.accumulate(low[::-1], axis=0)[::-1]
+                held = room_of(suffix, demand).sum(axis=1) >= count
+                if held[0] and self._place(room_of(suffix[0], demand), demand) is not None:
+                    return t
+                later = np.flatnonzero(held[1:])
+                i += 1 + int(later[0]) if later.size else j - i
             if i >= n:
                 raise ProfileError(
                     f"NodeProfile: demand {demand!r} is never placed, even on the empty machine "
@@ -289,10 +298,10 @@ class NodeProfile:
     def _window(
         self, i: int, j: int, demand: Demand, own: list[Any] | None, enough: dict[int, bool]
     ) -> tuple[int, IntArray]:
-        """The first of steps ``i`` to ``j - 1`` that cannot hold the demand alone, or -1 and their least.
+        """The first of steps ``i`` to ``j - 1`` that cannot hold the demand alone, or -1 and their amounts.
 
-        Whether a step holds it alone is kept in ``enough`` for the rest of the search (candidates'
-        intervals overlap); the first step is tried alone: most candidates fail there. O(k N r).
+        (One step's, or several stacked.) Each step's verdict is kept in ``enough`` for the search's
+        later candidates; the first step is tried alone: most candidates fail there. O(k N r).
         """
         self._examined += j - i
         count = demand.count
@@ -309,7 +318,7 @@ class NodeProfile:
                 return k, self._free[k]
         if j - i == 1:
             return -1, self._step(i, own)
-        return -1, np.array([self._step(k, own) for k in range(i, j)]).min(axis=0)
+        return -1, np.array([self._step(k, own) for k in range(i, j)])
 
     def _step(self, k: int, own: list[Any] | None) -> IntArray:
         """Step ``k``'s free amounts, with ``own`` (a placement counted free) added where it lies."""
