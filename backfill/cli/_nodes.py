@@ -159,6 +159,9 @@ def _with_machine(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> l
 def machine_line(specs: Sequence[SchedulerSpec], processors: int | None = None) -> str:
     """The line both commands print for the node machines of the runs: groups, nodes, cores, placement.
 
+    And a workload's node requests where its file states them
+    (:class:`~backfill.workloads.request_table.RequestTable`).
+
     Nothing when every run has a pool of processors. ``processors`` is the workload's machine size,
     noted where the node machine's cores differ from it (None: not noted).
 
@@ -176,5 +179,11 @@ def machine_line(specs: Sequence[SchedulerSpec], processors: int | None = None) 
             else ""
         )
         name = placement if isinstance(placement, str) else getattr(placement, "__qualname__", placement)
-        lines.append(f"nodes: {nodes.text()}: {nodes.node_count} nodes, {cores}, {name}")
+        asked = nodes.request
+        rule = (
+            f", the node requests of {asked.source} ({len(asked)} jobs)"
+            if isinstance(asked, RequestTable)
+            else ""
+        )
+        lines.append(f"nodes: {nodes.text()}: {nodes.node_count} nodes, {cores}, {name}{rule}")
     return "\n".join(lines)

@@ -101,7 +101,7 @@ from backfill.workloads._batsim_json import (
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
-from backfill.workloads.request_table import RequestTable, request_fields
+from backfill.workloads.request_table import RequestTable, request_fields, table_requests
 from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
@@ -543,9 +543,7 @@ def write_batsim_workload(
         )
     if description is not None and not isinstance(description, str):
         raise ParameterError(f"description must be a string or None, got {description!r}")
-    if requests is not None and not isinstance(requests, RequestTable):
-        raise ParameterError(f"requests must be a RequestTable or None, got {type(requests).__name__}")
-    table = {} if requests is None else requests.requests
+    table = table_requests(requests)
     workload = _workload_of(source, machine_size)
     planned = check_resources(getattr(source, "resources", ()) if resources is None else resources)
     check_resource_names([r.name for r in planned])

@@ -64,7 +64,7 @@ from backfill.workloads.nodes import NodeRequest, tasks_request
 from backfill.workloads.sizes import memory_size, memory_text
 from backfill.workloads.workload import Job
 
-__all__ = ["RequestTable", "read_batsim_requests", "request_fields"]
+__all__ = ["RequestTable", "read_batsim_requests", "request_fields", "table_requests"]
 
 _NODE_ONLY = ("tasks_per_node", "memory_per_node", "gpus_per_node")
 _TASK_ONLY = ("memory_per_task", "gpus_per_task")
@@ -226,6 +226,21 @@ def _job_request(raw: Mapping[str, Any], name: str, where: str) -> NodeRequest |
         )
     except ParameterError as e:
         raise refuse(str(e)) from None
+
+
+def table_requests(requests: RequestTable | None) -> Mapping[int, NodeRequest]:
+    """A table's requests by job id; none for None.
+
+    Raises:
+        ParameterError: ``requests`` is neither a :class:`RequestTable` nor None.
+
+    Examples:
+        >>> table_requests(None), table_requests(RequestTable({3: NodeRequest.nodes(1)}))[3].count
+        ({}, 1)
+    """
+    if requests is not None and not isinstance(requests, RequestTable):
+        raise ParameterError(f"requests must be a RequestTable or None, got {type(requests).__name__}")
+    return {} if requests is None else requests.requests
 
 
 def request_fields(request: NodeRequest, job_id: int, processors: int) -> dict[str, Any]:
