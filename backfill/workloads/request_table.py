@@ -8,19 +8,15 @@ it from the optional fields of a Batsim workload's job objects, named after Slur
 itself, pybatsim and evalys name no such fields: Batsim's job asks ``res`` resources, and forwards
 the fields it does not know to the scheduler):
 
-==================  =================================  ===========================================
-field               Slurm                              meaning
-==================  =================================  ===========================================
-``nodes``           ``--nodes``                        nodes, each holding one share (the nodes
-                                                       form); without it, the job asks tasks
-``tasks_per_node``  ``--ntasks-per-node``              tasks on each node (nodes form; default 1)
-``cores_per_task``  ``--cpus-per-task``                cores of each task (default 1)
-``memory_per_node`` ``--mem``                          memory of each node (nodes form)
-``memory_per_task`` ``--mem-per-cpu`` x cores           memory of each task (tasks form)
-``gpus_per_node``   ``--gpus-per-node``                GPUs of each node (nodes form)
-``gpus_per_task``   ``--gpus-per-task``                GPUs of each task (tasks form)
-``exclusive``       ``--exclusive``                    true: every node the job uses is its own
-==================  =================================  ===========================================
+* ``nodes`` (Slurm's ``--nodes``): nodes, each holding one share (the nodes form); without it,
+  the job asks tasks (the tasks form);
+* ``tasks_per_node`` (``--ntasks-per-node``): tasks on each node (nodes form; default 1);
+* ``cores_per_task`` (``--cpus-per-task``): cores of each task (default 1);
+* ``memory_per_node`` (``--mem``) and ``gpus_per_node`` (``--gpus-per-node``): of each node (nodes
+  form);
+* ``memory_per_task`` (``--mem-per-cpu`` times the cores of a task) and ``gpus_per_task``
+  (``--gpus-per-task``): of each task (tasks form);
+* ``exclusive`` (``--exclusive``): true, every node the job uses is its own while it runs.
 
 A memory is a whole number of kB (as SWF counts) or a size such as ``"12G"`` or ``"512M"``. The
 job's ``res`` stays the cores it asks: ``nodes x tasks_per_node x cores_per_task`` in the nodes
