@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
 import attrs
 
@@ -17,7 +18,9 @@ from backfill.cli.options import ORDER_HINT, CommandLineError, looks_like_worklo
 from backfill.errors import ParameterError
 from backfill.experiments.specs import SchedulerSpec
 from backfill.profile.placement import PLACEMENTS
-from backfill.workloads.nodes import Machine, NodeGroup
+from backfill.workloads.batsim import is_batsim_path
+from backfill.workloads.nodes import Machine, NodeGroup, tasks_request
+from backfill.workloads.request_table import RequestTable, read_batsim_requests
 
 __all__ = ["NODES_HELP", "PLACEMENT_HELP", "add_nodes_options", "machine_line", "with_nodes"]
 
@@ -27,7 +30,9 @@ NODES_HELP = (
     "[,NAME=N...] per node (128x8,memory=12G,gpus=4; SIZE in kB or 512M, 1.5G). An SWF job asks its "
     "processors as one-core tasks, each with its memory per processor (field 10, else 7) where "
     "some group states memory; a job no placement can hold is rejected, with its reason. The "
-    "machine's cores replace the workload's processors. Not with --resources or --partitions"
+    "machine's cores replace the workload's processors; a Batsim workload's jobs may state their "
+    "own (nodes, tasks_per_node, cores_per_task, memory_per_node, gpus_per_node, exclusive, ...). "
+    "Not with --resources or --partitions"
 )
 PLACEMENT_HELP = (
     f"with --nodes: which nodes a job gets, {', '.join(PLACEMENTS)} (node-id order; fullest nodes "
@@ -59,17 +64,65 @@ def _machine(texts: Sequence[str]) -> Machine:
     return Machine(tuple(groups))
 
 
-def with_nodes(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list[SchedulerSpec]:
+def _file_requests(workloads: Sequence[str]) -> RequestTable | None:
+    """The node requests the Batsim workloads state, if one does; None if none states any.
+
+    Raises:
+        CommandLineError: Several workloads, one of which states node requests: a spec's machine has
+            one request rule, and a table of one file's job ids would give other files' jobs theirs.
+    """
+    tables = []
+    for path in (w for w in workloads if is_batsim_path(w)):
+        try:
+            table = read_batsim_requests(Path(path))
+        except OSError:
+            continue  # the workload's reader says why it cannot be read
+        if len(table):
+            tables.append((path, table))
+    if not tables:
+        return None
+    if len(workloads) > 1:
+        raise CommandLineError(
+            f"{tables[0][0]} states node requests for {len(tables[0][1])} jobs, which apply to that "
+            "workload alone: run it on its own, or with backfill simulate"
+        )
+    return tables[0][1]
+
+
+def with_nodes(
+    args: argparse.Namespace, specs: Sequence[SchedulerSpec], workloads: Sequence[str] = ()
+) -> list[SchedulerSpec]:
     """Return ``specs`` placing jobs on the ``--nodes`` machine with ``--placement``; unchanged without.
 
     A spec that names its own machine (``--scheduler easy+nodes=4x8`` or ``easy+memory=1G``) keeps
-    it, as a parameter a spec gives itself wins over the option of the same name.
+    it, as a parameter a spec gives itself wins over the option of the same name. Where a Batsim
+    workload of ``workloads`` states node requests
+    (:func:`~backfill.workloads.request_table.read_batsim_requests`), every node machine of the
+    default request rule asks the file's instead (its jobs without one still ask their processors
+    as tasks).
 
     Raises:
         CommandLineError: A group that is not one (naming it), ``--nodes`` with ``--resources`` or
-            ``--partitions``, ``--placement`` without ``--nodes``, or ``--nodes`` where every spec
-            names its own machine.
+            ``--partitions``, ``--placement`` without ``--nodes``, ``--nodes`` where every spec
+            names its own machine, or node requests stated by one of several workloads.
+        BatsimError: A Batsim workload's node request is not one, naming the file and the job.
     """
+    chosen = _with_machine(args, specs)
+    if all(spec.nodes is None for spec in chosen):
+        return chosen
+    table = _file_requests(workloads)
+    if table is None:
+        return chosen
+    return [
+        attrs.evolve(spec, nodes=attrs.evolve(spec.nodes, request=table))
+        if spec.nodes is not None and spec.nodes.request is tasks_request
+        else spec
+        for spec in chosen
+    ]
+
+
+def _with_machine(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list[SchedulerSpec]:
+    """:func:`with_nodes` but for the workloads' node requests."""
     texts = getattr(args, "nodes", None)
     placement = getattr(args, "placement", None)
     if texts is None:
@@ -106,6 +159,9 @@ def with_nodes(args: argparse.Namespace, specs: Sequence[SchedulerSpec]) -> list
 def machine_line(specs: Sequence[SchedulerSpec], processors: int | None = None) -> str:
     """The line both commands print for the node machines of the runs: groups, nodes, cores, placement.
 
+    And a workload's node requests where its file states them
+    (:class:`~backfill.workloads.request_table.RequestTable`).
+
     Nothing when every run has a pool of processors. ``processors`` is the workload's machine size,
     noted where the node machine's cores differ from it (None: not noted).
 
@@ -123,5 +179,11 @@ def machine_line(specs: Sequence[SchedulerSpec], processors: int | None = None) 
             else ""
         )
         name = placement if isinstance(placement, str) else getattr(placement, "__qualname__", placement)
-        lines.append(f"nodes: {nodes.text()}: {nodes.node_count} nodes, {cores}, {name}")
+        asked = nodes.request
+        rule = (
+            f", the node requests of {asked.source} ({len(asked)} jobs)"
+            if isinstance(asked, RequestTable)
+            else ""
+        )
+        lines.append(f"nodes: {nodes.text()}: {nodes.node_count} nodes, {cores}, {name}{rule}")
     return "\n".join(lines)

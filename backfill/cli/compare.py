@@ -334,7 +334,8 @@ class _Plan:
             raise CommandLineError(f"no workload: {ORDER_HINT}")
         workloads = [workload_spec(t) for t in dict.fromkeys(args.workloads)]
         bare = scheduler_specs(args)
-        self.specs = specs = with_nodes(args, with_resources(args, bare))
+        given = list(dict.fromkeys(args.workloads))
+        self.specs = specs = with_nodes(args, with_resources(args, bare), given)
         self.orders = priorities(args)
         self.metrics = metrics_wanted(args, DEFAULT_COMPARE_METRICS)
         check_resource_metrics(self.metrics, specs)

@@ -372,7 +372,8 @@ class _Plan:
     """
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.specs = with_nodes(args, with_resources(args, scheduler_specs(args)))
+        inputs = [args.swf_path] if args.swf_path is not None else []
+        self.specs = with_nodes(args, with_resources(args, scheduler_specs(args)), inputs)
         self.orders = priorities(args)
         self.chosen = metrics_wanted(args, ()) if args.metric else []
         check_resource_metrics(self.chosen, self.specs)

@@ -17,6 +17,7 @@ from typing import Any
 from backfill.errors import ParameterError
 from backfill.profile.placement import PLACEMENTS, Placement
 from backfill.workloads.nodes import Machine, tasks_request
+from backfill.workloads.request_table import RequestTable
 
 __all__ = [
     "NODE_WORDS",
@@ -99,11 +100,28 @@ def placement_label(placement: str | Placement) -> str:
     )
 
 
+def _rule_label(rule: Callable[..., Any]) -> str:
+    """A request rule's name in labels: a function's dotted name, a table's source and digest."""
+    return rule.label if isinstance(rule, RequestTable) else _dotted(rule)
+
+
+def _rule_identity(rule: Callable[..., Any]) -> str:
+    """A request rule in a cache key: a function by its dotted name, a table by its content's digest.
+
+    A table is data: two files' tables share a key only if they hold the same requests.
+    """
+    return f"RequestTable:{rule.digest}" if isinstance(rule, RequestTable) else _dotted(rule)
+
+
 def check_machine(machine: object) -> None:
-    """Refuse what is not a :class:`Machine`, or one whose request rule a worker cannot import."""
+    """Refuse what is not a :class:`Machine`, or one whose request rule a worker cannot import.
+
+    A :class:`~backfill.workloads.request_table.RequestTable` is sent as its data, so it passes.
+    """
     if not isinstance(machine, Machine):
         raise ParameterError(f"nodes must be a Machine of node groups or None, got {machine!r}")
-    check_module_level("the node request rule", machine.request)
+    if not isinstance(machine.request, RequestTable):
+        check_module_level("the node request rule", machine.request)
 
 
 def node_extras(machine: Machine, placement: str | Placement) -> list[str]:
@@ -120,7 +138,7 @@ def node_extras(machine: Machine, placement: str | Placement) -> list[str]:
     if placement != "first_fit":
         words.append(f"placement={placement_label(placement)}")
     if machine.request is not tasks_request:
-        words.append(f"request={_dotted(machine.request)}")
+        words.append(f"request={_rule_label(machine.request)}")
     return words
 
 
@@ -133,14 +151,15 @@ def node_params(machine: Machine, placement: str | Placement) -> dict[str, str]:
     """
     params = {"nodes": machine.text(), "placement": placement_label(placement)}
     if machine.request is not tasks_request:
-        params["request"] = _dotted(machine.request)
+        params["request"] = _rule_label(machine.request)
     return params
 
 
 def node_identity(machine: Machine, placement: str | Placement) -> dict[str, Any]:
     """What a cell's result depends on of the node machine, exact (sizes in kB, not as text)."""
     groups = [[g.count, g.cores, [list(a) for a in g.amounts]] for g in machine.groups]
-    return {"nodes": groups, "placement": placement_label(placement), "request": _dotted(machine.request)}
+    placed = placement_label(placement)
+    return {"nodes": groups, "placement": placed, "request": _rule_identity(machine.request)}
 
 
 def read_node_extras(extras: Iterable[str]) -> tuple[Machine | None, str | None, list[str]]:

@@ -17,6 +17,10 @@ from backfill.workloads.lublin import (
     JobClass,
     lublin_feitelson,
 )
+from backfill.workloads.request_table import (
+    RequestTable,
+    read_batsim_requests,
+)
 from backfill.workloads.swf import (
     read_swf,
     write_swf,
@@ -38,10 +42,12 @@ __all__ = [
     "OverrunPolicy",
     "ProcessorsChoice",
     "ReadReport",
+    "RequestTable",
     "SWF_FIELDS",
     "Workload",
     "batsim_ids",
     "lublin_feitelson",
+    "read_batsim_requests",
     "read_batsim_workload",
     "read_swf",
     "write_batsim_workload",

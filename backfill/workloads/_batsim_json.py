@@ -20,6 +20,7 @@ __all__ = [
     "BEYOND_MAX_TIME",
     "DELAY_TYPES",
     "JOB_FIELDS",
+    "REQUEST_FIELDS",
     "check_resource_names",
     "is_int",
     "is_number",
@@ -198,8 +199,19 @@ def _sequence_runtime(
 
 # -- resources besides processors: one field per resource in a job object -----------------------
 
+#: The fields of a job object that state its node request (:mod:`backfill.workloads.request_table`).
+REQUEST_FIELDS = (
+    "nodes",
+    "tasks_per_node",
+    "cores_per_task",
+    "memory_per_node",
+    "memory_per_task",
+    "gpus_per_node",
+    "gpus_per_task",
+    "exclusive",
+)
 #: The fields of a Batsim job object this library reads or writes: no resource may take their names.
-JOB_FIELDS = ("id", "subtime", "walltime", "res", "profile", "user")
+JOB_FIELDS = ("id", "subtime", "walltime", "res", "profile", "user", *REQUEST_FIELDS)
 
 
 def memory_field(raw: Mapping[str, Any], job: str, where: str) -> float | None:

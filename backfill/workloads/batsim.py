@@ -11,7 +11,8 @@ checks in ``src/jobs.cpp`` and ``src/profiles.cpp``:
   time in seconds), ``res`` (resources requested, an integer from 0), ``profile`` (the name of a
   profile) and optionally ``walltime`` (-1, no limit, or a positive number of seconds; Batsim
   stops a job at its walltime). Other fields are the user's: Batsim 4 forwards them to the
-  scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user`` and ``memory``;
+  scheduler, Batsim 5 its ``extra_data``; here they are left aside, but for ``user``, ``memory``
+  and a node request's (:func:`~backfill.workloads.request_table.read_batsim_requests` reads them);
 * ``profiles``: an object from profile name to profile, each with a ``type``. A ``"delay"``
   profile (Batsim 5.0.0-rc2 calls it ``"DelayProfile"``; both are read) holds its job for
   ``delay`` seconds, a positive number: that is the job's runtime. A ``"composed"`` profile
@@ -100,6 +101,7 @@ from backfill.workloads._batsim_json import (
 )
 from backfill.workloads.cleaning import CleaningPolicy, ReadReport
 from backfill.workloads.limits import MAX_INT, MAX_TIME
+from backfill.workloads.request_table import RequestTable, request_fields, table_requests
 from backfill.workloads.resources import Resource, check_resources
 from backfill.workloads.swf import clean_rows
 from backfill.workloads.workload import SWF_FIELDS, Job, Workload, job_from_row
@@ -472,6 +474,7 @@ def write_batsim_workload(
     description: str | None = None,
     profile_type: Literal["delay", "DelayProfile"] = "delay",
     resources: Iterable[Resource] | None = None,
+    requests: RequestTable | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """Write jobs as a Batsim workload (JSON): one delay profile per distinct runtime.
 
@@ -501,6 +504,9 @@ def write_batsim_workload(
         resources: The resources (:class:`~backfill.workloads.resources.Resource`) whose amounts
             each job carries; by default a schedule's :attr:`~backfill.schedule.Schedule.resources`
             and none for a workload or jobs. Without any, the file is as it always was.
+        requests: Node requests (a :class:`~backfill.workloads.request_table.RequestTable`) whose
+            jobs get the fields stating theirs (``nodes``, ``tasks_per_node``, ...; see
+            :func:`~backfill.workloads.request_table.read_batsim_requests`, which reads them back).
 
     Returns:
         The ids of the jobs left out, by reason: ``"no_runtime"`` (a runtime of 0 or unknown) and
@@ -508,8 +514,9 @@ def write_batsim_workload(
 
     Raises:
         ParameterError: ``source`` is none of those, ``target`` neither a path nor an open file,
-            jobs come without ``machine_size``, ``profile_type`` is neither name, or a resource
-            is named as a job field (``id``, ``res``, ...).
+            jobs come without ``machine_size``, ``profile_type`` is neither name, a resource
+            is named as a job field (``id``, ``res``, ...), ``requests`` is not a table, or a
+            request has no fields (:func:`~backfill.workloads.request_table.request_fields`).
         OSError: The file could not be written; it names ``target``, which is left as it was.
 
     Examples:
@@ -536,6 +543,7 @@ def write_batsim_workload(
         )
     if description is not None and not isinstance(description, str):
         raise ParameterError(f"description must be a string or None, got {description!r}")
+    table = table_requests(requests)
     workload = _workload_of(source, machine_size)
     planned = check_resources(getattr(source, "resources", ()) if resources is None else resources)
     check_resource_names([r.name for r in planned])
@@ -568,6 +576,8 @@ def write_batsim_workload(
             job["user"] = user
         for r, amounts in zip(planned, held, strict=True):
             job[r.name] = amounts[k]
+        if job_id in table:
+            job |= request_fields(table[job_id], job_id, processors)
         lines.append(json.dumps(job))
     head = {"nb_res": workload.machine_size}
     if description is not None:
