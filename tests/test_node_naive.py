@@ -1,4 +1,4 @@
-"""Conservative on nodes against a naive re-planner (issue 56): a list of placements, searched by brute force.
+"""Conservative and EASY on nodes against naive re-planners (issue 56): placements in a list, searched by brute force.
 
 The naive model keeps every reservation as (nodes' shares, start, end) and computes a node's free
 amounts at an instant by subtracting the placements covering it. Its earliest fit tries every
@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backfill import (
+    EASY,
     Conservative,
     Job,
     Machine,
@@ -148,6 +150,9 @@ class NaiveConservative:
     def next_wakeup(self) -> float | None:
         return None
 
+    def waiting(self) -> bool:
+        return bool(self.planned)
+
     def reservations(self) -> Mapping[int, float]:
         return {job_id: e[0] for job_id, e in self.planned.items()}
 
@@ -187,7 +192,7 @@ def test_conservative_on_nodes_plans_as_the_naive_re_planner(
     assert placed == naive_scheduler.nodes_of  # the same nodes (jobs of positive estimate)
 
 
-def _simulate_naive(w: Workload, scheduler: NaiveConservative) -> tuple[list[float], list[tuple[int, float]]]:
+def _simulate_naive(w: Workload, scheduler: Any) -> tuple[list[float], list[tuple[int, float]]]:
     """A minimal driver of the protocol (completions, arrivals, one decision per instant)."""
     from backfill.admission import rejections
 
@@ -200,7 +205,7 @@ def _simulate_naive(w: Workload, scheduler: NaiveConservative) -> tuple[list[flo
     k = 0
     log: list[tuple[int, float]] = []
     order = 0
-    while k < len(arrivals) or ends or scheduler.planned:
+    while k < len(arrivals) or ends or scheduler.waiting():
         now = min([e[0] for e in ends] + ([arrivals[k].submit] if k < len(arrivals) else []))
         for _, _, job in sorted(e for e in ends if e[0] == now):
             scheduler.complete(job, now)
@@ -228,3 +233,87 @@ def _simulate_naive(w: Workload, scheduler: NaiveConservative) -> tuple[list[flo
             if not zero:
                 break
     return [start[job.id] for job in w], [(j, s) for j, s in log]
+
+
+class NaiveEASY:
+    """EASY at depth ``depth`` on nodes, re-planned from the running jobs at every decision.
+
+    In queue order (arrival: FCFS), a job starts if it is placed over ``[now, now + estimate)``
+    beside the running jobs and this pass's reservations; otherwise, while fewer than ``depth``
+    jobs hold one, it is reserved at its earliest fit; a job of zero estimate starts at once.
+    """
+
+    def __init__(self, machine: Machine, policy: object, depth: int) -> None:
+        self.machine, self.policy, self.depth = machine, policy, depth
+        self.nodes, self.placement = machine, policy
+
+    def reset(self, machine_size: int, now: float) -> None:
+        self.model = NaiveNodes(self.machine, self.policy)
+        self.queue: list[tuple[Job, Demand]] = []
+        self.running: dict[int, float] = {}
+        self.reserved: dict[int, float] = {}
+        self.log: list[tuple[int, float]] = []
+        self.nodes_of: dict[int, tuple[int, ...]] = {}
+
+    def submit(self, job: Job, now: float) -> None:
+        self.queue.append((job, Demand.of(job.id, self.machine, self.machine.request(job))))
+
+    def complete(self, job: Job, now: float) -> None:
+        end = self.running.pop(job.id)
+        placed = self.model.placed.pop(job.id, None)
+        if placed is not None and now < end:
+            self.model.placed[job.id] = (placed[0], placed[1], now)
+
+    def schedule(self, now: float) -> list[Job]:
+        for key in self.reserved:
+            self.model.placed.pop(key, None)  # the last pass's reservations: planned afresh
+        old, self.reserved = self.reserved, {}
+        started: list[Job] = []
+        for job, demand in list(self.queue):
+            if job.estimate > 0:
+                take = self.model.take(now, demand, job.estimate)
+                if take is None:
+                    if len(self.reserved) < self.depth:
+                        start = self.model.earliest_fit(now, demand, job.estimate)
+                        self.model.reserve(job.id, start, demand, job.estimate)
+                        self.reserved[job.id] = start
+                    continue
+                self.model.placed[job.id] = (self.model.held(demand, take), now, now + job.estimate)
+            started.append(job)
+            self.running[job.id] = now + job.estimate
+        done = {job.id for job in started}
+        self.queue = [(j, d) for j, d in self.queue if j.id not in done]
+        for job_id in old:
+            if job_id not in self.reserved and job_id not in done:
+                self.log.append((job_id, math.nan))
+        self.log += [(j, s) for j, s in self.reserved.items() if old.get(j) != s]
+        return started
+
+    def next_wakeup(self) -> float | None:
+        return None
+
+    def waiting(self) -> bool:
+        return bool(self.queue)
+
+    def take_reservation_changes(self) -> list[tuple[int, float]]:
+        taken, self.log = self.log, []
+        return taken
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    case=cases(), policy=st.sampled_from([first_fit, best_fit, contiguous]), depth=st.sampled_from([1, 2, 4])
+)
+def test_easy_on_nodes_plans_as_the_naive_re_planner(
+    case: tuple[Machine, Workload], policy: object, depth: int
+) -> None:
+    machine, w = case
+    ours = simulate(w, EASY(depth=depth, nodes=machine, placement=policy))  # type: ignore[arg-type]
+    naive_scheduler = NaiveEASY(machine, policy, depth)
+    naive = _simulate_naive(w, naive_scheduler)
+    assert np.array_equal(ours.start, np.array(naive[0]), equal_nan=True)
+    mine = [(int(r["job_id"]), float(r["start"])) for r in ours.reservations]
+    assert len(mine) == len(naive[1]) and all(
+        a == b[0] and (s == b[1] or (s != s and b[1] != b[1]))
+        for (a, s), b in zip(mine, naive[1], strict=True)
+    )
