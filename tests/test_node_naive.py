@@ -1,4 +1,4 @@
-"""Conservative and EASY on nodes against naive re-planners (issue 56): placements in a list, searched by brute force.
+"""Conservative and EASY on nodes against naive re-planners (issue 56): placements in a list, brute force.
 
 The naive model keeps every reservation as (nodes' shares, start, end) and computes a node's free
 amounts at an instant by subtracting the placements covering it. Its earliest fit tries every
