@@ -120,6 +120,8 @@ class Schedule:
         rejected: Mapping[int, str] | None = None,
         start_order: Iterable[int] | None = None,
         resources: Iterable[Resource] = (),
+        machine: Machine | None = None,
+        allocations: Mapping[int, Allocation] | None = None,
     ) -> Schedule:
         """Build the schedule of a run made outside this library (a host simulator of your own).
 
@@ -142,6 +144,9 @@ class Schedule:
             start_order: Job ids in the order they started; by default by start time, then row.
             resources: The resources besides processors the host planned, which the validator
                 checks (see :attr:`resources`).
+            machine: The machine of nodes the host placed jobs on, if any (see :attr:`machine`).
+            allocations: Each started job's allocation on it, by job id: the validator checks every
+                node's capacity from them (see :attr:`allocations`).
 
         Raises:
             ScheduleError: If a job id is not in the workload, an array has the wrong length, or a
@@ -178,6 +183,8 @@ class Schedule:
             altered={},
             reservations=host.log(reservations),
             resources=check_resources(resources),
+            machine=machine,
+            allocations={} if allocations is None else allocations,
         )
 
     def __len__(self) -> int:

@@ -242,3 +242,16 @@ def test_fair_start_times_on_nodes_are_runs_without_later_arrivals(make: type, d
         assert fair.strict[i] == alone.start[i] or (
             fair.strict[i] != fair.strict[i] and alone.start[i] != alone.start[i]
         )
+
+
+def test_a_host_builds_a_node_schedule_the_validator_checks() -> None:
+    machine = Machine.parse("2x2")
+    jobs = [Job(id=i, submit=0.0, processors=2, runtime=5.0, estimate=5.0) for i in (1, 2)]
+    w = Workload.from_jobs(jobs, machine_size=4)
+    ours = simulate(w, FCFS(nodes=machine))
+    host = Schedule.from_starts(w, {1: 0.0, 2: 0.0}, machine=machine, allocations=dict(ours.allocations))
+    validate_schedule(host)
+    same = dict(ours.allocations)
+    same[2] = same[1]  # both jobs on node 0
+    with pytest.raises(ScheduleError, match="node 0 holds"):
+        validate_schedule(Schedule.from_starts(w, {1: 0.0, 2: 0.0}, machine=machine, allocations=same))
