@@ -330,8 +330,10 @@ class DeepReservations:
                 continue
             reserved[job.id] = start
             held.append(entry)
-            if old.get(job.id) != start:
-                _log_reserved(changes, job.id, start, job.id in lost)
+            if old.get(job.id) != start:  # (inline, not _log_reserved: the pool's hot loop)
+                if job.id in lost:
+                    changes.append((job.id, math.nan))
+                changes.append((job.id, start))
             count += 1
             head = entry
             if start < first:
