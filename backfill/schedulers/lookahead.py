@@ -436,12 +436,55 @@ class LookaheadSlack(DisplacingConservative):
             return None
         stats = self._stats
         stats[0] += 1
-        planned = self._planned
-        fst = self._fst
         plans: list[tuple[Start, Any]] = []
         budget = [math.inf if self.max_nodes is None else self.max_nodes]
         n = len(candidates)
         prune = self.prune_on_slack
+
+        def visit(first: int, chosen: list[Job], width: Any) -> None:
+            for m in range(first, n):
+                job = candidates[m]
+                w = width + widths[m]
+                if w > free:
+                    continue  # step 4
+                if budget[0] <= 0:
+                    return
+                budget[0] -= 1
+                stats[1] += 1
+                trial = [*chosen, job]
+                plan = self._try_start(trial, now)
+                if plan is not None:
+                    plans.append((plan, w if requests is None else w[0]))
+                elif prune:
+                    continue  # step 5: the whole branch goes
+                visit(m + 1, trial, w)
+
+        def visit_nodes(first: int, chosen: list[Job], width: Any) -> None:
+            # visit on a node machine: a set fits if its jobs are placed one after another.
+            for m in range(first, n):
+                w = (*width, widths[m])
+                if not fits_together(free, w):
+                    continue  # step 4, node by node
+                if budget[0] <= 0:
+                    return
+                budget[0] -= 1
+                stats[1] += 1
+                trial = [*chosen, candidates[m]]
+                plan = self._try_start(trial, now)
+                if plan is not None:
+                    plans.append((plan, _processors(w)))
+                elif prune:
+                    continue
+                visit_nodes(m + 1, trial, w)
+
+        (visit_nodes if placing else visit)(0, [], zero)
+        if not plans:
+            return None
+        return self._choose(plans, now, busy, capacity)
+
+    def _choose(self, plans: list[tuple[Start, Any]], now: float, busy: int, capacity: int) -> Start:
+        """Steps 9-11: score each plan found (unfairness over and skipped, utilization), the goal picks."""
+        planned, fst, stats = self._planned, self._fst, self._stats
 
         def score(plan: Start, width: int, over: float, skip: float, q: int) -> PackingScores:
             o, k = over, skip
@@ -455,32 +498,6 @@ class LookaheadSlack(DisplacingConservative):
                 k += max(f - new, 0.0) - max(f - old, 0.0)
             return PackingScores(o / q, k / q, (busy + width) / capacity)
 
-        def visit(first: int, chosen: list[Job], width: Any) -> None:
-            for m in range(first, n):
-                job = candidates[m]
-                if placing:
-                    w = (*width, widths[m])
-                    if not fits_together(free, w):
-                        continue  # step 4, node by node
-                else:
-                    w = width + widths[m]
-                    if w > free:
-                        continue  # step 4
-                if budget[0] <= 0:
-                    return
-                budget[0] -= 1
-                stats[1] += 1
-                trial = [*chosen, job]
-                plan = self._try_start(trial, now)
-                if plan is not None:
-                    plans.append((plan, w if requests is None else _processors(w) if placing else w[0]))
-                elif prune:
-                    continue  # step 5: the whole branch goes
-                visit(m + 1, trial, w)
-
-        visit(0, [], zero)
-        if not plans:
-            return None
         # Most searches find nothing, so the unfairness of the current plan, a pass over the whole
         # queue, is summed only once some set has passed.
         over = skip = 0.0
