@@ -264,7 +264,7 @@ class DisplacingConservative(Conservative):
 
         The caller makes sure the jobs fit in the processors free now.
         """
-        if self.nodes is not None:
+        if self._requests is not None and self.nodes is not None:
             placed = try_start_nodes(self, jobs, now)  # the rule node by node
             return None if placed is None else Start(tuple(jobs), cast(Profile, placed[0]), tuple(placed[1]))
         profile = self._profile.copy()

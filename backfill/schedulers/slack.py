@@ -13,7 +13,6 @@ give way as :mod:`backfill.schedulers._displace` states for several resources.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -179,7 +178,7 @@ class SlackBackfill(DisplacingConservative):
         started = self._start_due(now)
         free: Any = self._profile._free_at(now)
         requests = self._requests
-        cores = _free_processors if self.nodes is not None else operator.itemgetter(0)
+        cores: Any = None if requests is None else _free_processors if self.nodes is not None else _first
         # Every job asks a processor at least: with resources too, none starts without one free.
         if (free if requests is None else cores(free)) > 0 and self._queue:
             committed = False
@@ -241,6 +240,11 @@ class SlackBackfill(DisplacingConservative):
         super()._copy_into(other)
         other._guarantee = self._guarantee.copy()
         other._arrived = self._arrived.copy()
+
+
+def _first(free: Any) -> int:
+    """The processors free, first of the Amounts free with resources."""
+    return int(free[0])
 
 
 def _free_processors(free: Any) -> int:
