@@ -1,0 +1,394 @@
+"""New measurements beyond the papers: EASY, Conservative, PC and DC on machines of nodes.
+
+Issue 56, point 7. No paper we reproduce places jobs on nodes, so these are new figures, not claims of
+any paper. On a fixed window of RICC-2010-2 and of HPC2N (the first jobs of each cleaned trace, read
+with ``read_swf``'s default cleaning), each scheduler runs on one pool of processors and memory
+(``resources=[Resource.memory(...)]`` at the nodes' memory per processor) and on the trace's nodes
+(``nodes=Machine.parse(...)``, each job's processors as one-core tasks with its memory per processor,
+placed first fit, and for HPC2N best fit too). A Lublin-Feitelson model workload, with every fourth
+job asking whole nodes with GPUs (:func:`gpu_request`), runs on a machine of GPU and plain nodes under
+EASY and Conservative, with a GPU pool and with each placement. Each cell keeps the mean wait, the
+mean bounded slowdown (10 s bound), the strict fair-start unfairness (Sabin and Sadayappan's fair start
+times under the same scheduler and machine) and, on nodes, the fragmentation
+(:func:`~backfill.measures.nodes.fragmentation`) and the spread of the nodes' utilization.
+
+Jobs that either run would reject (a job asking more memory than the pool, or a share no node holds)
+are left out of the window before both runs, so that every run schedules the same jobs (the page
+counts them). Every run takes the pure-Python path (node machines have no compiled kernel).
+
+Each cell is a small JSON file under ``--results``, stamped with the commit that measured it; the page
+``docs/results-nodes.md`` is written from those files alone. Usage::
+
+    python benchmarks/nodes/results_nodes.py           # run the missing cells, then write the page
+    python benchmarks/nodes/results_nodes.py --cached  # write the page from the kept cells only
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# benchmarks/, where _common is (importing it puts the other benchmark folders on sys.path)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import (
+    ALLOW_DIRTY,
+    DEFAULT_TRACE_DIR,
+    ROOT,
+    load_result,
+    measured_stamp,
+    save_result,
+)
+
+from backfill import (
+    EASY,
+    BackfillError,
+    Conservative,
+    Job,
+    Machine,
+    NodeRequest,
+    Resource,
+    Schedule,
+    Scheduler,
+    Workload,
+    fragmentation,
+    kernel,
+    lublin_feitelson,
+    node_utilization,
+    read_swf,
+    simulate,
+    tasks_request,
+    validate_schedule,
+)
+from backfill.experiments.fair_start import fair_start_times
+from backfill.measures.fairness import unfairness
+from backfill.measures.metrics import bounded_slowdowns, wait_times
+from backfill.profile.placement import PLACEMENTS
+from backfill.schedulers import DC, PC
+
+DEFAULT_RESULTS = ROOT / "benchmarks" / "nodes"
+DEFAULT_PAGE = ROOT / "docs" / "results-nodes.md"
+
+#: kB in a GB (the SWF records memory in kB).
+GB = 2**20
+
+
+class NodeSetup:
+    """One workload of the page: its name and file stem, the window of jobs, the node machine, the
+    pool's resource per processor (memory, kB) or in all (GPUs), the configurations run, and why."""
+
+    def __init__(
+        self, name: str, stem: str, jobs: int, machine: str, configs: tuple[str, ...], why: str
+    ) -> None:
+        self.name, self.stem, self.jobs, self.machine, self.configs, self.why = (
+            name,
+            stem,
+            jobs,
+            machine,
+            configs,
+            why,
+        )
+
+
+#: The traces, each with its window (its first ``jobs`` jobs after cleaning) and node machine; the pool
+#: has the machine's processors and memory. The windows keep the whole page's runs within about half
+#: an hour on one core (``benchmarks/nodes/NOTES-nodes.md`` has the costs measured to choose them).
+TRACES: tuple[NodeSetup, ...] = (
+    NodeSetup(
+        "RICC-2010-2",
+        "RICC-2010-2",
+        1_000,
+        "1024x8,memory=12G",
+        ("pool", "first_fit"),
+        "1,024 nodes of 8 cores and 12 GB (the header's 8,192 processors; 1.5 GB per processor, as on"
+        " [the resources page](results-resources.md))",
+    ),
+    NodeSetup(
+        "HPC2N",
+        "HPC2N-2002-2.1-cln",
+        2_000,
+        "120x2,memory=1G",
+        ("pool", "first_fit", "best_fit"),
+        "120 dual-processor nodes of 1 GB (the header's 240 processors; the archive's description of the"
+        " machine, 512 MB per processor, as on [the resources page](results-resources.md))",
+    ),
+)
+
+#: The GPU machine: 16 nodes of 32 cores and 4 GPUs, then 48 nodes of 32 cores; its workload is
+#: :data:`GPU_JOBS` jobs of the Lublin-Feitelson model (batch set, seed 0) for its 2,048 cores.
+GPU = NodeSetup(
+    "GPU model",
+    "lublin-gpu",
+    2_000,
+    "16x32,gpus=4 48x32",
+    ("pool", "first_fit", "best_fit", "contiguous"),
+    "16 nodes of 32 cores and 4 GPUs (nodes 0-15), then 48 nodes of 32 cores (16-63); 64 GPUs",
+)
+
+#: The GPU machine's GPUs in all (the pool's capacity).
+GPUS = 64
+#: Cores per node of the GPU machine.
+GPU_NODE_CORES = 32
+#: Nodes with GPUs on the GPU machine.
+GPU_NODES = 16
+
+
+def _is_gpu_job(job: Job) -> bool:
+    return job.id % 4 == 0 and job.processors <= GPU_NODES * GPU_NODE_CORES
+
+
+def gpu_request(job: Job) -> NodeRequest:
+    """The GPU workload's request rule: every fourth job (by id) that fits on the GPU nodes asks
+    ``ceil(p / 32)`` whole-job nodes with 1 to 4 GPUs each (by id); the others ask their processors
+    as one-core tasks.
+
+    A GPU job of ``p`` processors asks ``k = ceil(p / 32)`` nodes of ``ceil(p / k)`` tasks: ``p``
+    cores when ``k`` divides it (every size up to 32, and the powers of two), a few more otherwise.
+
+    >>> gpu_request(Job(id=8, submit=0.0, processors=64, runtime=1.0, estimate=1.0))
+    NodeRequest(count=2, share=(('cores', 32), ('memory', 0), ('gpus', 3)), per_node=1, exclusive=False)
+    >>> gpu_request(Job(id=7, submit=0.0, processors=3, runtime=1.0, estimate=1.0)).count
+    3
+    """
+    if not _is_gpu_job(job):
+        return tasks_request(job)
+    nodes = math.ceil(job.processors / GPU_NODE_CORES)
+    return NodeRequest.nodes(
+        nodes, tasks_per_node=math.ceil(job.processors / nodes), gpus_per_node=1 + (job.id // 4) % 4
+    )
+
+
+def gpu_amount(job: Job) -> int:
+    """A job's GPUs in all under :func:`gpu_request`, the pool's view of them.
+
+    >>> gpu_amount(Job(id=8, submit=0.0, processors=64, runtime=1.0, estimate=1.0))
+    6
+    """
+    request = gpu_request(job)
+    return request.count * request.amount("gpus")
+
+
+#: Each scheduler's key (its cells' file names), its label in the tables, and its class.
+SCHEDULERS: dict[str, tuple[str, Callable[..., Scheduler]]] = {
+    "easy": ("EASY", EASY),
+    "conservative": ("Conservative", Conservative),
+    "pc": ("PC", PC),
+    "dc": ("DC", DC),
+}
+#: The schedulers of the GPU machine.
+GPU_SCHEDULERS = ("easy", "conservative")
+
+#: How each configuration is headed in the tables.
+LABELS = {"pool": "pool", "first_fit": "first fit", "best_fit": "best fit", "contiguous": "contiguous"}
+
+#: The measures each cell keeps, with their labels and the unit they are shown in (seconds divided by).
+MEASURES: tuple[tuple[str, str, float], ...] = (
+    ("mean_wait", "mean wait (h)", 3600.0),
+    ("mean_bsld", "mean bounded slowdown", 1.0),
+    ("strict_unfairness", "strict unfairness (h)", 3600.0),
+)
+#: The measures of node runs only.
+NODE_MEASURES: tuple[tuple[str, str, float], ...] = (
+    ("fragmentation", "fragmentation (job-h)", 3600.0),
+    ("mean_fragmentation", "fragmentation per job (h)", 3600.0),
+    ("utilization_spread", "node utilization spread", 1.0),
+)
+
+
+def _pool_resources(setup: NodeSetup, machine: Machine) -> tuple[Resource, ...]:
+    if setup is GPU:
+        return (Resource("gpus", GPUS, gpu_amount),)
+    return (Resource.memory(machine.totals()[machine.resources.index("memory")]),)
+
+
+def machine_of(setup: NodeSetup) -> Machine:
+    """The setup's node machine, with its request rule.
+
+    >>> machine_of(GPU).cores, machine_of(TRACES[0]).text()
+    (2048, '1024x8,memory=12G')
+    """
+    return Machine.parse(setup.machine.split(), request=gpu_request if setup is GPU else tasks_request)
+
+
+def window(trace_dir: Path, setup: NodeSetup) -> tuple[Workload, int]:
+    """The setup's first ``setup.jobs`` jobs, without those either run would reject; and how many were
+    left out."""
+    machine = machine_of(setup)
+    if setup is GPU:
+        first = lublin_feitelson(setup.jobs, machine_size=machine.cores, seed=0)
+    else:
+        workload, _ = read_swf(trace_dir / f"{setup.stem}.swf.gz")
+        first = Workload.from_records(workload.records[: setup.jobs], machine.cores)
+    (pool,) = _pool_resources(setup, machine)
+    fits = np.array(
+        [
+            job.processors <= machine.cores
+            and pool.request(job) <= pool.capacity
+            and machine.refusal(machine.request(job)) is None
+            for job in first
+        ],
+        dtype=bool,
+    )
+    return Workload.from_records(first.records[fits], first.machine_size), int(np.count_nonzero(~fits))
+
+
+def _build(setup: NodeSetup, key: str, config: str) -> Scheduler:
+    build = SCHEDULERS[key][1]
+    machine = machine_of(setup)
+    if config == "pool":
+        return build(resources=_pool_resources(setup, machine))
+    return build(nodes=machine, placement=PLACEMENTS[config])
+
+
+def run_cell(workload: Workload, setup: NodeSetup, key: str, config: str, left_out: int) -> dict[str, Any]:
+    """Simulate one cell, validate it and return its figures, the strict fair start times included."""
+    started = time.perf_counter()
+    schedule = simulate(workload, _build(setup, key, config))
+    sim_seconds = time.perf_counter() - started
+    validate_schedule(schedule)
+    if schedule.rejected:
+        raise BackfillError(f"{setup.name} {key} {config}: {len(schedule.rejected)} jobs rejected")
+    started = time.perf_counter()
+    fst = fair_start_times(workload, _build(setup, key, config), relaxed=False, workers=1)
+    figures = {
+        "mean_wait": float(wait_times(schedule).mean()),
+        "mean_bsld": float(bounded_slowdowns(schedule).mean()),
+        "strict_unfairness": float(unfairness(schedule, fst.strict)),
+    }
+    if config != "pool":
+        figures |= node_figures(schedule)
+    return {
+        "trace": setup.stem,
+        "scheduler": key,
+        "config": config,
+        "name": schedule.scheduler,
+        "jobs": len(workload),
+        "left_out": left_out,
+        "machine": setup.machine,
+        "machine_size": workload.machine_size,
+        "sim_seconds": sim_seconds,
+        "fst_seconds": time.perf_counter() - started,
+        "figures": figures,
+    }
+
+
+def node_figures(schedule: Schedule) -> dict[str, float]:
+    """Fragmentation in job-seconds and per job, and the spread of the nodes' core utilization (its
+    standard deviation over the nodes, and each group's mean core and GPU utilization where the
+    machine has several groups).
+
+    >>> from backfill import FCFS
+    >>> jobs = [Job(id=1, submit=0.0, processors=4, runtime=10.0, estimate=10.0)]
+    >>> node_figures(simulate(Workload.from_jobs(jobs, 8), FCFS(nodes=Machine.parse("2x4"))))
+    {'fragmentation': 0.0, 'mean_fragmentation': 0.0, 'utilization_spread': 0.5}
+    """
+    frag = fragmentation(schedule)
+    cores = node_utilization(schedule)
+    figures = {
+        "fragmentation": frag,
+        "mean_fragmentation": frag / len(schedule.workload),
+        "utilization_spread": float(np.std(cores)),
+    }
+    machine = schedule.machine
+    if machine is not None and len(machine.groups) > 1:
+        first = machine.groups[0].count
+        figures["utilization_gpu_nodes"] = float(cores[:first].mean())
+        figures["utilization_other_nodes"] = float(cores[first:].mean())
+        if "gpus" in machine.resources:
+            figures["gpu_utilization"] = float(np.nanmean(node_utilization(schedule, "gpus")))
+    return figures
+
+
+def _path(results: Path, setup: NodeSetup, key: str, config: str) -> Path:
+    return results / f"{setup.stem}__{key}__{config}.json"
+
+
+def _sections() -> list[tuple[NodeSetup, tuple[str, ...]]]:
+    return [*((s, tuple(SCHEDULERS)) for s in TRACES), (GPU, GPU_SCHEDULERS)]
+
+
+def collect(
+    trace_dir: Path, results: Path, *, run: bool, only: str | None = None
+) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Run the missing cells (unless ``run`` is false; of the workload named ``only`` if given) and
+    return every kept cell by (workload, scheduler, configuration)."""
+    cells: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for setup, keys in _sections():
+        todo = [
+            (key, config)
+            for key in keys
+            for config in setup.configs
+            if not _path(results, setup, key, config).exists()
+        ]
+        if run and todo and only in (None, setup.name):
+            workload, left_out = window(trace_dir, setup)
+            for key, config in todo:
+                cell = run_cell(workload, setup, key, config, left_out)
+                save_result(_path(results, setup, key, config), cell)
+                seconds = cell["sim_seconds"] + cell["fst_seconds"]
+                print(f"{setup.name:12} {key:12} {config:10} {seconds:7.1f} s", file=sys.stderr, flush=True)
+        for key in keys:
+            for config in setup.configs:
+                path = _path(results, setup, key, config)
+                if path.exists():
+                    cells[setup.name, key, config] = load_result(path)
+    return cells
+
+
+def _page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
+    return f"{len(cells)} cells\n"
+
+
+def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
+    """The whole page, from the kept cells."""
+    return _page(cells)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trace-dir", type=Path, default=DEFAULT_TRACE_DIR)
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="the folder of the kept cells")
+    parser.add_argument("--page", type=Path, default=DEFAULT_PAGE, help="the page to write")
+    parser.add_argument("--cached", action="store_true", help="use the kept cells only, run nothing")
+    parser.add_argument("--only", help="run the missing cells of this workload only (its name on the page)")
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="stamp new cells <commit>-dirty when the checkout has uncommitted changes (else refused)",
+    )
+    args = parser.parse_args(argv)
+    names = [s.name for s, _ in _sections()]
+    if args.only is not None and args.only not in names:
+        print(f"results_nodes: --only {args.only!r} is none of {', '.join(names)}", file=sys.stderr)
+        return 2
+    if not args.cached:
+        if not args.trace_dir.is_dir():
+            print(f"results_nodes: no trace folder at {args.trace_dir}", file=sys.stderr)
+            return 2
+        if args.allow_dirty:
+            os.environ[ALLOW_DIRTY] = "1"
+        try:
+            measured_stamp()
+        except BackfillError as error:
+            print(f"results_nodes: {error}", file=sys.stderr)
+            return 2
+    try:
+        with kernel.pure_python():
+            cells = collect(args.trace_dir, args.results, run=not args.cached, only=args.only)
+        args.page.write_text(page(cells))
+    except (BackfillError, OSError, ValueError) as error:  # a missing trace or folder, a bad cell
+        print(f"results_nodes: {error}", file=sys.stderr)
+        return 2
+    print(f"results_nodes: wrote {args.page} from {len(cells)} cells", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
