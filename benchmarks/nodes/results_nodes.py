@@ -104,7 +104,7 @@ TRACES: tuple[NodeSetup, ...] = (
     NodeSetup(
         "RICC-2010-2",
         "RICC-2010-2",
-        1_000,
+        1_500,
         "1024x8,memory=12G",
         ("pool", "first_fit"),
         "1,024 nodes of 8 cores and 12 GB (the header's 8,192 processors; 1.5 GB per processor, as on"
@@ -113,7 +113,7 @@ TRACES: tuple[NodeSetup, ...] = (
     NodeSetup(
         "HPC2N",
         "HPC2N-2002-2.1-cln",
-        2_000,
+        3_000,
         "120x2,memory=1G",
         ("pool", "first_fit", "best_fit"),
         "120 dual-processor nodes of 1 GB (the header's 240 processors; the archive's description of the"
