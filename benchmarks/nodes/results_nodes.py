@@ -43,7 +43,9 @@ from _common import (
     DEFAULT_TRACE_DIR,
     ROOT,
     load_result,
+    markdown,
     measured_stamp,
+    provenance,
     save_result,
 )
 
@@ -197,8 +199,8 @@ MEASURES: tuple[tuple[str, str, float], ...] = (
 #: The measures of node runs only.
 NODE_MEASURES: tuple[tuple[str, str, float], ...] = (
     ("fragmentation", "fragmentation (job-h)", 3600.0),
-    ("mean_fragmentation", "fragmentation per job (h)", 3600.0),
-    ("utilization_spread", "node utilization spread", 1.0),
+    ("mean_fragmentation", "per job (h)", 3600.0),
+    ("utilization_spread", "utilization spread", 1.0),
 )
 
 
@@ -342,13 +344,201 @@ def collect(
     return cells
 
 
-def _page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
-    return f"{len(cells)} cells\n"
+def _change(before: float, after: float) -> str:
+    if before == after:
+        return "0 %"
+    if before == 0:
+        return "-"
+    return f"{100 * (after - before) / before:+.0f} %"
+
+
+def _value(cell: dict[str, Any] | None, measure: str, scale: float) -> str:
+    if cell is None or measure not in cell["figures"]:
+        return "-"
+    return f"{cell['figures'][measure] / scale:,.2f}"
+
+
+def workload_table(
+    cells: dict[tuple[str, str, str], dict[str, Any]], setup: NodeSetup, keys: tuple[str, ...]
+) -> str:
+    """A row per scheduler and configuration: the measures, the mean wait's change against the pool,
+    and on nodes the fragmentation and the utilization spread."""
+    header = [
+        "scheduler",
+        "machine",
+        "mean wait (h)",
+        "vs pool",
+        *(label for _, label, _ in MEASURES[1:]),
+        *(label for _, label, _ in NODE_MEASURES),
+    ]
+    rows = []
+    for key in keys:
+        pool = cells.get((setup.name, key, "pool"))
+        for config in setup.configs:
+            cell = cells.get((setup.name, key, config))
+            change = "-"
+            if cell is not None and pool is not None and config != "pool":
+                change = _change(pool["figures"]["mean_wait"], cell["figures"]["mean_wait"])
+            rows.append(
+                [
+                    SCHEDULERS[key][0],
+                    LABELS[config],
+                    _value(cell, "mean_wait", 3600.0),
+                    change,
+                    *(_value(cell, m, scale) for m, _, scale in (*MEASURES[1:], *NODE_MEASURES)),
+                ]
+            )
+    return markdown(header, rows, right=2)
+
+
+#: The GPU machine's columns of node groups: (figure, label).
+GPU_GROUPS = (
+    ("utilization_gpu_nodes", "GPU nodes' cores busy"),
+    ("utilization_other_nodes", "other nodes' cores busy"),
+    ("gpu_utilization", "GPUs busy"),
+)
+
+
+def gpu_groups_table(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
+    """A row per scheduler and placement on the GPU machine: how busy each node group's cores and
+    the GPUs were (fractions of the span)."""
+    header = ["scheduler", "placement", *(label for _, label in GPU_GROUPS)]
+    rows = [
+        [
+            SCHEDULERS[key][0],
+            LABELS[config],
+            *(_value(cells.get((GPU.name, key, config)), f, 1.0) for f, _ in GPU_GROUPS),
+        ]
+        for key in GPU_SCHEDULERS
+        for config in GPU.configs
+        if config != "pool"
+    ]
+    return markdown(header, rows, right=2)
+
+
+def _runs_row(cells: dict[tuple[str, str, str], dict[str, Any]], setup: NodeSetup) -> list[str]:
+    some = [c for (name, _, _), c in cells.items() if name == setup.name]
+    source = "Lublin-Feitelson model, seed 0" if setup is GPU else setup.stem
+    if not some:
+        return [setup.name, source, f"first {setup.jobs:,}", "", "", f"`{setup.machine}`", ""]
+    first = some[0]
+    seconds = sum(c["sim_seconds"] + c["fst_seconds"] for c in some)
+    return [
+        setup.name,
+        source,
+        f"first {setup.jobs:,}",
+        f"{first['jobs']:,}",
+        f"{first['left_out']:,}",
+        f"`{setup.machine}`",
+        f"{seconds:,.0f}",
+    ]
+
+
+def runs_table(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
+    """Each workload's window, the jobs run and left out, the node machine, the seconds of its cells."""
+    rows = [_runs_row(cells, setup) for setup, _ in _sections()]
+    header = ["workload", "source", "window", "jobs run", "left out", "nodes", "seconds"]
+    return markdown(header, rows, right=3)
+
+
+def _missing(cells: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
+    return [
+        f"{setup.name} {SCHEDULERS[key][0]} ({LABELS[config]})"
+        for setup, keys in _sections()
+        for key in keys
+        for config in setup.configs
+        if (setup.name, key, config) not in cells
+    ]
+
+
+#: Said on the page, beside the results: what a pool sees that nodes do not, and the other way round.
+MODELS = (
+    "**Pool against nodes.** The pool is the machine's processors and memory (or GPUs) as two"
+    " machine-wide amounts: a job starts when both have room, wherever that room is. On nodes, each"
+    " one-core task of a job must find a core and its memory per processor on one node, and a GPU"
+    " job whole nodes with their GPUs: free cores spread over nodes that lack the memory, or on nodes"
+    " without GPUs, hold no task. A reservation on nodes holds particular nodes. So a node run can"
+    " only start jobs later than the pool's free amounts would allow, never earlier at the same instant;"
+    " *fragmentation* counts the job-hours jobs waited while the machine-wide free amounts would have"
+    " held them (its definition: [fragmentation](reference/measures.nodes.md))."
+)
 
 
 def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
     """The whole page, from the kept cells."""
-    return _page(cells)
+    count, dates, codes = provenance(cells.values())
+    parts = [
+        "# New results: machines of nodes",
+        "",
+        "<!-- written by benchmarks/nodes/results_nodes.py from benchmarks/nodes/: do not edit -->",
+        "",
+        "These are **new measurements, not claims of any paper**: none of the papers this library"
+        " reproduces places jobs on nodes. They show what scheduling on nodes (a `Machine` of node"
+        " groups, see [Resources besides processors](resources.md)) changes for EASY, Conservative, PC"
+        " and DC against one pool of the same processors and memory, on two archive traces with their"
+        " nodes' memory, and what the placement (first fit, best fit, contiguous) changes on a model"
+        " machine where some nodes carry GPUs.",
+        "",
+        MODELS,
+        "",
+        "## How they were measured",
+        "",
+        "* **Window.** The first jobs of each trace after `read_swf`'s default cleaning (the table below),"
+        " the same for every scheduler and machine, chosen so that the whole page regenerates in about"
+        " half an hour on one core (the column *seconds* gives each workload's share, measured on a"
+        " shared two-core machine).",
+        "* **Nodes.** Each job's processors are one-core tasks with its requested memory per processor"
+        " (SWF field 10, else its used memory, field 7), as `tasks_request` reads them. The machines:",
+        *(f"    * {s.name}: `{s.machine}`, {s.why}." for s in TRACES),
+        f"    * {GPU.name}: `{GPU.machine}`, {GPU.why}. The workload is `lublin_feitelson({GPU.jobs},"
+        " machine_size=2048, seed=0)`; every fourth job (by id) that fits on the GPU nodes asks"
+        " ceil(p / 32) whole nodes of ceil(p / nodes) cores and 1 to 4 GPUs each (by id), the others"
+        " their processors as tasks (`gpu_request` in the script). The pool has the 2,048 processors"
+        " and 64 GPUs, each GPU job holding its GPUs in all.",
+        "* **Pool.** The same scheduler with `resources=[Resource.memory(...)]` at the node machine's"
+        " memory in all (or a GPU resource of 64), processors and memory as one pool each.",
+        "* **Same jobs in every run.** A job that the pool or the nodes could never hold is left out of the"
+        " window before every run (column *left out*).",
+        "* **Measures.** Mean wait and mean bounded slowdown (10 s bound) over every job of the window;"
+        " the strict fair-start unfairness, the mean over jobs of max(0, start - fair start) with Sabin"
+        " and Sadayappan's strict fair start times under the same scheduler and machine (see"
+        " [Fairness](fairness.md)); on nodes, the fragmentation in job-hours and per job, and the"
+        " *utilization spread*, the standard deviation over the nodes of each node's share of the span"
+        " its cores were busy (0 when every node was as busy as the others). *vs pool* is the mean"
+        " wait's change against the pool run of the same scheduler.",
+        "* Every run takes the pure-Python path (the compiled kernel plans processors alone).",
+        "",
+        "Regenerate with `python benchmarks/nodes/results_nodes.py` (runs the missing cells, then writes"
+        " this page) or `python benchmarks/nodes/results_nodes.py --cached` (writes it from the kept"
+        " results in `benchmarks/nodes/`, without the traces).",
+        "",
+        "## The runs",
+        "",
+        runs_table(cells),
+        "",
+    ]
+    for setup in TRACES:
+        parts += [f"## {setup.name}: pool and nodes", "", workload_table(cells, setup, tuple(SCHEDULERS)), ""]
+    parts += [
+        f"## {GPU.name}: placement on GPU and plain nodes",
+        "",
+        workload_table(cells, GPU, GPU_SCHEDULERS),
+        "",
+        "How busy each group of nodes was (fractions of the span):",
+        "",
+        gpu_groups_table(cells),
+        "",
+    ]
+    missing = _missing(cells)
+    if missing:
+        parts += ["## Not measured yet", "", "Missing: " + "; ".join(missing) + ".", ""]
+    parts += [
+        "## When they were measured",
+        "",
+        f"{count} cells, measured {dates} with {codes}." if count else "No cell is kept yet.",
+        "",
+    ]
+    return "\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
