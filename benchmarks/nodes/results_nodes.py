@@ -155,7 +155,7 @@ def gpu_request(job: Job) -> NodeRequest:
     cores when ``k`` divides it (every size up to 32, and the powers of two), a few more otherwise.
 
     >>> gpu_request(Job(id=8, submit=0.0, processors=64, runtime=1.0, estimate=1.0))
-    NodeRequest(count=2, share=(('cores', 32), ('memory', 0), ('gpus', 3)), per_node=1, exclusive=False)
+    NodeRequest(count=2, share=(('cores', 32), ('gpus', 3)), per_node=1, exclusive=False)
     >>> gpu_request(Job(id=7, submit=0.0, processors=3, runtime=1.0, estimate=1.0)).count
     3
     """
