@@ -266,6 +266,8 @@ def run_cell(workload: Workload, setup: NodeSetup, key: str, config: str, left_o
     }
     if config != "pool":
         figures |= node_figures(schedule)
+    if setup is GPU:
+        figures |= gpu_job_waits(schedule)
     return {
         "trace": setup.stem,
         "scheduler": key,
@@ -306,6 +308,22 @@ def node_figures(schedule: Schedule) -> dict[str, float]:
         if "gpus" in machine.resources:
             figures["gpu_utilization"] = float(np.nanmean(node_utilization(schedule, "gpus")))
     return figures
+
+
+def gpu_job_waits(schedule: Schedule) -> dict[str, float]:
+    """The mean wait of the jobs :func:`gpu_request` gives GPUs, and of the others (NaN if none).
+
+    >>> from backfill import FCFS
+    >>> jobs = [Job(id=i, submit=0.0, processors=4, runtime=10.0, estimate=10.0) for i in (3, 4)]
+    >>> gpu_job_waits(simulate(Workload.from_jobs(jobs, 4), FCFS()))
+    {'mean_wait_gpu_jobs': 10.0, 'mean_wait_other_jobs': 0.0}
+    """
+    gpu = np.array([_is_gpu_job(job) for job in schedule.workload], dtype=bool)
+    waits = wait_times(schedule)
+    return {
+        "mean_wait_gpu_jobs": float(waits[gpu].mean()) if gpu.any() else float("nan"),
+        "mean_wait_other_jobs": float(waits[~gpu].mean()) if (~gpu).any() else float("nan"),
+    }
 
 
 def _path(results: Path, setup: NodeSetup, key: str, config: str) -> Path:
@@ -391,27 +409,28 @@ def workload_table(
     return markdown(header, rows, right=2)
 
 
-#: The GPU machine's columns of node groups: (figure, label).
+#: The GPU machine's columns of job kinds and node groups: (figure, label, unit).
 GPU_GROUPS = (
-    ("utilization_gpu_nodes", "GPU nodes' cores busy"),
-    ("utilization_other_nodes", "other nodes' cores busy"),
-    ("gpu_utilization", "GPUs busy"),
+    ("mean_wait_gpu_jobs", "GPU jobs' mean wait (h)", 3600.0),
+    ("mean_wait_other_jobs", "other jobs' mean wait (h)", 3600.0),
+    ("utilization_gpu_nodes", "GPU nodes' cores busy", 1.0),
+    ("utilization_other_nodes", "other nodes' cores busy", 1.0),
+    ("gpu_utilization", "GPUs busy", 1.0),
 )
 
 
 def gpu_groups_table(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
-    """A row per scheduler and placement on the GPU machine: how busy each node group's cores and
-    the GPUs were (fractions of the span)."""
-    header = ["scheduler", "placement", *(label for _, label in GPU_GROUPS)]
+    """A row per scheduler and machine on the GPU machine: the mean wait of the GPU jobs and of the
+    others, and on nodes how busy each node group's cores and the GPUs were (fractions of the span)."""
+    header = ["scheduler", "machine", *(label for _, label, _ in GPU_GROUPS)]
     rows = [
         [
             SCHEDULERS[key][0],
             LABELS[config],
-            *(_value(cells.get((GPU.name, key, config)), f, 1.0) for f, _ in GPU_GROUPS),
+            *(_value(cells.get((GPU.name, key, config)), f, scale) for f, _, scale in GPU_GROUPS),
         ]
         for key in GPU_SCHEDULERS
         for config in GPU.configs
-        if config != "pool"
     ]
     return markdown(header, rows, right=2)
 
@@ -524,7 +543,7 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         "",
         workload_table(cells, GPU, GPU_SCHEDULERS),
         "",
-        "How busy each group of nodes was (fractions of the span):",
+        "The GPU jobs against the others, and how busy each group of nodes was (fractions of the span):",
         "",
         gpu_groups_table(cells),
         "",
