@@ -6,7 +6,7 @@ with ``read_swf``'s default cleaning), each scheduler runs on one pool of proces
 (``resources=[Resource.memory(...)]`` at the nodes' memory per processor) and on the trace's nodes
 (``nodes=Machine.parse(...)``, each job's processors as one-core tasks with its memory per processor,
 placed first fit, and for HPC2N best fit too). A Lublin-Feitelson model workload, with every fourth
-job asking whole nodes with GPUs (:func:`gpu_request`), runs on a machine of GPU and plain nodes under
+job asking nodes with GPUs (:func:`gpu_request`), runs on a machine of GPU and plain nodes under
 EASY and Conservative, with a GPU pool and with each placement. Each cell keeps the mean wait, the
 mean bounded slowdown (10 s bound), the strict fair-start unfairness (Sabin and Sadayappan's fair start
 times under the same scheduler and machine) and, on nodes, the fragmentation
@@ -133,6 +133,18 @@ GPU = NodeSetup(
     ("pool", "first_fit", "best_fit", "contiguous"),
     "16 nodes of 32 cores and 4 GPUs (nodes 0-15), then 48 nodes of 32 cores (16-63); 64 GPUs",
 )
+#: The same nodes and workload with the GPU nodes numbered last: first fit and contiguous placement,
+#: which take the lowest-numbered nodes, then fill the plain nodes before the GPU nodes.
+GPU_LAST = NodeSetup(
+    "GPU nodes last",
+    "lublin-gpu-last",
+    2_000,
+    "48x32 16x32,gpus=4",
+    ("first_fit", "best_fit", "contiguous"),
+    "the same nodes numbered the other way: 48 nodes of 32 cores (0-47), then the 16 GPU nodes (48-63)",
+)
+#: The setups of the GPU machine.
+GPU_SETUPS = (GPU, GPU_LAST)
 
 #: The GPU machine's GPUs in all (the pool's capacity).
 GPUS = 64
@@ -148,7 +160,7 @@ def _is_gpu_job(job: Job) -> bool:
 
 def gpu_request(job: Job) -> NodeRequest:
     """The GPU workload's request rule: every fourth job (by id) that fits on the GPU nodes asks
-    ``ceil(p / 32)`` whole-job nodes with 1 to 4 GPUs each (by id); the others ask their processors
+    ``ceil(p / 32)`` nodes with 1 to 4 GPUs each (by id); the others ask their processors
     as one-core tasks.
 
     A GPU job of ``p`` processors asks ``k = ceil(p / 32)`` nodes of ``ceil(p / k)`` tasks: ``p``
@@ -205,7 +217,7 @@ NODE_MEASURES: tuple[tuple[str, str, float], ...] = (
 
 
 def _pool_resources(setup: NodeSetup, machine: Machine) -> tuple[Resource, ...]:
-    if setup is GPU:
+    if setup in GPU_SETUPS:
         return (Resource("gpus", GPUS, gpu_amount),)
     return (Resource.memory(machine.totals()[machine.resources.index("memory")]),)
 
@@ -216,14 +228,14 @@ def machine_of(setup: NodeSetup) -> Machine:
     >>> machine_of(GPU).cores, machine_of(TRACES[0]).text()
     (2048, '1024x8,memory=12G')
     """
-    return Machine.parse(setup.machine.split(), request=gpu_request if setup is GPU else tasks_request)
+    return Machine.parse(setup.machine.split(), request=gpu_request if setup in GPU_SETUPS else tasks_request)
 
 
 def window(trace_dir: Path, setup: NodeSetup) -> tuple[Workload, int]:
     """The setup's first ``setup.jobs`` jobs, without those either run would reject; and how many were
     left out."""
     machine = machine_of(setup)
-    if setup is GPU:
+    if setup in GPU_SETUPS:
         first = lublin_feitelson(setup.jobs, machine_size=machine.cores, seed=0)
     else:
         workload, _ = read_swf(trace_dir / f"{setup.stem}.swf.gz")
@@ -266,7 +278,7 @@ def run_cell(workload: Workload, setup: NodeSetup, key: str, config: str, left_o
     }
     if config != "pool":
         figures |= node_figures(schedule)
-    if setup is GPU:
+    if setup in GPU_SETUPS:
         figures |= gpu_job_waits(schedule)
     return {
         "trace": setup.stem,
@@ -285,8 +297,8 @@ def run_cell(workload: Workload, setup: NodeSetup, key: str, config: str, left_o
 
 def node_figures(schedule: Schedule) -> dict[str, float]:
     """Fragmentation in job-seconds and per job, and the spread of the nodes' core utilization (its
-    standard deviation over the nodes, and each group's mean core and GPU utilization where the
-    machine has several groups).
+    standard deviation over the nodes), and where the machine has GPUs the mean core utilization of
+    the nodes with GPUs and of the others, and the GPUs' (NaN where a group is empty).
 
     >>> from backfill import FCFS
     >>> jobs = [Job(id=1, submit=0.0, processors=4, runtime=10.0, estimate=10.0)]
@@ -301,12 +313,12 @@ def node_figures(schedule: Schedule) -> dict[str, float]:
         "utilization_spread": float(np.std(cores)),
     }
     machine = schedule.machine
-    if machine is not None and len(machine.groups) > 1:
-        first = machine.groups[0].count
-        figures["utilization_gpu_nodes"] = float(cores[:first].mean())
-        figures["utilization_other_nodes"] = float(cores[first:].mean())
-        if "gpus" in machine.resources:
-            figures["gpu_utilization"] = float(np.nanmean(node_utilization(schedule, "gpus")))
+    if machine is not None and "gpus" in machine.resources:
+        gpus = node_utilization(schedule, "gpus")
+        with_gpus = ~np.isnan(gpus)
+        figures["utilization_gpu_nodes"] = float(cores[with_gpus].mean())
+        figures["utilization_other_nodes"] = float(cores[~with_gpus].mean())
+        figures["gpu_utilization"] = float(gpus[with_gpus].mean())
     return figures
 
 
@@ -331,7 +343,7 @@ def _path(results: Path, setup: NodeSetup, key: str, config: str) -> Path:
 
 
 def _sections() -> list[tuple[NodeSetup, tuple[str, ...]]]:
-    return [*((s, tuple(SCHEDULERS)) for s in TRACES), (GPU, GPU_SCHEDULERS)]
+    return [*((s, tuple(SCHEDULERS)) for s in TRACES), *((s, GPU_SCHEDULERS) for s in GPU_SETUPS)]
 
 
 def collect(
@@ -377,10 +389,14 @@ def _value(cell: dict[str, Any] | None, measure: str, scale: float) -> str:
 
 
 def workload_table(
-    cells: dict[tuple[str, str, str], dict[str, Any]], setup: NodeSetup, keys: tuple[str, ...]
+    cells: dict[tuple[str, str, str], dict[str, Any]],
+    setup: NodeSetup,
+    keys: tuple[str, ...],
+    pool_of: NodeSetup | None = None,
 ) -> str:
-    """A row per scheduler and configuration: the measures, the mean wait's change against the pool,
-    and on nodes the fragmentation and the utilization spread."""
+    """A row per scheduler and configuration: the measures, the mean wait's change against the pool
+    (of ``pool_of``'s cells if given, for a setup that shares another's pool), and on nodes the
+    fragmentation and the utilization spread."""
     header = [
         "scheduler",
         "machine",
@@ -391,7 +407,7 @@ def workload_table(
     ]
     rows = []
     for key in keys:
-        pool = cells.get((setup.name, key, "pool"))
+        pool = cells.get(((pool_of or setup).name, key, "pool"))
         for config in setup.configs:
             cell = cells.get((setup.name, key, config))
             change = "-"
@@ -420,24 +436,27 @@ GPU_GROUPS = (
 
 
 def gpu_groups_table(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
-    """A row per scheduler and machine on the GPU machine: the mean wait of the GPU jobs and of the
-    others, and on nodes how busy each node group's cores and the GPUs were (fractions of the span)."""
-    header = ["scheduler", "machine", *(label for _, label, _ in GPU_GROUPS)]
+    """A row per machine, scheduler and placement of the GPU workload: the mean wait of the GPU jobs
+    and of the others, and on nodes how busy each node group's cores and the GPUs were (fractions of
+    the span)."""
+    header = ["GPU nodes", "scheduler", "machine", *(label for _, label, _ in GPU_GROUPS)]
     rows = [
         [
+            "last" if setup is GPU_LAST else "first",
             SCHEDULERS[key][0],
             LABELS[config],
-            *(_value(cells.get((GPU.name, key, config)), f, scale) for f, _, scale in GPU_GROUPS),
+            *(_value(cells.get((setup.name, key, config)), f, scale) for f, _, scale in GPU_GROUPS),
         ]
+        for setup in GPU_SETUPS
         for key in GPU_SCHEDULERS
-        for config in GPU.configs
+        for config in setup.configs
     ]
-    return markdown(header, rows, right=2)
+    return markdown(header, rows, right=3)
 
 
 def _runs_row(cells: dict[tuple[str, str, str], dict[str, Any]], setup: NodeSetup) -> list[str]:
     some = [c for (name, _, _), c in cells.items() if name == setup.name]
-    source = "Lublin-Feitelson model, seed 0" if setup is GPU else setup.stem
+    source = "Lublin-Feitelson model, seed 0" if setup in GPU_SETUPS else setup.stem
     if not some:
         return [setup.name, source, f"first {setup.jobs:,}", "", "", f"`{setup.machine}`", ""]
     first = some[0]
@@ -475,9 +494,10 @@ MODELS = (
     "**Pool against nodes.** The pool is the machine's processors and memory (or GPUs) as two"
     " machine-wide amounts: a job starts when both have room, wherever that room is. On nodes, each"
     " one-core task of a job must find a core and its memory per processor on one node, and a GPU"
-    " job whole nodes with their GPUs: free cores spread over nodes that lack the memory, or on nodes"
-    " without GPUs, hold no task. A reservation on nodes holds particular nodes. So a node run can"
-    " only start jobs later than the pool's free amounts would allow, never earlier at the same instant;"
+    " job its cores and GPUs on each of its nodes: free cores on nodes that lack the memory, or on"
+    " nodes without GPUs, hold no such task. A reservation on nodes holds particular nodes. At any instant"
+    " the nodes can start no job the pool's free amounts could not hold, though over a whole run the"
+    " schedules part and a node run may start some jobs sooner;"
     " *fragmentation* counts the job-hours jobs waited while the machine-wide free amounts would have"
     " held them (its definition: [fragmentation](reference/measures.nodes.md))."
 )
@@ -511,9 +531,10 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         *(f"    * {s.name}: `{s.machine}`, {s.why}." for s in TRACES),
         f"    * {GPU.name}: `{GPU.machine}`, {GPU.why}. The workload is `lublin_feitelson({GPU.jobs},"
         " machine_size=2048, seed=0)`; every fourth job (by id) that fits on the GPU nodes asks"
-        " ceil(p / 32) whole nodes of ceil(p / nodes) cores and 1 to 4 GPUs each (by id), the others"
+        " ceil(p / 32) nodes with ceil(p / nodes) cores and 1 to 4 GPUs on each (by id), the others"
         " their processors as tasks (`gpu_request` in the script). The pool has the 2,048 processors"
         " and 64 GPUs, each GPU job holding its GPUs in all.",
+        f"    * {GPU_LAST.name}: `{GPU_LAST.machine}`, {GPU_LAST.why}; the same workload and pool.",
         "* **Pool.** The same scheduler with `resources=[Resource.memory(...)]` at the node machine's"
         " memory in all (or a GPU resource of 64), processors and memory as one pool each.",
         "* **Same jobs in every run.** A job that the pool or the nodes could never hold is left out of the"
@@ -542,6 +563,10 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         f"## {GPU.name}: placement on GPU and plain nodes",
         "",
         workload_table(cells, GPU, GPU_SCHEDULERS),
+        "",
+        f"With the GPU nodes numbered last (`{GPU_LAST.machine}`), against the same pool:",
+        "",
+        workload_table(cells, GPU_LAST, GPU_SCHEDULERS, pool_of=GPU),
         "",
         "The GPU jobs against the others, and how busy each group of nodes was (fractions of the span):",
         "",
