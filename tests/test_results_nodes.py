@@ -180,3 +180,28 @@ def test_the_tables_show_the_change_against_the_pool() -> None:
     text = rn.page(cells)
     assert "2 cells, measured 2026-01-01 with `abc1234` (2)." in text
     assert f"{setup.name} PC (best fit)" in text and f"{setup.name} EASY (pool)" not in text
+
+
+def test_the_summary_gives_ranges_over_the_kept_cells() -> None:
+    def cell(wait: float, bsld: float, **more: float) -> dict[str, object]:
+        return {"figures": {"mean_wait": wait, "mean_bsld": bsld, **more}}
+
+    hpc2n = rn.TRACES[1].name
+    cells = {
+        (hpc2n, "easy", "pool"): cell(100.0, 10.0),
+        (hpc2n, "easy", "first_fit"): cell(110.0, 12.0),
+        (hpc2n, "easy", "best_fit"): cell(130.0, 12.0),
+    }
+    (line,) = rn.summary(cells)
+    assert "mean wait changes by +10 to +30 %" in line and "slowdown by +20 %" in line
+    assert "(2 node runs)" in line
+    gpu = {"mean_wait_gpu_jobs": 36000.0, "mean_wait_other_jobs": 3600.0}
+    busy = {"utilization_gpu_nodes": 0.7, "utilization_other_nodes": 0.5, "gpu_utilization": 0.1}
+    cells[rn.GPU.name, "easy", "pool"] = cell(1.0, 1.0, **gpu | {"mean_wait_gpu_jobs": 7200.0})
+    cells[rn.GPU.name, "easy", "first_fit"] = cell(1.0, 1.0, **gpu, **busy)
+    cells[rn.GPU_LAST.name, "easy", "first_fit"] = cell(1.0, 1.0, **gpu | {"mean_wait_gpu_jobs": 18000.0})
+    text = rn.summary(cells)[1]
+    assert "2.00 h on average in the pool, 10.00 h" in text and "5.00 h with them numbered last" in text
+    assert "busy 0.70 of the span, the other nodes' 0.50" in text and "wait less in every run" in text
+    cells[rn.GPU_LAST.name, "easy", "first_fit"]["figures"]["mean_wait_gpu_jobs"] = 40000.0  # type: ignore[index]
+    assert "wait less in every run" not in rn.summary(cells)[1]

@@ -454,6 +454,81 @@ def gpu_groups_table(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
     return markdown(header, rows, right=3)
 
 
+def _span(values: list[float], scale: float, unit: str) -> str:
+    low, high = min(values) / scale, max(values) / scale
+    return f"{low:,.2f}{unit}" if f"{low:,.2f}" == f"{high:,.2f}" else f"{low:,.2f} to {high:,.2f}{unit}"
+
+
+def _pct(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:+.0f} %" if f"{low:+.0f}" == f"{high:+.0f}" else f"{low:+.0f} to {high:+.0f} %"
+
+
+def summary(cells: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
+    """What the tables show, in ranges over the cells kept: the node runs' mean wait and bounded
+    slowdown against the pool's for each trace, and the GPU jobs' mean wait by where the GPU nodes
+    are numbered. Empty where a range has no cell."""
+    lines = []
+    for setup in TRACES:
+        wait, bsld = [], []
+        for (name, key, config), cell in cells.items():
+            pool = cells.get((name, key, "pool"))
+            if name == setup.name and config != "pool" and pool is not None:
+                for out, measure in ((wait, "mean_wait"), (bsld, "mean_bsld")):
+                    before = pool["figures"][measure]
+                    out.append(100 * (cell["figures"][measure] - before) / before if before else 0.0)
+        if wait:
+            lines.append(
+                f"* **{setup.name}.** Against the pool of the same processors and memory, the node runs'"
+                f" mean wait changes by {_pct(wait)} and their mean bounded slowdown by {_pct(bsld)}"
+                f" ({len(wait)} node run{'s' if len(wait) > 1 else ''})."
+            )
+    waits = {}
+    for setup, configs in ((GPU, ("pool",)), (GPU, tuple(PLACEMENTS)), (GPU_LAST, tuple(PLACEMENTS))):
+        for kind in ("gpu", "other"):
+            waits[setup.name, configs[0], kind] = [
+                cell["figures"][f"mean_wait_{kind}_jobs"]
+                for (name, _, config), cell in cells.items()
+                if name == setup.name and config in configs
+            ]
+    pool_gpu, first_gpu, last_gpu = (
+        waits[s.name, c, "gpu"] for s, c in ((GPU, "pool"), (GPU, "first_fit"), (GPU_LAST, "first_fit"))
+    )
+    if pool_gpu and first_gpu and last_gpu:
+        busy = {
+            kind: [
+                cell["figures"][f"{kind}_utilization" if kind == "gpu" else f"utilization_{kind}"]
+                for (name, _, config), cell in cells.items()
+                if name == GPU.name and config != "pool"
+            ]
+            for kind in ("gpu_nodes", "other_nodes", "gpu")
+        }
+        first_other, last_other = (
+            waits[GPU.name, "first_fit", "other"],
+            waits[GPU_LAST.name, "first_fit", "other"],
+        )
+        lines.append(
+            f"* **{GPU.name}.** The GPU jobs wait {_span(pool_gpu, 3600.0, ' h')} on average in the pool,"
+            f" {_span(first_gpu, 3600.0, ' h')} on the nodes with the GPU nodes numbered first and"
+            f" {_span(last_gpu, 3600.0, ' h')} with them numbered last, under every placement; the other"
+            f" jobs {_span(first_other, 3600.0, ' h')} and {_span(last_other, 3600.0, ' h')}. All three"
+            " placements take the lowest-numbered of equally roomy nodes (first fit and contiguous by"
+            " design, best fit on ties, and every node has 32 cores), so with the GPU nodes first the"
+            f" jobs without GPUs fill them (their cores busy {_span(busy['gpu_nodes'], 1.0, '')} of the"
+            f" span, the other nodes' {_span(busy['other_nodes'], 1.0, '')}), while the GPUs are busy"
+            f" {_span(busy['gpu'], 1.0, '')} of it; a GPU job then waits for cores on the GPU nodes,"
+            " which the pool, seeing 64 GPUs and 2,048 cores apart, does not see. Numbered last, the"
+            " GPU nodes are left to the GPU jobs until the plain nodes are full."
+            + (
+                " Which node group comes first decides more here than the choice among the three"
+                " placements: the GPU jobs wait less in every run with them last than in any with them first."
+                if max(last_gpu) < min(first_gpu)
+                else ""
+            )
+        )
+    return lines
+
+
 def _runs_row(cells: dict[tuple[str, str, str], dict[str, Any]], setup: NodeSetup) -> list[str]:
     some = [c for (name, _, _), c in cells.items() if name == setup.name]
     source = "Lublin-Feitelson model, seed 0" if setup in GPU_SETUPS else setup.stem
@@ -573,6 +648,9 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         gpu_groups_table(cells),
         "",
     ]
+    said = summary(cells)
+    if said:
+        parts += ["## What the tables show", "", *said, ""]
     missing = _missing(cells)
     if missing:
         parts += ["## Not measured yet", "", "Missing: " + "; ".join(missing) + ".", ""]
