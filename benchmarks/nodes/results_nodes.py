@@ -106,7 +106,7 @@ TRACES: tuple[NodeSetup, ...] = (
     NodeSetup(
         "RICC-2010-2",
         "RICC-2010-2",
-        1_500,
+        1_000,
         "1024x8,memory=12G",
         ("pool", "first_fit"),
         "1,024 nodes of 8 cores and 12 GB (the header's 8,192 processors; 1.5 GB per processor, as on"
