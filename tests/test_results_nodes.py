@@ -172,7 +172,7 @@ def test_the_tables_show_the_change_against_the_pool() -> None:
     }
     table = rn.workload_table(cells, setup, ("easy",))
     assert "| EASY | pool | 1.00 | - | 3,600.00 | 1.00 | - | - | - |" in table
-    assert "| EASY | first fit | 1.50 | +50 % | 3,600.00 | 1.00 | 2.00 | 0.20 | 0.25 |" in table
+    assert "| EASY | first fit | 1.50 | +50.0 % | 3,600.00 | 1.00 | 2.00 | 0.20 | 0.25 |" in table
     assert "| EASY | best fit | - |" in table
     assert f"| {setup.name} | {setup.stem} | first {setup.jobs:,} | 10 | 1 | `{setup.machine}` | 6 |" in (
         rn.runs_table(cells)
@@ -193,7 +193,7 @@ def test_the_summary_gives_ranges_over_the_kept_cells() -> None:
         (hpc2n, "easy", "best_fit"): cell(130.0, 12.0),
     }
     (line,) = rn.summary(cells)
-    assert "mean wait changes by +10 to +30 %" in line and "slowdown by +20 %" in line
+    assert "mean wait changes by +10.0 to +30.0 %" in line and "slowdown by +20.0 %" in line
     assert "(2 node runs)" in line
     gpu = {"mean_wait_gpu_jobs": 36000.0, "mean_wait_other_jobs": 3600.0}
     busy = {"utilization_gpu_nodes": 0.7, "utilization_other_nodes": 0.5, "gpu_utilization": 0.1}

@@ -100,8 +100,8 @@ class NodeSetup:
 
 
 #: The traces, each with its window (its first ``jobs`` jobs after cleaning) and node machine; the pool
-#: has the machine's processors and memory. The windows keep the whole page's runs within about half
-#: an hour on one core (``benchmarks/nodes/NOTES-nodes.md`` has the costs measured to choose them).
+#: has the machine's processors and memory. The windows keep the whole page's runs within about a
+#: quarter of an hour on one core (``benchmarks/nodes/NOTES-nodes.md`` has the costs measured to choose them).
 TRACES: tuple[NodeSetup, ...] = (
     NodeSetup(
         "RICC-2010-2",
@@ -379,7 +379,7 @@ def _change(before: float, after: float) -> str:
         return "0 %"
     if before == 0:
         return "-"
-    return f"{100 * (after - before) / before:+.0f} %"
+    return f"{100 * (after - before) / before:+.1f} %"
 
 
 def _value(cell: dict[str, Any] | None, measure: str, scale: float) -> str:
@@ -461,7 +461,7 @@ def _span(values: list[float], scale: float, unit: str) -> str:
 
 def _pct(values: list[float]) -> str:
     low, high = min(values), max(values)
-    return f"{low:+.0f} %" if f"{low:+.0f}" == f"{high:+.0f}" else f"{low:+.0f} to {high:+.0f} %"
+    return f"{low:+.1f} %" if f"{low:+.1f}" == f"{high:+.1f}" else f"{low:+.1f} to {high:+.1f} %"
 
 
 def summary(cells: dict[tuple[str, str, str], dict[str, Any]]) -> list[str]:
@@ -599,7 +599,7 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         "",
         "* **Window.** The first jobs of each trace after `read_swf`'s default cleaning (the table below),"
         " the same for every scheduler and machine, chosen so that the whole page regenerates in about"
-        " half an hour on one core (the column *seconds* gives each workload's share, measured on a"
+        " a quarter of an hour on one core (the column *seconds* gives each workload's share, measured on a"
         " shared two-core machine).",
         "* **Nodes.** Each job's processors are one-core tasks with its requested memory per processor"
         " (SWF field 10, else its used memory, field 7), as `tasks_request` reads them. The machines:",
