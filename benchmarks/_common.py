@@ -21,14 +21,15 @@ from backfill import BackfillError
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Every folder of ``benchmarks/``: the speed benchmarks (``speed/``), the resources page
-#: (``resources/``), the reproduction summary (``reproduction/``) and each paper's reproduction
-#: (``reproduction/<paper>/``). The scripts import each other by their file names, which are unique
-#: across the folders: a script run by its path puts ``benchmarks/`` on ``sys.path`` to find this
-#: module, and importing it puts the other folders there too.
+#: (``resources/``), the node machines' page (``nodes/``), the reproduction summary
+#: (``reproduction/``) and each paper's reproduction (``reproduction/<paper>/``). The scripts import
+#: each other by their file names, which are unique across the folders: a script run by its path puts
+#: ``benchmarks/`` on ``sys.path`` to find this module, and importing it puts the other folders there too.
 FOLDERS = [
     ROOT / "benchmarks",
     ROOT / "benchmarks" / "speed",
     ROOT / "benchmarks" / "resources",
+    ROOT / "benchmarks" / "nodes",
     ROOT / "benchmarks" / "reproduction",
     *sorted(p for p in (ROOT / "benchmarks" / "reproduction").iterdir() if p.is_dir()),
 ]
