@@ -588,7 +588,7 @@ def page(cells: dict[tuple[str, str, str], dict[str, Any]]) -> str:
         "",
         "These are **new measurements, not claims of any paper**: none of the papers this library"
         " reproduces places jobs on nodes. They show what scheduling on nodes (a `Machine` of node"
-        " groups, see [Resources besides processors](resources.md)) changes for EASY, Conservative, PC"
+        " groups, see [Machines of nodes](nodes.md)) changes for EASY, Conservative, PC"
         " and DC against one pool of the same processors and memory, on two archive traces with their"
         " nodes' memory, and what the placement (first fit, best fit, contiguous) changes on a model"
         " machine where some nodes carry GPUs.",
