@@ -190,7 +190,10 @@ class LastNodesFCFS:
                     amounts.append((take,))
                     self.free[node] -= take
                     left -= take
-            self.where[job.id] = Allocation(tuple(nodes), tuple(amounts), ("cores",))
+            pairs = sorted(zip(nodes, amounts, strict=True))  # an Allocation's node ids increase
+            self.where[job.id] = Allocation(
+                tuple(n for n, _ in pairs), tuple(a for _, a in pairs), ("cores",)
+            )
         return started
 
     def next_wakeup(self) -> float | None:
@@ -230,7 +233,7 @@ def test_the_schedulers_own_allocation_places_the_jobs(tmp_path: Path) -> None:
     same_schedule(ours, simulate(w, FCFS()))
     # Job 10 takes node 3 (2 cores) and one core of node 2; job 11 the last core of node 2 and all of
     # node 1; job 12 waits for job 11 and gets the core of node 2 again, node 1 and a core of node 0.
-    assert _assigned_nodes(tmp_path) == {1: [4, 4, 3], 2: [3, 2, 2, 2, 2], 3: [3, 2, 2, 2, 2, 1]}
+    assert _assigned_nodes(tmp_path) == {1: [3, 4, 4], 2: [2, 2, 2, 2, 3], 3: [1, 2, 2, 2, 2, 3]}
     assert ours.start.tolist() == [0.0, 0.0, 20.0]
     # The same run placed by AccaSim's FirstFit starts on node 1 instead: the allocator was ours above.
     run_accasim(w, FCFS(), machine=machine, workdir=tmp_path / "ff")
@@ -251,7 +254,7 @@ class TwiceOnTheLastNode(LastNodesFCFS):
     """Places every job's two processors on the last node, which has one core."""
 
     def allocation(self, job_id: int) -> Allocation:
-        return Allocation((3, 3), ((1,), (1,)), ("cores",))
+        return Allocation((3,), ((2,),), ("cores",))
 
 
 def test_an_allocation_that_does_not_fit_is_an_error_naming_the_job() -> None:
@@ -259,7 +262,7 @@ def test_an_allocation_that_does_not_fit_is_an_error_naming_the_job() -> None:
     jobs = [Job(id=7, submit=0.0, processors=2, runtime=5.0, estimate=5.0)]
     w = Workload.from_jobs(jobs, machine_size=4)
     fake = TwiceOnTheLastNode(cores=(1, 1, 1, 1))
-    unplaced = r"started job 7 at 0, but LastNodesFCFS's allocation \(node 3: \{'core': 0\} free\)"
+    unplaced = r"started job 7 at 0, but LastNodesFCFS's allocation \(node 3: \{'core': 1\} free\)"
     with pytest.raises(ScheduleError, match=unplaced):
         run_accasim(w, fake, machine=machine, allocator="backfill")
 

@@ -255,3 +255,23 @@ def test_a_host_builds_a_node_schedule_the_validator_checks() -> None:
     same[2] = same[1]  # both jobs on node 0
     with pytest.raises(ScheduleError, match="node 0 holds"):
         validate_schedule(Schedule.from_starts(w, {1: 0.0, 2: 0.0}, machine=machine, allocations=same))
+
+
+@pytest.mark.parametrize(
+    ("nodes", "amounts", "resources"),
+    [
+        ((1, 0), ((1,), (1,)), ("cores",)),
+        ((0,), ((1,), (1,)), ("cores",)),
+        ((-1,), ((1,),), ("cores",)),
+        ((0,), ((1, 2),), ("cores",)),
+        ((0,), ((-1,),), ("cores",)),
+        ((0,), ((1,),), ()),
+    ],
+)
+def test_an_allocation_is_increasing_nodes_with_their_amounts(
+    nodes: tuple, amounts: tuple, resources: tuple
+) -> None:
+    from backfill import Allocation, ParameterError
+
+    with pytest.raises(ParameterError, match="an Allocation is increasing node ids"):
+        Allocation(nodes, amounts, resources)

@@ -35,6 +35,7 @@ Examples:
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
@@ -450,6 +451,25 @@ class Allocation:
     amounts: tuple[tuple[int, ...], ...]
     resources: tuple[str, ...]
 
+    def __attrs_post_init__(self) -> None:
+        ids, amounts, names = self.nodes, self.amounts, self.resources
+        if (
+            not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) and i >= 0 for i in ids)
+            or any(a >= b for a, b in itertools.pairwise(ids))
+            or len(amounts) != len(ids)
+            or not names
+            or not all(len(row) == len(names) for row in amounts)
+            or not all(
+                isinstance(x, numbers.Integral) and not isinstance(x, bool) and x >= 0
+                for r in amounts
+                for x in r
+            )
+        ):
+            raise ParameterError(
+                f"an Allocation is increasing node ids >= 0, each with one amount >= 0 of each of its "
+                f"resources; got nodes {ids!r}, amounts {amounts!r}, resources {names!r}"
+            )
+
     def text(self) -> str:
         """The node ids as an interval set (``0-2 5``), the form Batsim and evalys read."""
         return interval_set(self.nodes)
@@ -461,7 +481,7 @@ class Allocation:
 
 
 def interval_set(ids: Iterable[int]) -> str:
-    """Write increasing ids as an interval set: runs ``a-b``, single ids alone, separated by spaces.
+    """Write ids as an interval set, in increasing order: runs ``a-b``, single ids alone, separated by spaces.
 
     Examples:
         >>> interval_set([0, 1, 2, 4, 7, 8])
@@ -471,7 +491,7 @@ def interval_set(ids: Iterable[int]) -> str:
     """
     parts: list[str] = []
     run: list[int] = []
-    for i in ids:
+    for i in sorted(set(ids)):
         if run and i == run[-1] + 1:
             run.append(i)
             continue
