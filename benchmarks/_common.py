@@ -69,6 +69,15 @@ def write_report(text: str, output: Path | None) -> None:
         print(text)
 
 
+def change_text(before: float, after: float) -> str:
+    """A measure's change from ``before`` to ``after`` for a results table: ``+3.7 %``, ``0 %``, ``-``."""
+    if before == after:
+        return "0 %"
+    if before == 0:
+        return "-"
+    return f"{100 * (after - before) / before:+.1f} %"
+
+
 def markdown(header: list[str], rows: list[list[str]], right: int = 1) -> str:
     """Return a markdown table; columns from ``right`` on are right-aligned."""
     align = ["---" if i < right else "---:" for i in range(len(header))]

@@ -42,6 +42,7 @@ from _common import (
     ALLOW_DIRTY,
     DEFAULT_TRACE_DIR,
     ROOT,
+    change_text,
     load_result,
     markdown,
     measured_stamp,
@@ -374,14 +375,6 @@ def collect(
     return cells
 
 
-def _change(before: float, after: float) -> str:
-    if before == after:
-        return "0 %"
-    if before == 0:
-        return "-"
-    return f"{100 * (after - before) / before:+.1f} %"
-
-
 def _value(cell: dict[str, Any] | None, measure: str, scale: float) -> str:
     if cell is None or measure not in cell["figures"]:
         return "-"
@@ -412,7 +405,7 @@ def workload_table(
             cell = cells.get((setup.name, key, config))
             change = "-"
             if cell is not None and pool is not None and config != "pool":
-                change = _change(pool["figures"]["mean_wait"], cell["figures"]["mean_wait"])
+                change = change_text(pool["figures"]["mean_wait"], cell["figures"]["mean_wait"])
             rows.append(
                 [
                     SCHEDULERS[key][0],

@@ -43,6 +43,7 @@ from _common import (
     ALLOW_DIRTY,
     DEFAULT_TRACE_DIR,
     ROOT,
+    change_text,
     load_result,
     markdown,
     measured_stamp,
@@ -397,14 +398,6 @@ def _load_cells(
                 cells[setup.name, key, config] = load_result(path)
 
 
-def _change(before: float, after: float) -> str:
-    if before == after:
-        return "0 %"
-    if before == 0:
-        return "-"
-    return f"{100 * (after - before) / before:+.1f} %"
-
-
 def trace_table(
     cells: dict[tuple[str, str, str], dict[str, Any]], setup: TraceSetup, configs: tuple[str, ...] = CONFIGS
 ) -> str:
@@ -424,7 +417,7 @@ def trace_table(
                 row.append("")
                 continue
             shown = " → ".join("-" if v is None else f"{v / scale:,.2f}" for v in (a, b))
-            row.append(shown if a is None or b is None else f"{shown} ({_change(a, b)})")
+            row.append(shown if a is None or b is None else f"{shown} ({change_text(a, b)})")
         rows.append(row)
     return f"Each cell: {first} → {second} (change).\n\n" + markdown(header, rows)
 
